@@ -5,6 +5,7 @@ WARN    := -std=c11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-unus
 DEFS    := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 LIBS    := -lsqlite3 -lz -lpthread -lm
 BUILD   := build
+BIN     := .
 SAN     :=
 
 VERSION := $(shell cat VERSION)
@@ -20,7 +21,13 @@ EXT_CORE   := $(EXT_SRC:%.c=$(BUILD)/core/%.o)
 ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(SAN) -I$(BUILD) -Iingest -Iext
 
 .PHONY: all clean test test-asan test-valgrind bench demo format lint
-all: hta-ingest hta.so
+INGEST := $(BIN)/hta-ingest
+EXT    := $(BIN)/hta.so
+export HTA_INGEST := $(abspath $(INGEST))
+export HTA_EXT    := $(abspath $(EXT))
+export HTA_BUILD  := $(abspath $(BUILD))
+
+all: $(INGEST) $(EXT)
 
 $(BUILD)/version.h: VERSION
 	@mkdir -p $(@D)
@@ -46,10 +53,10 @@ $(BUILD)/core/ext/%.o: ext/%.c $(wildcard ext/*.h) $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c $< -o $@
 
-hta-ingest: ingest/main.c $(INGEST_OBJ) $(EXT_CORE) $(GEN_HDR)
-	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE ingest/main.c $(INGEST_OBJ) $(EXT_CORE) -o $@ $(LIBS)
+$(INGEST): ingest/main.c $(INGEST_OBJ) $(GEN_HDR)
+	$(CC) $(ALL_CFLAGS) ingest/main.c $(INGEST_OBJ) -o $@ $(LIBS)
 
-hta.so: $(EXT_PIC)
+$(EXT): $(EXT_PIC)
 	$(CC) $(ALL_CFLAGS) -shared $(EXT_PIC) -o $@ -lm
 
 # ---------------------------------------------------------------- tests
@@ -64,7 +71,7 @@ test: all $(UNIT_BIN)
 	@sh tests/run.sh
 
 test-asan:
-	$(MAKE) BUILD=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" test
+	$(MAKE) BUILD=build-asan BIN=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" test
 
 test-valgrind: all $(UNIT_BIN)
 	@HTA_VALGRIND=1 sh tests/run.sh

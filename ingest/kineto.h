@@ -30,6 +30,8 @@
 
 #define KT_ERR_MAX 256
 
+typedef struct kt_file kt_file;
+
 enum { KT_OK = 0, KT_EVENT = 1, KT_END = 2, KT_ERROR = -1, KT_NOMEM = -2 };
 
 typedef enum { KT_SCAN = 0, KT_FULL = 1 } kt_mode;

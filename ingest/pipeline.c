@@ -1,0 +1,559 @@
+/*
+** pipeline.c: parser threads + one writer. See pipeline.h.
+**
+** HOW IT WORKS
+**  1. A parser thread takes the next file, runs the KT_SCAN pass into a dv_state
+**     (links, call stacks, iterations) and computes the content hash.
+**  2. It checks the hash against the database's (and this run's) hashes.
+**  3. It takes the writer (a mutex held for the whole file), sends BEGIN, then
+**     runs the KT_FULL pass, sending batches of BT_ROWS rows, then END, or
+**     ABORT on an error. The queue holds at most PL_QUEUE batches, so memory is
+**     bounded whatever the trace size.
+**  4. The writer (the thread that called pl_run) turns messages into SQL.
+*/
+#include "pipeline.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "batch.h"
+#include "derive.h"
+#include "kineto.h"
+#include "strmap.h"
+#include "writer.h"
+
+#define PL_QUEUE 6
+
+typedef enum { M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtype;
+
+typedef struct pl_msg {
+  pl_mtype type;
+  int file;
+  bt_batch *b;          /* M_ROWS */
+  wr_file *wf;          /* M_BEGIN / M_END */
+  int replace;
+  struct pl_msg *next;
+} pl_msg;
+
+typedef struct pl_ctx {
+  pl_file *files;
+  int n, next;
+  const pl_options *o;
+  wr_db *w;
+  pthread_mutex_t mu;       /* files/next, hashes, queue */
+  pthread_cond_t nonempty, nonfull, began;
+  pthread_mutex_t writer;   /* held by the parser streaming a file */
+  pl_msg *head, *tail;
+  int qlen, live_workers;
+  int begin_result;         /* writer's answer to the last M_BEGIN: 0 ok, -1 failed */
+  int begin_answered;
+} pl_ctx;
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static void send(pl_ctx *c, pl_msg *m) {
+  pthread_mutex_lock(&c->mu);
+  while (m->type == M_ROWS && c->qlen >= PL_QUEUE) pthread_cond_wait(&c->nonfull, &c->mu);
+  m->next = NULL;
+  if (c->tail) c->tail->next = m;
+  else c->head = m;
+  c->tail = m;
+  c->qlen++;
+  pthread_cond_signal(&c->nonempty);
+  pthread_mutex_unlock(&c->mu);
+}
+
+static pl_msg *new_msg(pl_mtype t, int file) {
+  pl_msg *m = calloc(1, sizeof *m);
+  if (m) m->type = t, m->file = file;
+  return m;
+}
+
+/* ---------------------------------------------------------------- parser side */
+
+/* Rank from a file name: the first "rank-N", "rank_N", "rankN" or "workerN". */
+static int rank_from_name(const char *path, int64_t *rank) {
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  for (const char *p = base; *p; p++) {
+    const char *q = NULL;
+    if (!strncmp(p, "rank", 4)) {
+      q = p + 4;
+      if (*q == '-' || *q == '_') q++;
+    } else if (!strncmp(p, "worker", 6)) {
+      q = p + 6;
+    }
+    if (q && *q >= '0' && *q <= '9') {
+      int64_t v = 0;
+      for (; *q >= '0' && *q <= '9' && v < INT64_MAX / 10 - 9; q++) v = v * 10 + (*q - '0');
+      *rank = v;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+typedef struct pl_local {
+  sm_map names, cats;
+} pl_local;
+
+/* Local id of a string, announcing it in batch b when first seen. */
+static uint32_t local_id(pl_local *l, bt_batch *b, int is_cat, const kt_span *s, int *oom) {
+  int added;
+  int64_t id = sm_intern(is_cat ? &l->cats : &l->names, s->p, s->n, &added);
+  if (id < 0 || (added && bt_add_str(b, is_cat, (uint32_t)id, s->p, s->n))) {
+    *oom = 1;
+    return BT_NONE;
+  }
+  return (uint32_t)id;
+}
+
+static int put_val(bt_batch *b, bt_val *v, const kt_value *k) {
+  if (k->is_str) {
+    v->off = bt_put(b, k->s.p, k->s.n);
+    v->len = (int32_t)k->s.n;
+    return v->off == UINT32_MAX ? -1 : 0;
+  }
+  v->i = k->i;
+  v->len = -1;
+  return 0;
+}
+
+/* Adds the rows of one event to b. Returns the number of event rows, or -1 on OOM. */
+static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, const dv_state *dv) {
+  int oom = 0;
+  bt_row *r = &b->rows[b->nrows];
+  memset(r, 0, sizeof *r);
+  r->seq = e->seq;
+  r->ph = e->ph;
+  r->cat = r->name = BT_NONE;
+  r->depth = -1;
+  unsigned f = e->flags;
+  if ((f & KT_HAS_PID) && put_val(b, &r->pid, &e->pid)) return -1;
+  if ((f & KT_HAS_PID)) r->has |= BT_PID;
+  if ((f & KT_HAS_TID) && put_val(b, &r->tid, &e->tid)) return -1;
+  if ((f & KT_HAS_TID)) r->has |= BT_TID;
+  if (f & KT_HAS_TS) r->has |= BT_TS, r->ts = e->ts;
+  if (e->ph == 'M') {
+    kt_span nm = e->name;
+    int which = 0;
+    if (nm.n == 12 && !memcmp(nm.p, "process_name", 12)) which = 1;
+    else if (nm.n == 11 && !memcmp(nm.p, "thread_name", 11)) which = 2;
+    else if (nm.n >= 10 && !memcmp(nm.p + nm.n - 10, "sort_index", 10) && (f & KT_HAS_SORT_INDEX)) which = 3;
+    if (!which || (which < 3 && !e->meta_name.p)) return 0;
+    r->kind = BT_THREAD;
+    r->value = which;
+    r->iteration = e->sort_index;
+    if (which < 3) {
+      r->text_off = bt_put(b, e->meta_name.p, e->meta_name.n);
+      r->text_len = (uint32_t)e->meta_name.n;
+      if (r->text_off == UINT32_MAX) return -1;
+    }
+    b->nrows++;
+    return 0;
+  }
+  if (e->ph == 'C') {
+    uint32_t name = (f & KT_HAS_NAME) ? local_id(l, b, 0, &e->name, &oom) : BT_NONE;
+    for (int i = 0; i < e->ncounters && b->nrows < BT_ROWS; i++) {
+      bt_row *c = &b->rows[b->nrows];
+      if (i) *c = *r;
+      c->kind = BT_COUNTER;
+      c->name = name;
+      c->value = e->counters[i].value;
+      c->text_off = bt_put(b, e->counters[i].key.p, e->counters[i].key.n);
+      c->text_len = (uint32_t)e->counters[i].key.n;
+      if (c->text_off == UINT32_MAX) return -1;
+      b->nrows++;
+    }
+    return oom ? -1 : 0;
+  }
+  if (f & KT_HAS_NAME) r->name = local_id(l, b, 0, &e->name, &oom);
+  if (f & KT_HAS_CAT) r->cat = local_id(l, b, 1, &e->cat, &oom);
+  if (oom) return -1;
+  if (e->ph == 's' || e->ph == 't' || e->ph == 'f') {
+    r->kind = BT_FLOW;
+    if (f & KT_HAS_ID) {
+      if (put_val(b, &r->id, &e->id)) return -1;
+      r->has |= BT_ID;
+    }
+    if (e->bp.n) {
+      r->text_off = bt_put(b, e->bp.p, e->bp.n);
+      r->text_len = (uint32_t)e->bp.n;
+    }
+    b->nrows++;
+    return 0;
+  }
+  if (!(f & KT_HAS_TS)) return 0; /* counted by derive as no_timestamp */
+  dv_row d;
+  dv_get(dv, e->seq, &d);
+  if (d.skip) return 0;
+  r->kind = BT_EVENT;
+  if (f & KT_HAS_DUR) r->has |= BT_DUR, r->dur = e->dur;
+  if (d.has_dur) r->has |= BT_DUR, r->dur = d.dur, r->ph = 'X';
+  if ((f & KT_HAS_STREAM) && (f & KT_GPU_WORK)) r->has |= BT_STREAM, r->stream = e->stream;
+  if (f & KT_HAS_DEVICE) r->has |= BT_DEVICE, r->device = e->device;
+  if (f & KT_HAS_CORRELATION) r->has |= BT_CORR, r->corr = e->correlation;
+  if (f & KT_HAS_EXTERNAL_ID) r->has |= BT_EXT, r->ext = e->external_id;
+  if (d.link >= 0) r->has |= BT_LINK, r->link = d.link;
+  if (d.parent >= 0) r->has |= BT_PARENT, r->parent = d.parent;
+  r->depth = d.depth;
+  if (d.has_iteration) r->has |= BT_ITER, r->iteration = d.iteration;
+  if (e->args.n) {
+    r->text_off = bt_put(b, e->args.p, e->args.n);
+    r->text_len = (uint32_t)e->args.n;
+    if (r->text_off == UINT32_MAX) return -1;
+    r->has |= BT_ARGS;
+  }
+  b->nrows++;
+  return 1;
+}
+
+static void fail_file(pl_ctx *c, int i, const char *msg) {
+  pl_file *pf = &c->files[i];
+  snprintf(pf->message, sizeof pf->message, "%.700s", msg);
+  pl_msg *m = new_msg(M_FAIL, i);
+  if (m) {
+    pthread_mutex_lock(&c->writer);
+    send(c, m);
+    pthread_mutex_unlock(&c->writer);
+  } else {
+    pf->status = PL_FAILED;
+    pf->pass = 3;
+  }
+}
+
+static void hex_hash(char out[48], uint64_t h, uint64_t size) {
+  snprintf(out, 48, "%016llx-%llu", (unsigned long long)h, (unsigned long long)size);
+}
+
+static void parse_file(pl_ctx *c, int i) {
+  pl_file *pf = &c->files[i];
+  char err[KT_ERR_MAX], msg[400];
+  kt_file *scan = NULL, *full = NULL;
+  dv_state *dv = NULL;
+  wr_file *wf = NULL;
+  pl_local loc;
+  sm_init(&loc.names);
+  sm_init(&loc.cats);
+  const kt_event *e;
+  int rc;
+  pf->pass = 1;
+  if (kt_open(&scan, pf->path, KT_SCAN, err) != KT_OK) {
+    fail_file(c, i, err);
+    goto done;
+  }
+  if (!(dv = dv_new())) {
+    fail_file(c, i, "out of memory");
+    goto done;
+  }
+  uint64_t nev = 0;
+  while ((rc = kt_next(scan, &e)) == KT_EVENT) {
+    if (dv_add(dv, e)) {
+      rc = KT_NOMEM;
+      break;
+    }
+    if ((++nev & 4095) == 0) pf->done_bytes = kt_json_offset(scan);
+  }
+  if (rc != KT_END) {
+    fail_file(c, i, rc == KT_NOMEM ? "out of memory" : kt_errmsg(scan));
+    goto done;
+  }
+  if (dv_finish(dv)) {
+    fail_file(c, i, "out of memory");
+    goto done;
+  }
+  const kt_meta *meta = kt_meta_get(scan);
+  pf->json_bytes = kt_json_offset(scan);
+  char hash[48];
+  hex_hash(hash, kt_content_hash(scan), kt_file_size(scan));
+  int replace = 0;
+  pthread_mutex_lock(&c->mu);
+  int added;
+  sm_map *hs = wr_hashes(c->w);
+  int64_t known = sm_find(hs, hash, strlen(hash));
+  if (known >= 0 && !c->o->replace) {
+    pthread_mutex_unlock(&c->mu);
+    snprintf(pf->message, sizeof pf->message, "already ingested (same content)");
+    pl_msg *sk = new_msg(M_SKIP, i);
+    if (sk) send(c, sk);
+    goto done;
+  }
+  replace = known >= 0;
+  sm_intern(hs, hash, strlen(hash), &added);
+  pthread_mutex_unlock(&c->mu);
+  if (!(wf = calloc(1, sizeof *wf))) {
+    fail_file(c, i, "out of memory");
+    goto done;
+  }
+  wf->path = pf->path;
+  wf->file_size = (int64_t)kt_file_size(scan);
+  wf->hash = hash;
+  wf->meta = meta;
+  wf->dv = dv;
+  if (meta->has_rank) wf->rank = meta->rank, wf->rank_source = "distributedInfo";
+  else if (rank_from_name(pf->path, &wf->rank)) wf->rank_source = "file_name";
+  else wf->rank = 0, wf->rank_source = "default";
+  pf->rank = wf->rank;
+
+  pthread_mutex_lock(&c->writer);
+  pl_msg *m = new_msg(M_BEGIN, i);
+  if (!m) {
+    pthread_mutex_unlock(&c->writer);
+    fail_file(c, i, "out of memory");
+    goto done;
+  }
+  m->wf = wf;
+  m->replace = replace;
+  pthread_mutex_lock(&c->mu);
+  c->begin_answered = 0;
+  pthread_mutex_unlock(&c->mu);
+  send(c, m);
+  pthread_mutex_lock(&c->mu);
+  while (!c->begin_answered) pthread_cond_wait(&c->began, &c->mu);
+  int began = c->begin_result == 0;
+  pthread_mutex_unlock(&c->mu);
+  if (!began) { /* the writer recorded the failure */
+    pthread_mutex_unlock(&c->writer);
+    goto done;
+  }
+  pf->pass = 2;
+  pf->done_bytes = 0;
+  int64_t events = 0;
+  bt_batch *b = bt_new();
+  if (!b || kt_open(&full, pf->path, KT_FULL, err) != KT_OK) {
+    snprintf(msg, sizeof msg, "%s", b ? err : "out of memory");
+    rc = KT_ERROR;
+  } else {
+    while ((rc = kt_next(full, &e)) == KT_EVENT) {
+      if (b->nrows + (size_t)(e->ncounters > 1 ? e->ncounters : 1) > BT_ROWS) {
+        pl_msg *rm = new_msg(M_ROWS, i);
+        if (!rm) {
+          rc = KT_NOMEM;
+          break;
+        }
+        rm->b = b;
+        send(c, rm);
+        pf->done_bytes = kt_json_offset(full);
+        if (!(b = bt_new())) {
+          rc = KT_NOMEM;
+          break;
+        }
+      }
+      int k = add_rows(b, &loc, e, dv);
+      if (k < 0) {
+        rc = KT_NOMEM;
+        break;
+      }
+      events += k;
+    }
+    if (rc == KT_ERROR) snprintf(msg, sizeof msg, "%s", kt_errmsg(full));
+    else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "out of memory");
+  }
+  if (rc == KT_END) {
+    pl_msg *rm = new_msg(M_ROWS, i), *em = new_msg(M_END, i);
+    if (rm && em) {
+      rm->b = b;
+      send(c, rm);
+      wf->event_rows = events;
+      pf->events = events;
+      em->wf = wf;
+      send(c, em);
+      wf = NULL; /* the writer frees it */
+      b = NULL;
+    } else {
+      free(rm), free(em);
+      rc = KT_NOMEM;
+      snprintf(msg, sizeof msg, "out of memory");
+    }
+  }
+  if (rc != KT_END) {
+    bt_free(b);
+    snprintf(pf->message, sizeof pf->message, "%.700s", msg);
+    pl_msg *am = new_msg(M_ABORT, i);
+    if (am) send(c, am);
+  }
+  /* wait until the writer is done with this file: wf/meta/dv are in use until END */
+  pthread_mutex_lock(&c->mu);
+  while (pf->pass != 3) pthread_cond_wait(&c->began, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+  pthread_mutex_unlock(&c->writer);
+done:
+  free(wf);
+  sm_free(&loc.names);
+  sm_free(&loc.cats);
+  dv_free(dv);
+  kt_close(full);
+  kt_close(scan);
+}
+
+static void *worker(void *arg) {
+  pl_ctx *c = arg;
+  for (;;) {
+    pthread_mutex_lock(&c->mu);
+    int i = c->next < c->n ? c->next++ : -1;
+    pthread_mutex_unlock(&c->mu);
+    if (i < 0) break;
+    parse_file(c, i);
+  }
+  pthread_mutex_lock(&c->mu);
+  c->live_workers--;
+  pthread_cond_signal(&c->nonempty);
+  pthread_mutex_unlock(&c->mu);
+  return NULL;
+}
+
+/* ---------------------------------------------------------------- writer side */
+
+static void finish_file(pl_ctx *c, int i, pl_status st) {
+  pl_file *pf = &c->files[i];
+  pthread_mutex_lock(&c->mu);
+  pf->status = st;
+  pf->pass = 3;
+  pthread_cond_broadcast(&c->began);
+  pthread_mutex_unlock(&c->mu);
+  if (c->o->done) c->o->done(c->o->ctx, pf);
+}
+
+static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
+  char err[WR_ERR_MAX];
+  pl_file *pf = &c->files[m->file];
+  switch (m->type) {
+    case M_SKIP:
+      finish_file(c, m->file, PL_SKIPPED);
+      break;
+    case M_FAIL:
+      wr_record_failure(c->w, pf->path, pf->message);
+      finish_file(c, m->file, PL_FAILED);
+      break;
+    case M_BEGIN: {
+      int r = wr_begin(c->w, m->wf, m->replace, err);
+      if (r) {
+        wr_abort(c->w);
+        snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+        wr_record_failure(c->w, pf->path, pf->message);
+      }
+      pthread_mutex_lock(&c->mu);
+      c->begin_result = r;
+      c->begin_answered = 1;
+      pthread_cond_broadcast(&c->began);
+      pthread_mutex_unlock(&c->mu);
+      *failed_file = r ? m->file : -1;
+      if (r) finish_file(c, m->file, PL_FAILED);
+      break;
+    }
+    case M_ROWS:
+      if (*failed_file != m->file && wr_rows(c->w, m->b, err)) {
+        wr_abort(c->w);
+        snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+        *failed_file = m->file;
+      }
+      bt_free(m->b);
+      break;
+    case M_END:
+      if (*failed_file == m->file) {
+        wr_record_failure(c->w, pf->path, pf->message);
+        finish_file(c, m->file, PL_FAILED);
+      } else if (wr_end(c->w, m->wf, err)) {
+        wr_abort(c->w);
+        snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+        wr_record_failure(c->w, pf->path, pf->message);
+        finish_file(c, m->file, PL_FAILED);
+      } else {
+        finish_file(c, m->file, PL_OK);
+      }
+      free(m->wf);
+      break;
+    case M_ABORT:
+      if (*failed_file != m->file) wr_abort(c->w);
+      wr_record_failure(c->w, pf->path, pf->message);
+      finish_file(c, m->file, PL_FAILED);
+      break;
+  }
+  if (m->type == M_ROWS) {
+    pthread_mutex_lock(&c->mu);
+    pthread_cond_signal(&c->nonfull);
+    pthread_mutex_unlock(&c->mu);
+  }
+  free(m);
+}
+
+int pl_run(const char *db, pl_file *files, int n, const pl_options *o, char *err, int errlen) {
+  char werr[WR_ERR_MAX];
+  pl_ctx c;
+  memset(&c, 0, sizeof c);
+  c.files = files;
+  c.n = n;
+  c.o = o;
+  if (wr_open(&c.w, db, werr)) {
+    snprintf(err, (size_t)errlen, "%s", werr);
+    wr_close(c.w, 0, werr);
+    return -1;
+  }
+  pthread_mutex_init(&c.mu, NULL);
+  pthread_mutex_init(&c.writer, NULL);
+  pthread_cond_init(&c.nonempty, NULL);
+  pthread_cond_init(&c.nonfull, NULL);
+  pthread_cond_init(&c.began, NULL);
+  int nt = o->jobs < 1 ? 1 : o->jobs > n ? n : o->jobs;
+  pthread_t *th = calloc((size_t)(nt ? nt : 1), sizeof *th);
+  if (!th) nt = 0;
+  c.live_workers = nt;
+  for (int t = 0; t < nt; t++)
+    if (pthread_create(&th[t], NULL, worker, &c)) {
+      c.live_workers = t;
+      nt = t;
+      break;
+    }
+  if (nt == 0 && n > 0) { /* no thread could start: parse on this thread is impossible (it writes) */
+    snprintf(err, (size_t)errlen, "cannot start a parser thread");
+    free(th);
+    wr_close(c.w, 0, werr);
+    return -1;
+  }
+  double t0 = now_s(), last = 0;
+  int failed_file = -1;
+  for (;;) {
+    pthread_mutex_lock(&c.mu);
+    while (!c.head && c.live_workers > 0) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += 160 * 1000000L;
+      if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+      int r = pthread_cond_timedwait(&c.nonempty, &c.mu, &ts);
+      if (r == ETIMEDOUT) break;
+    }
+    pl_msg *m = c.head;
+    if (m) {
+      c.head = m->next;
+      if (!c.head) c.tail = NULL;
+      c.qlen--;
+    }
+    int live = c.live_workers;
+    pthread_mutex_unlock(&c.mu);
+    double t = now_s();
+    if (o->progress && t - last > 0.16) {
+      o->progress(o->ctx, files, n, t - t0);
+      last = t;
+    }
+    if (m) handle(&c, m, &failed_file);
+    else if (live == 0) break;
+  }
+  for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
+  free(th);
+  int rc = wr_close(c.w, 1, werr);
+  if (rc) snprintf(err, (size_t)errlen, "%s", werr);
+  pthread_mutex_destroy(&c.mu);
+  pthread_mutex_destroy(&c.writer);
+  pthread_cond_destroy(&c.nonempty);
+  pthread_cond_destroy(&c.nonfull);
+  pthread_cond_destroy(&c.began);
+  return rc;
+}

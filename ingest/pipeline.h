@@ -1,0 +1,44 @@
+/*
+** pipeline.h: parallel ingest of many trace files into one database (prefix pl_).
+**
+** N parser threads take files from a list; each reads its file twice (a scan
+** pass for the derived columns, then a full pass) and streams row batches to
+** the one writer, the calling thread, because SQLite has one writer. A file's
+** rows go out only while its parser holds the writer, so files never interleave
+** and each is one transaction. Never prints: messages go through callbacks.
+*/
+#ifndef HTA_PIPELINE_H
+#define HTA_PIPELINE_H
+
+#include <stdint.h>
+
+typedef enum { PL_OK, PL_SKIPPED, PL_FAILED } pl_status;
+
+typedef struct pl_file {
+  const char *path;
+  /* results */
+  pl_status status;
+  char message[768];   /* why it failed or was skipped */
+  int64_t rank;
+  int64_t events;      /* rows in event */
+  uint64_t json_bytes; /* uncompressed JSON read */
+  /* live progress, read by the progress callback (plain reads; display only) */
+  volatile uint64_t done_bytes;
+  volatile int pass;   /* 0 waiting, 1 scan, 2 writing, 3 done */
+} pl_file;
+
+typedef struct pl_options {
+  int jobs;            /* parser threads */
+  int replace;         /* re-ingest files already in the database */
+  /* called by the writer thread about 6 times a second while work is under way */
+  void (*progress)(void *ctx, const pl_file *files, int n, double seconds);
+  /* called once per file as it finishes (any status) */
+  void (*done)(void *ctx, const pl_file *f);
+  void *ctx;
+} pl_options;
+
+/* Ingests files[0..n) into DB. Returns 0, or -1 when the database itself failed
+** (message in err); per-file outcomes are in files[i].status. */
+int pl_run(const char *db, pl_file *files, int n, const pl_options *o, char *err, int errlen);
+
+#endif

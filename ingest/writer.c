@@ -1,0 +1,585 @@
+/*
+** writer.c: writes decoded trace rows into SQLite. See writer.h.
+**
+** HOW IT WORKS: prepared statements bound per row, 16 rows per INSERT for the
+** event table (the bulk of the rows); strings are interned once per database in
+** an in-memory map preloaded from the string and category tables; event_id is
+** (trace_id << 32) | seq so ids are known before rows exist (links, parents).
+** Indexes (schema/indexes.sql) are built after the bulk load of a new database.
+*/
+#include "writer.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "schema_sql.h"
+#include "version.h"
+
+#define WR_MULTI 16  /* rows per multi-row event INSERT */
+#define EV_COLS 20
+
+struct wr_db {
+  sqlite3 *db;
+  char *path;              /* the target */
+  char *tmp;               /* temporary file of a new database, else NULL */
+  int is_new;
+  sm_map hashes;
+  sm_map names, cats;      /* value -> dense index; id = index + 1 */
+  int64_t *name_ids, *cat_ids;
+  size_t name_cap, cat_cap;
+  int64_t next_string_id, next_category_id;
+  /* the file being written */
+  int64_t trace_id, rank;
+  int64_t *lname, *lcat;   /* local id -> database id */
+  size_t lname_n, lcat_n, lname_cap, lcat_cap;
+  sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_thread_p, *ins_thread_t,
+      *ins_thread_s, *ins_string, *ins_category;
+};
+
+static int wr_fail(wr_db *w, char err[WR_ERR_MAX], const char *what) {
+  snprintf(err, WR_ERR_MAX, "%s: %s", what, w->db ? sqlite3_errmsg(w->db) : "out of memory");
+  return -1;
+}
+
+static int wr_exec(wr_db *w, const char *sql, char err[WR_ERR_MAX]) {
+  char *msg = NULL;
+  if (sqlite3_exec(w->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    snprintf(err, WR_ERR_MAX, "%s", msg ? msg : sqlite3_errmsg(w->db));
+    sqlite3_free(msg);
+    return -1;
+  }
+  return 0;
+}
+
+static int wr_prepare(wr_db *w, sqlite3_stmt **st, const char *sql, char err[WR_ERR_MAX]) {
+  if (sqlite3_prepare_v3(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "prepare");
+  return 0;
+}
+
+/* Loads the interned strings of an existing database into map/ids. */
+static int wr_load_map(wr_db *w, const char *sql, sm_map *m, int64_t **ids, size_t *cap, int64_t *next) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
+  int rc;
+  *next = 1;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    const char *v = (const char *)sqlite3_column_text(st, 1);
+    int n = sqlite3_column_bytes(st, 1), added;
+    int64_t k = sm_intern(m, v ? v : "", (size_t)n, &added);
+    if (k < 0) break;
+    if ((size_t)k >= *cap) {
+      size_t c = *cap ? *cap * 2 : 4096;
+      while (c <= (size_t)k) c *= 2;
+      int64_t *p = realloc(*ids, c * sizeof *p);
+      if (!p) break;
+      *ids = p, *cap = c;
+    }
+    (*ids)[k] = id;
+    if (id >= *next) *next = id + 1;
+  }
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
+  static const char cols[] =
+      "INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur,"
+      " stream, device, correlation, external_id, link_id, parent_id, depth, iteration, args) VALUES ";
+  static const char one[] = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+  char sql[sizeof cols + WR_MULTI * (sizeof one + 1)];
+  size_t at = (size_t)snprintf(sql, sizeof sql, "%s", cols);
+  for (int i = 0; i < WR_MULTI; i++) at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", one);
+  if (wr_prepare(w, &w->ins_multi, sql, err)) return -1;
+  snprintf(sql, sizeof sql, "%s%s", cols, one);
+  if (wr_prepare(w, &w->ins_one, sql, err)) return -1;
+  if (wr_prepare(w, &w->ins_counter,
+                 "INSERT INTO counter(trace_id, rank, seq, name_id, pid, ts, series, value) VALUES (?,?,?,?,?,?,?,?)",
+                 err) ||
+      wr_prepare(w, &w->ins_flow,
+                 "INSERT INTO flow(trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp)"
+                 " VALUES (?,?,?,?,?,?,?,?,?,?)",
+                 err) ||
+      wr_prepare(w, &w->ins_thread_p,
+                 "INSERT INTO thread(trace_id, pid, tid, process_name) VALUES (?,?,?,?)"
+                 " ON CONFLICT DO UPDATE SET process_name = excluded.process_name",
+                 err) ||
+      wr_prepare(w, &w->ins_thread_t,
+                 "INSERT INTO thread(trace_id, pid, tid, thread_name) VALUES (?,?,?,?)"
+                 " ON CONFLICT DO UPDATE SET thread_name = excluded.thread_name",
+                 err) ||
+      wr_prepare(w, &w->ins_thread_s,
+                 "INSERT INTO thread(trace_id, pid, tid, sort_index) VALUES (?,?,?,?)"
+                 " ON CONFLICT DO UPDATE SET sort_index = excluded.sort_index",
+                 err) ||
+      wr_prepare(w, &w->ins_string, "INSERT INTO string(string_id, value) VALUES (?,?)", err) ||
+      wr_prepare(w, &w->ins_category, "INSERT INTO category(category_id, name) VALUES (?,?)", err))
+    return -1;
+  return 0;
+}
+
+int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
+  wr_db *w = calloc(1, sizeof *w);
+  *pw = w;
+  if (!w || !(w->path = strdup(path))) {
+    snprintf(err, WR_ERR_MAX, "out of memory");
+    return -1;
+  }
+  sm_init(&w->hashes);
+  sm_init(&w->names);
+  sm_init(&w->cats);
+  struct stat sb;
+  w->is_new = stat(path, &sb) != 0 || sb.st_size == 0;
+  const char *open_path = path;
+  if (w->is_new) {
+    size_t n = strlen(path) + 32;
+    if (!(w->tmp = malloc(n))) {
+      snprintf(err, WR_ERR_MAX, "out of memory");
+      return -1;
+    }
+    snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    unlink(w->tmp);
+    open_path = w->tmp;
+  }
+  int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
+  if (sqlite3_open_v2(open_path, &w->db, flags, NULL) != SQLITE_OK) return wr_fail(w, err, open_path);
+  sqlite3_busy_timeout(w->db, 10000);
+  if (w->is_new) {
+    if (wr_exec(w,
+                "PRAGMA page_size = 65536; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
+                "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768; PRAGMA temp_store = FILE;",
+                err))
+      return -1;
+  } else {
+    sqlite3_stmt *st;
+    int64_t app = -1;
+    if (sqlite3_prepare_v2(w->db, "PRAGMA application_id", -1, &st, NULL) == SQLITE_OK) {
+      if (sqlite3_step(st) == SQLITE_ROW) app = sqlite3_column_int64(st, 0);
+      sqlite3_finalize(st);
+    }
+    if (app != 0x48544131) {
+      snprintf(err, WR_ERR_MAX, "%s: not an hta-sqlite database", path);
+      return -1;
+    }
+    if (wr_exec(w, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;", err))
+      return -1;
+  }
+  if (wr_exec(w, HTA_SCHEMA_SQL, err)) return -1;
+  if (!w->is_new && wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
+  if (wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
+                  &w->next_string_id) ||
+      wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap,
+                  &w->next_category_id))
+    return wr_fail(w, err, "reading strings");
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(w->db, "SELECT content_hash FROM trace", -1, &st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "reading traces");
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    int added;
+    const char *h = (const char *)sqlite3_column_text(st, 0);
+    if (h) sm_intern(&w->hashes, h, strlen(h), &added);
+  }
+  sqlite3_finalize(st);
+  if (wr_statements(w, err)) return -1;
+  char now[32];
+  time_t t = time(NULL);
+  strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+  if (wr_set_meta(w, "schema_version", "1") || wr_set_meta(w, "tool_version", HTA_VERSION) ||
+      (w->is_new && wr_set_meta(w, "created_at", now)) || wr_set_meta(w, "updated_at", now))
+    return wr_fail(w, err, "meta");
+  return 0;
+}
+
+int wr_is_new(const wr_db *w) { return w->is_new; }
+sm_map *wr_hashes(wr_db *w) { return &w->hashes; }
+
+int wr_set_meta(wr_db *w, const char *key, const char *value) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---------------------------------------------------------------- one file */
+
+static int64_t rank_count(wr_db *w, int64_t rank) {
+  sqlite3_stmt *st;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE rank = ?", -1, &st, NULL) != SQLITE_OK) return 0;
+  sqlite3_bind_int64(st, 1, rank);
+  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  return n;
+}
+
+static void bind_span(sqlite3_stmt *st, int i, const kt_span *s) {
+  if (s->n) sqlite3_bind_text(st, i, s->p, (int)s->n, SQLITE_TRANSIENT);
+  else sqlite3_bind_null(st, i);
+}
+
+static int wr_issue(wr_db *w, int64_t trace_id, const char *code, int64_t count, int64_t first_seq,
+                    const char *example, const char *message) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(w->db,
+                         "INSERT INTO ingest_issue(trace_id, code, count, first_seq, example, message)"
+                         " VALUES (?,?,?,?,?,?)",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  if (trace_id > 0) sqlite3_bind_int64(st, 1, trace_id);
+  sqlite3_bind_text(st, 2, code, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 3, count);
+  if (first_seq >= 0) sqlite3_bind_int64(st, 4, first_seq);
+  if (example && *example) sqlite3_bind_text(st, 5, example, -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 6, message, -1, SQLITE_TRANSIENT);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
+  static const char *const del[] = {
+      "DELETE FROM event WHERE event_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
+      "DELETE FROM counter WHERE trace_id = ?1", "DELETE FROM flow WHERE trace_id = ?1",
+      "DELETE FROM thread WHERE trace_id = ?1", "DELETE FROM device WHERE trace_id = ?1",
+      "DELETE FROM profiler_step WHERE trace_id = ?1", "DELETE FROM ingest_issue WHERE trace_id = ?1",
+      "DELETE FROM trace WHERE trace_id = ?1"};
+  sqlite3_stmt *st;
+  int64_t old = 0;
+  if (sqlite3_prepare_v2(w->db, "SELECT trace_id FROM trace WHERE content_hash = ?", -1, &st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "replace");
+  sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+  if (sqlite3_step(st) == SQLITE_ROW) old = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  if (!old) return 0;
+  for (size_t i = 0; i < sizeof del / sizeof del[0]; i++) {
+    if (sqlite3_prepare_v2(w->db, del[i], -1, &st, NULL) != SQLITE_OK) return wr_fail(w, err, "replace");
+    sqlite3_bind_int64(st, 1, old);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return wr_fail(w, err, "replace");
+  }
+  return 0;
+}
+
+int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
+  if (wr_exec(w, "BEGIN", err)) return -1;
+  if (replace && wr_delete_hash(w, f->hash, err)) return -1;
+  sqlite3_stmt *st;
+  w->trace_id = 1;
+  if (sqlite3_prepare_v2(w->db, "SELECT coalesce(max(trace_id), 0) + 1 FROM trace", -1, &st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "trace id");
+  if (sqlite3_step(st) == SQLITE_ROW) w->trace_id = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  w->rank = f->rank;
+  w->lname_n = w->lcat_n = 0;
+  int shared = rank_count(w, f->rank) > 0;
+  const kt_meta *m = f->meta;
+  int64_t min_ts = 0, max_end = 0;
+  int span = dv_time_span(f->dv, &min_ts, &max_end);
+  char backend[128] = "";
+  if (m->backend.n) snprintf(backend, sizeof backend, "%.*s", (int)m->backend.n, m->backend.p);
+  if (sqlite3_prepare_v2(w->db,
+                         "INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash,"
+                         " world_size, backend, device_type, schema_version, base_time_ns, display_time_unit,"
+                         " event_count, min_ts, max_end, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?)",
+                         -1, &st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "trace");
+  sqlite3_bind_int64(st, 1, w->trace_id);
+  sqlite3_bind_int64(st, 2, f->rank);
+  sqlite3_bind_text(st, 3, f->rank_source, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, f->path, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 5, f->file_size);
+  sqlite3_bind_text(st, 6, f->hash, -1, SQLITE_STATIC);
+  if (m->has_world_size) sqlite3_bind_int64(st, 7, m->world_size);
+  bind_span(st, 8, &m->backend);
+  sqlite3_bind_text(st, 9, dv_device_type(f->dv, backend), -1, SQLITE_STATIC);
+  bind_span(st, 10, &m->schema_version);
+  if (m->has_base_time) sqlite3_bind_int64(st, 11, m->base_time_ns);
+  bind_span(st, 12, &m->display_time_unit);
+  if (span) {
+    sqlite3_bind_int64(st, 13, min_ts);
+    sqlite3_bind_int64(st, 14, max_end);
+  }
+  bind_span(st, 15, &m->metadata);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return wr_fail(w, err, "trace");
+  if (shared &&
+      wr_issue(w, w->trace_id, "shared_rank", 1, -1, f->path,
+               "another trace in this database has the same rank; analyses keep them apart by trace_id"))
+    return wr_fail(w, err, "ingest_issue");
+  return 0;
+}
+
+/* Maps a string first seen in this file to its database id, inserting it if new. */
+static int wr_map_string(wr_db *w, const bt_str *s, const char *arena) {
+  int is_cat = s->is_cat;
+  sm_map *m = is_cat ? &w->cats : &w->names;
+  int64_t **ids = is_cat ? &w->cat_ids : &w->name_ids;
+  size_t *cap = is_cat ? &w->cat_cap : &w->name_cap;
+  int64_t *next = is_cat ? &w->next_category_id : &w->next_string_id;
+  int added;
+  int64_t k = sm_intern(m, arena + s->off, s->len, &added);
+  if (k < 0) return -1;
+  if ((size_t)k >= *cap) {
+    size_t c = *cap ? *cap * 2 : 4096;
+    while (c <= (size_t)k) c *= 2;
+    int64_t *p = realloc(*ids, c * sizeof *p);
+    if (!p) return -1;
+    *ids = p, *cap = c;
+  }
+  if (added) {
+    sqlite3_stmt *st = is_cat ? w->ins_category : w->ins_string;
+    (*ids)[k] = (*next)++;
+    sqlite3_bind_int64(st, 1, (*ids)[k]);
+    sqlite3_bind_text(st, 2, arena + s->off, (int)s->len, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (rc != SQLITE_DONE) return -1;
+  }
+  int64_t **lmap = is_cat ? &w->lcat : &w->lname;
+  size_t *ln = is_cat ? &w->lcat_n : &w->lname_n, *lc = is_cat ? &w->lcat_cap : &w->lname_cap;
+  if (s->local >= *lc) {
+    size_t c = *lc ? *lc * 2 : 4096;
+    while (c <= s->local) c *= 2;
+    int64_t *p = realloc(*lmap, c * sizeof *p);
+    if (!p) return -1;
+    *lmap = p, *lc = c;
+  }
+  (*lmap)[s->local] = (*ids)[k];
+  if (s->local >= *ln) *ln = s->local + 1;
+  return 0;
+}
+
+static void bind_val(sqlite3_stmt *st, int i, const bt_val *v, int present, const char *arena) {
+  if (!present) sqlite3_bind_null(st, i);
+  else if (v->len >= 0) sqlite3_bind_text(st, i, arena + v->off, v->len, SQLITE_STATIC);
+  else sqlite3_bind_int64(st, i, v->i);
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, int present, int64_t v) {
+  if (present) sqlite3_bind_int64(st, i, v);
+  else sqlite3_bind_null(st, i);
+}
+
+static void bind_event(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, const char *arena) {
+  int64_t hi = w->trace_id << 32;
+  char ph[2] = {r->ph ? r->ph : '?', 0};
+  sqlite3_bind_int64(st, base + 1, hi | r->seq);
+  sqlite3_bind_int64(st, base + 2, w->trace_id);
+  sqlite3_bind_int64(st, base + 3, w->rank);
+  sqlite3_bind_int64(st, base + 4, r->seq);
+  sqlite3_bind_text(st, base + 5, ph, 1, SQLITE_TRANSIENT);
+  bind_opt(st, base + 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
+  bind_opt(st, base + 7, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+  bind_val(st, base + 8, &r->pid, r->has & BT_PID, arena);
+  bind_val(st, base + 9, &r->tid, r->has & BT_TID, arena);
+  bind_opt(st, base + 10, r->has & BT_TS, r->ts);
+  bind_opt(st, base + 11, r->has & BT_DUR, r->dur);
+  bind_opt(st, base + 12, r->has & BT_STREAM, r->stream);
+  bind_opt(st, base + 13, r->has & BT_DEVICE, r->device);
+  bind_opt(st, base + 14, r->has & BT_CORR, r->corr);
+  bind_opt(st, base + 15, r->has & BT_EXT, r->ext);
+  bind_opt(st, base + 16, r->has & BT_LINK, hi | r->link);
+  bind_opt(st, base + 17, r->has & BT_PARENT, hi | r->parent);
+  bind_opt(st, base + 18, r->depth >= 0, r->depth);
+  bind_opt(st, base + 19, r->has & BT_ITER, r->iteration);
+  if (r->has & BT_ARGS) sqlite3_bind_text(st, base + 20, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+  else sqlite3_bind_null(st, base + 20);
+}
+
+static int wr_step(sqlite3_stmt *st) {
+  int rc = sqlite3_step(st);
+  sqlite3_reset(st);
+  return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
+  sqlite3_stmt *st;
+  switch (r->kind) {
+    case BT_COUNTER:
+      st = w->ins_counter;
+      sqlite3_bind_int64(st, 1, w->trace_id);
+      sqlite3_bind_int64(st, 2, w->rank);
+      sqlite3_bind_int64(st, 3, r->seq);
+      bind_opt(st, 4, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+      bind_val(st, 5, &r->pid, r->has & BT_PID, arena);
+      bind_opt(st, 6, r->has & BT_TS, r->ts);
+      sqlite3_bind_text(st, 7, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+      sqlite3_bind_double(st, 8, r->value);
+      return wr_step(st);
+    case BT_FLOW: {
+      char ph[2] = {r->ph, 0};
+      st = w->ins_flow;
+      sqlite3_bind_int64(st, 1, w->trace_id);
+      sqlite3_bind_int64(st, 2, r->seq);
+      sqlite3_bind_text(st, 3, ph, 1, SQLITE_TRANSIENT);
+      bind_val(st, 4, &r->id, r->has & BT_ID, arena);
+      bind_opt(st, 5, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
+      bind_opt(st, 6, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+      bind_val(st, 7, &r->pid, r->has & BT_PID, arena);
+      bind_val(st, 8, &r->tid, r->has & BT_TID, arena);
+      bind_opt(st, 9, r->has & BT_TS, r->ts);
+      if (r->text_len) sqlite3_bind_text(st, 10, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+      else sqlite3_bind_null(st, 10);
+      return wr_step(st);
+    }
+    case BT_THREAD: {
+      int which = (int)r->value; /* BT_THREAD rows: see batch.h */
+      st = which == 1 ? w->ins_thread_p : which == 2 ? w->ins_thread_t : w->ins_thread_s;
+      sqlite3_bind_int64(st, 1, w->trace_id);
+      bind_val(st, 2, &r->pid, r->has & BT_PID, arena);
+      if (r->has & BT_TID) bind_val(st, 3, &r->tid, 1, arena);
+      else sqlite3_bind_int64(st, 3, 0);
+      if (which == 3) sqlite3_bind_int64(st, 4, r->iteration);
+      else sqlite3_bind_text(st, 4, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+      return wr_step(st);
+    }
+    default:
+      return 0;
+  }
+}
+
+int wr_rows(wr_db *w, const bt_batch *b, char err[WR_ERR_MAX]) {
+  for (size_t i = 0; i < b->nstrs; i++)
+    if (wr_map_string(w, &b->strs[i], b->arena)) return wr_fail(w, err, "string");
+  size_t i = 0;
+  while (i < b->nrows) {
+    const bt_row *r = &b->rows[i];
+    if (r->kind != BT_EVENT) {
+      if (wr_other(w, r, b->arena)) return wr_fail(w, err, "insert");
+      i++;
+      continue;
+    }
+    size_t j = i;
+    while (j < b->nrows && j - i < WR_MULTI && b->rows[j].kind == BT_EVENT) j++;
+    if (j - i == WR_MULTI) {
+      for (size_t k = 0; k < WR_MULTI; k++) bind_event(w, w->ins_multi, (int)k * EV_COLS, &b->rows[i + k], b->arena);
+      if (wr_step(w->ins_multi)) return wr_fail(w, err, "insert event");
+    } else {
+      for (size_t k = i; k < j; k++) {
+        bind_event(w, w->ins_one, 0, &b->rows[k], b->arena);
+        if (wr_step(w->ins_one)) return wr_fail(w, err, "insert event");
+      }
+    }
+    i = j;
+  }
+  return 0;
+}
+
+int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]) {
+  sqlite3_stmt *st;
+  int n;
+  const dv_step *steps = dv_steps(f->dv, &n);
+  if (sqlite3_prepare_v2(w->db, "INSERT INTO profiler_step(trace_id, step, event_id, ts, dur) VALUES (?,?,?,?,?)", -1,
+                         &st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "profiler_step");
+  for (int i = 0; i < n; i++) {
+    sqlite3_bind_int64(st, 1, w->trace_id);
+    sqlite3_bind_int64(st, 2, steps[i].number);
+    sqlite3_bind_int64(st, 3, (w->trace_id << 32) | steps[i].seq);
+    sqlite3_bind_int64(st, 4, steps[i].ts);
+    sqlite3_bind_int64(st, 5, steps[i].dur);
+    if (wr_step(st)) {
+      sqlite3_finalize(st);
+      return wr_fail(w, err, "profiler_step");
+    }
+  }
+  sqlite3_finalize(st);
+  const dv_issue *is = dv_issues(f->dv, &n);
+  for (int i = 0; i < n; i++)
+    if (is[i].count && wr_issue(w, w->trace_id, is[i].code, is[i].count, is[i].first_seq, is[i].example, is[i].message))
+      return wr_fail(w, err, "ingest_issue");
+  if (f->rank_source[0] == 'f' &&
+      wr_issue(w, w->trace_id, "rank_from_file_name", 1, -1, f->path, "no distributedInfo.rank: rank taken from the file name"))
+    return wr_fail(w, err, "ingest_issue");
+  if (f->rank_source[0] == 'd' && f->meta->has_rank == 0 &&
+      wr_issue(w, w->trace_id, "rank_default", 1, -1, f->path, "no rank in distributedInfo or file name: rank 0"))
+    return wr_fail(w, err, "ingest_issue");
+  if (f->meta->device_properties.n) {
+    if (sqlite3_prepare_v2(w->db,
+                           "INSERT OR REPLACE INTO device(trace_id, device_id, name, total_global_mem, compute_major,"
+                           " compute_minor, num_sms, properties) SELECT ?1, coalesce(json_extract(value, '$.id'), key),"
+                           " json_extract(value, '$.name'), json_extract(value, '$.totalGlobalMem'),"
+                           " json_extract(value, '$.computeMajor'), json_extract(value, '$.computeMinor'),"
+                           " json_extract(value, '$.numSms'), value FROM json_each(?2)"
+                           " WHERE json_type(value) = 'object'",
+                           -1, &st, NULL) != SQLITE_OK)
+      return wr_fail(w, err, "device");
+    sqlite3_bind_int64(st, 1, w->trace_id);
+    sqlite3_bind_text(st, 2, f->meta->device_properties.p, (int)f->meta->device_properties.n, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) return wr_fail(w, err, "device");
+  }
+  if (sqlite3_prepare_v2(w->db, "UPDATE trace SET event_count = ? WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "trace");
+  sqlite3_bind_int64(st, 1, f->event_rows);
+  sqlite3_bind_int64(st, 2, w->trace_id);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return wr_fail(w, err, "trace");
+  return wr_exec(w, "COMMIT", err);
+}
+
+void wr_abort(wr_db *w) {
+  if (!sqlite3_get_autocommit(w->db)) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
+  /* strings inserted by the rolled-back transaction are gone: forget them */
+  sm_free(&w->names);
+  sm_free(&w->cats);
+  sm_init(&w->names);
+  sm_init(&w->cats);
+  wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap, &w->next_string_id);
+  wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap, &w->next_category_id);
+}
+
+int wr_record_failure(wr_db *w, const char *path, const char *message) {
+  return wr_issue(w, 0, "file_failed", 1, -1, path, message);
+}
+
+int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
+  int rc = 0;
+  if (!w) return 0;
+  if (finish && w->db) {
+    if (w->is_new && wr_exec(w, HTA_INDEXES_SQL, err)) rc = -1;
+    if (!rc && w->is_new && wr_exec(w, "PRAGMA journal_mode = DELETE", err)) rc = -1;
+  }
+  sqlite3_stmt **sts[] = {&w->ins_multi, &w->ins_one, &w->ins_counter, &w->ins_flow, &w->ins_thread_p,
+                          &w->ins_thread_t, &w->ins_thread_s, &w->ins_string, &w->ins_category};
+  for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
+  if (w->db && sqlite3_close(w->db) != SQLITE_OK && !rc) {
+    snprintf(err, WR_ERR_MAX, "close: %s", sqlite3_errmsg(w->db));
+    rc = -1;
+  }
+  if (w->tmp) {
+    if (finish && !rc) {
+      if (rename(w->tmp, w->path) != 0) {
+        snprintf(err, WR_ERR_MAX, "%s: %s", w->path, strerror(errno));
+        rc = -1;
+      }
+    }
+    if (!finish || rc) unlink(w->tmp);
+  }
+  sm_free(&w->hashes);
+  sm_free(&w->names);
+  sm_free(&w->cats);
+  free(w->name_ids);
+  free(w->cat_ids);
+  free(w->lname);
+  free(w->lcat);
+  free(w->tmp);
+  free(w->path);
+  free(w);
+  return rc;
+}

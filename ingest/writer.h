@@ -1,0 +1,57 @@
+/*
+** writer.h: the SQLite side of hta-ingest (prefix wr_). One connection, used by
+** one thread. Never prints, never exits: errors go to the caller's buffer.
+**
+** A new database is built in a temporary file beside the target (journal in
+** memory, no fsync) and renamed into place by wr_close(), so a crash never
+** leaves a half-written database at the target path. An existing database is
+** appended to in WAL mode. Either way every trace file is one transaction:
+** wr_begin() ... wr_rows()* ... wr_end() commits, wr_abort() rolls back.
+*/
+#ifndef HTA_WRITER_H
+#define HTA_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "batch.h"
+#include "derive.h"
+#include "kineto.h"
+#include "strmap.h"
+
+#define WR_ERR_MAX 512
+
+typedef struct wr_db wr_db;
+
+typedef struct wr_file {
+  const char *path;
+  int64_t file_size;
+  const char *hash;        /* content hash, hex */
+  int64_t rank;
+  const char *rank_source; /* "distributedInfo" | "file_name" | "default" */
+  const kt_meta *meta;
+  const dv_state *dv;
+  int64_t event_rows;      /* rows written to event, set by the caller before wr_end */
+} wr_file;
+
+/* Opens or creates PATH. Returns 0, or -1 with err set. */
+int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]);
+int wr_is_new(const wr_db *w);
+/* Content hashes already in the database (read once at open). */
+sm_map *wr_hashes(wr_db *w);
+/* Records the command line options in meta. */
+int wr_set_meta(wr_db *w, const char *key, const char *value);
+
+/* Starts F's transaction; with replace, first deletes the trace of equal hash. */
+int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]);
+int wr_rows(wr_db *w, const bt_batch *b, char err[WR_ERR_MAX]);
+int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]);
+void wr_abort(wr_db *w);
+/* Records a file that could not be ingested (its own transaction). */
+int wr_record_failure(wr_db *w, const char *path, const char *message);
+
+/* Closes; with finish, builds the indexes and (new database) renames it into place.
+** Without finish a new database's temporary file is removed. */
+int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+** test_derive.c: links, call stacks, iterations and B/E pairing (derive.c) on a
+** hand-made event list with hand-computed answers.
+*/
+#include <string.h>
+
+#include "check.h"
+#include "derive.h"
+
+static kt_event ev(int64_t seq, char ph, const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts_us,
+                   int64_t dur_us) {
+  kt_event e;
+  memset(&e, 0, sizeof e);
+  e.seq = seq;
+  e.ph = ph;
+  e.flags = KT_HAS_PID | KT_HAS_TID | KT_HAS_TS;
+  if (cat) e.cat.p = cat, e.cat.n = strlen(cat), e.flags |= KT_HAS_CAT;
+  if (name) e.name.p = name, e.name.n = strlen(name), e.flags |= KT_HAS_NAME;
+  e.pid.i = pid;
+  e.tid.i = tid;
+  e.ts = ts_us * 1000;
+  if (dur_us >= 0) e.dur = dur_us * 1000, e.flags |= KT_HAS_DUR;
+  if (cat && (!strcmp(cat, "kernel") || !strcmp(cat, "gpu_memcpy"))) e.flags |= KT_GPU_WORK;
+  return e;
+}
+
+static kt_event with_corr(kt_event e, int64_t corr, int64_t stream) {
+  e.correlation = corr;
+  e.flags |= KT_HAS_CORRELATION;
+  if (stream >= 0) e.stream = stream, e.flags |= KT_HAS_STREAM;
+  return e;
+}
+
+int main(void) {
+  kt_event evs[] = {
+      ev(0, 'X', "cpu_op", "ProfilerStep#5", 1, 1, 0, 1000),
+      ev(1, 'X', "cpu_op", "aten::mm", 1, 1, 100, 300),
+      with_corr(ev(2, 'X', "cuda_runtime", "cudaLaunchKernel", 1, 1, 150, 50), 7, -1),
+      with_corr(ev(3, 'X', "kernel", "k1", 0, 7, 400, 100), 7, 7),
+      ev(4, 'X', "cpu_op", "aten::add", 1, 1, 500, 100),
+      ev(5, 'i', "cpu_instant_event", "mark", 1, 1, 550, -1),
+      ev(6, 'B', "user", "b", 1, 2, 600, -1),
+      ev(7, 'E', "user", "b", 1, 2, 700, -1),
+      ev(8, 'X', "cpu_op", "ProfilerStep#6", 1, 1, 1000, 1000),
+      ev(9, 'X', "cpu_op", "zero", 1, 1, 1500, 0),
+      with_corr(ev(10, 'X', "kernel", "orphan", 0, 7, 1600, 10), 99, 7),
+      ev(11, 'X', "Trace", "PyTorch Profiler (0)", 1, 1, 0, 5000),
+      ev(12, 'X', "cpu_op", "A", 1, 1, 2000, 100),
+      ev(13, 'X', "cpu_op", "B", 1, 1, 2100, 50),
+      ev(14, 'X', "cpu_op", "C", 1, 1, 3000, 10),
+      ev(15, 'X', "cpu_op", "D", 1, 1, 3000, 50),
+  };
+  dv_state *d = dv_new();
+  CHECK(d != NULL);
+  for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) CHECK_EQ(dv_add(d, &evs[i]), 0);
+  CHECK_EQ(dv_finish(d), 0);
+  dv_row r;
+  /* links both ways; the orphan kernel has none */
+  dv_get(d, 2, &r); CHECK_EQ(r.link, 3);
+  dv_get(d, 3, &r); CHECK_EQ(r.link, 2);
+  dv_get(d, 10, &r); CHECK_EQ(r.link, -1);
+  /* call stack */
+  dv_get(d, 0, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, 0);
+  dv_get(d, 1, &r); CHECK_EQ(r.parent, 0); CHECK_EQ(r.depth, 1);
+  dv_get(d, 2, &r); CHECK_EQ(r.parent, 1); CHECK_EQ(r.depth, 2);
+  dv_get(d, 3, &r); CHECK_EQ(r.parent, 2); CHECK_EQ(r.depth, 3); /* GPU row under its launch */
+  dv_get(d, 4, &r); CHECK_EQ(r.parent, 0); CHECK_EQ(r.depth, 1);
+  dv_get(d, 8, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, 0);  /* step 5 ends where step 6 starts */
+  dv_get(d, 9, &r); CHECK_EQ(r.parent, 8); CHECK_EQ(r.depth, 1);   /* zero-length inside */
+  dv_get(d, 11, &r); CHECK_EQ(r.depth, -1);                         /* Trace span: not HTA's */
+  dv_get(d, 13, &r); CHECK_EQ(r.parent, -1); /* A ends at 2100 before B starts: not its parent */
+  dv_get(d, 15, &r); CHECK_EQ(r.parent, -1); /* step 6 ended at 2000 */
+  dv_get(d, 14, &r); CHECK_EQ(r.parent, 15); CHECK_EQ(r.depth, 1); /* longer first at equal start */
+  dv_get(d, 10, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, -1);
+  /* iterations: host by time, GPU through the link, none for the unlinked kernel */
+  dv_get(d, 1, &r); CHECK(r.has_iteration); CHECK_EQ(r.iteration, 5);
+  dv_get(d, 3, &r); CHECK(r.has_iteration); CHECK_EQ(r.iteration, 5);
+  dv_get(d, 5, &r); CHECK(r.has_iteration); CHECK_EQ(r.iteration, 5);
+  dv_get(d, 8, &r); CHECK_EQ(r.iteration, 6);
+  dv_get(d, 9, &r); CHECK_EQ(r.iteration, 6);
+  dv_get(d, 10, &r); CHECK(!r.has_iteration);
+  dv_get(d, 15, &r); CHECK(!r.has_iteration); /* after the last step */
+  /* B/E folded into one row with a dur */
+  dv_get(d, 6, &r); CHECK(r.has_dur); CHECK_EQ(r.dur, 100000); CHECK(!r.skip);
+  dv_get(d, 7, &r); CHECK(r.skip);
+  int64_t lo, hi;
+  CHECK(dv_time_span(d, &lo, &hi));
+  CHECK_EQ(lo, 0);
+  CHECK_EQ(hi, 3050000); /* D ends last; the Trace span does not count */
+  int n;
+  const dv_step *st = dv_steps(d, &n);
+  CHECK_EQ(n, 2);
+  CHECK_EQ(st[1].number, 6);
+  CHECK(!strcmp(dv_device_type(d, NULL), "NVIDIA GPU"));
+  dv_free(d);
+  TU_DONE("test_derive");
+}
