@@ -36,6 +36,8 @@ enum { KT_OK = 0, KT_EVENT = 1, KT_END = 2, KT_ERROR = -1, KT_NOMEM = -2 };
 
 typedef enum { KT_SCAN = 0, KT_FULL = 1 } kt_mode;
 
+typedef struct kt_file kt_file; /* an open trace (opaque) */
+
 /* A decoded UTF-8 string, not NUL-terminated; valid until the next kt_next(). */
 typedef struct kt_span {
   const char *p;
@@ -118,6 +120,13 @@ typedef struct kt_meta {
 
 /* Opens PATH. On failure returns KT_ERROR and writes "what[: strerror]" into err. */
 int kt_open(kt_file **pf, const char *path, kt_mode mode, char err[KT_ERR_MAX]);
+
+/*
+** Same as kt_open() over the bytes DATA[0..N) (plain JSON or gzip), which must
+** stay valid until kt_close(): for fuzzers and hosts without a filesystem.
+*/
+int kt_open_mem(kt_file **pf, const void *data, size_t n, kt_mode mode,
+                char err[KT_ERR_MAX]);
 
 /* KT_EVENT (*pe set), KT_END, or KT_ERROR / KT_NOMEM (message in kt_errmsg). */
 int kt_next(kt_file *f, const kt_event **pe);

@@ -9,11 +9,13 @@
 ** 2 usage error or the database could not be opened or written.
 */
 #include <dirent.h>
+#include <sqlite3.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,7 +99,8 @@ static void on_done(void *ctx, const pl_file *f) {
   cli *c = ctx;
   if (f->status == PL_FAILED) say(c, 1, "hta-ingest: %s: %s\n", f->path, f->message);
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
-  else say(c, 3, "hta-ingest: %s: rank %lld, %lld events\n", f->path, (long long)f->rank, (long long)f->events);
+  else say(c, 3, "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s)\n", f->path, (long long)f->rank,
+                (long long)f->events, f->scan_s, f->write_s);
 }
 
 static int has_suffix(const char *s, const char *suf) {
@@ -174,6 +177,9 @@ static double now_s(void) {
 }
 
 int main(int argc, char **argv) {
+  /* Only the writer thread uses SQLite: no mutexes, no memory statistics. */
+  sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+  sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   cli c = {.verbosity = 2, .progress = isatty(2)};
   pl_options o = {.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .progress = on_progress, .done = on_done, .ctx = &c};
   const char *db = NULL;
@@ -243,7 +249,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < files.n; i++) pf[i].path = files.v[i];
   char err[512];
   c.start = now_s();
-  if (pl_run(db, pf, files.n, &o, err, sizeof err)) {
+  pl_stats st = {0};
+  if (pl_run(db, pf, files.n, &o, &st, err, sizeof err)) {
     clear_progress(&c);
     fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
     code = EXIT_USAGE;
@@ -276,6 +283,10 @@ int main(int argc, char **argv) {
   if (failed) say(&c, 2, ", %d failed", failed);
   say(&c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s\n", nranks, nranks == 1 ? "" : "s", (long long)events,
       secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) == 0)
+    say(&c, 3, "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, parsers %.2f s\n", (double)ru.ru_maxrss / 1024.0,
+        st.writer_cpu, st.parser_cpu);
   if (failed || bad_path) code = EXIT_FAILED;
 end:
   for (int i = 0; i < paths.n; i++) free(paths.v[i]);

@@ -51,6 +51,7 @@ typedef struct pl_ctx {
   int qlen, live_workers;
   int begin_result;         /* writer's answer to the last M_BEGIN: 0 ok, -1 failed */
   int begin_answered;
+  double parser_cpu;
 } pl_ctx;
 
 static double now_s(void) {
@@ -246,6 +247,7 @@ static void parse_file(pl_ctx *c, int i) {
   const kt_event *e;
   int rc;
   pf->pass = 1;
+  double t0 = now_s();
   if (kt_open(&scan, pf->path, KT_SCAN, err) != KT_OK) {
     fail_file(c, i, err);
     goto done;
@@ -271,6 +273,8 @@ static void parse_file(pl_ctx *c, int i) {
     goto done;
   }
   const kt_meta *meta = kt_meta_get(scan);
+  pf->scan_s = now_s() - t0;
+  pf->write_start = now_s();
   pf->json_bytes = kt_json_offset(scan);
   char hash[48];
   hex_hash(hash, kt_content_hash(scan), kt_file_size(scan));
@@ -394,6 +398,12 @@ done:
   kt_close(scan);
 }
 
+static double thread_cpu(void) {
+  struct timespec t;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t)) return 0;
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static void *worker(void *arg) {
   pl_ctx *c = arg;
   for (;;) {
@@ -403,7 +413,9 @@ static void *worker(void *arg) {
     if (i < 0) break;
     parse_file(c, i);
   }
+  double cpu = thread_cpu();
   pthread_mutex_lock(&c->mu);
+  c->parser_cpu += cpu;
   c->live_workers--;
   pthread_cond_signal(&c->nonempty);
   pthread_mutex_unlock(&c->mu);
@@ -416,6 +428,7 @@ static void finish_file(pl_ctx *c, int i, pl_status st) {
   pl_file *pf = &c->files[i];
   pthread_mutex_lock(&c->mu);
   pf->status = st;
+  if (pf->write_start > 0) pf->write_s = now_s() - pf->write_start;
   pf->pass = 3;
   pthread_cond_broadcast(&c->began);
   pthread_mutex_unlock(&c->mu);
@@ -450,7 +463,7 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
       break;
     }
     case M_ROWS:
-      if (*failed_file != m->file && wr_rows(c->w, m->b, err)) {
+      if (*failed_file != m->file && !getenv("HTA_NOWRITE") && wr_rows(c->w, m->b, err)) {
         wr_abort(c->w);
         snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
         *failed_file = m->file;
@@ -485,7 +498,7 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
   free(m);
 }
 
-int pl_run(const char *db, pl_file *files, int n, const pl_options *o, char *err, int errlen) {
+int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats *stats, char *err, int errlen) {
   char werr[WR_ERR_MAX];
   pl_ctx c;
   memset(&c, 0, sizeof c);
@@ -549,6 +562,10 @@ int pl_run(const char *db, pl_file *files, int n, const pl_options *o, char *err
   for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
   free(th);
   int rc = wr_close(c.w, 1, werr);
+  if (stats) {
+    stats->writer_cpu = thread_cpu();
+    stats->parser_cpu = c.parser_cpu;
+  }
   if (rc) snprintf(err, (size_t)errlen, "%s", werr);
   pthread_mutex_destroy(&c.mu);
   pthread_mutex_destroy(&c.writer);

@@ -22,6 +22,8 @@ typedef struct pl_file {
   int64_t rank;
   int64_t events;      /* rows in event */
   uint64_t json_bytes; /* uncompressed JSON read */
+  double scan_s, write_s; /* seconds in the scan pass, and from then until committed */
+  double write_start;
   /* live progress, read by the progress callback (plain reads; display only) */
   volatile uint64_t done_bytes;
   volatile int pass;   /* 0 waiting, 1 scan, 2 writing, 3 done */
@@ -37,8 +39,13 @@ typedef struct pl_options {
   void *ctx;
 } pl_options;
 
+typedef struct pl_stats {
+  double writer_cpu;   /* CPU seconds of the writer thread */
+  double parser_cpu;   /* CPU seconds of all parser threads */
+} pl_stats;
+
 /* Ingests files[0..n) into DB. Returns 0, or -1 when the database itself failed
-** (message in err); per-file outcomes are in files[i].status. */
-int pl_run(const char *db, pl_file *files, int n, const pl_options *o, char *err, int errlen);
+** (message in err); per-file outcomes are in files[i].status; stats may be NULL. */
+int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats *stats, char *err, int errlen);
 
 #endif

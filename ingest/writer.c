@@ -23,6 +23,7 @@
 
 #define WR_MULTI 16  /* rows per multi-row event INSERT */
 #define EV_COLS 20
+#define FLOW_COLS 11
 
 struct wr_db {
   sqlite3 *db;
@@ -36,9 +37,10 @@ struct wr_db {
   int64_t next_string_id, next_category_id;
   /* the file being written */
   int64_t trace_id, rank;
+  int64_t ncounters, nflows; /* rows so far: the low half of their ids */
   int64_t *lname, *lcat;   /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
-  sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_thread_p, *ins_thread_t,
+  sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p, *ins_thread_t,
       *ins_thread_s, *ins_string, *ins_category;
 };
 
@@ -100,12 +102,18 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
   if (wr_prepare(w, &w->ins_multi, sql, err)) return -1;
   snprintf(sql, sizeof sql, "%s%s", cols, one);
   if (wr_prepare(w, &w->ins_one, sql, err)) return -1;
+  static const char fcols[] = "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp) VALUES ";
+  static const char fone[] = "(?,?,?,?,?,?,?,?,?,?,?)";
+  at = (size_t)snprintf(sql, sizeof sql, "%s", fcols);
+  for (int i = 0; i < WR_MULTI; i++) at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", fone);
+  if (wr_prepare(w, &w->ins_flow_multi, sql, err)) return -1;
   if (wr_prepare(w, &w->ins_counter,
-                 "INSERT INTO counter(trace_id, rank, seq, name_id, pid, ts, series, value) VALUES (?,?,?,?,?,?,?,?)",
+                 "INSERT INTO counter(counter_id, trace_id, rank, seq, name_id, pid, ts, series, value)"
+                 " VALUES (?,?,?,?,?,?,?,?,?)",
                  err) ||
       wr_prepare(w, &w->ins_flow,
-                 "INSERT INTO flow(trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp)"
-                 " VALUES (?,?,?,?,?,?,?,?,?,?)",
+                 "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp)"
+                 " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                  err) ||
       wr_prepare(w, &w->ins_thread_p,
                  "INSERT INTO thread(trace_id, pid, tid, process_name) VALUES (?,?,?,?)"
@@ -157,6 +165,7 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
                 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768; PRAGMA temp_store = FILE;",
                 err))
       return -1;
+    if (getenv("HTA_PRAGMAS") && wr_exec(w, getenv("HTA_PRAGMAS"), err)) return -1;
   } else {
     sqlite3_stmt *st;
     int64_t app = -1;
@@ -172,7 +181,7 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
       return -1;
   }
   if (wr_exec(w, HTA_SCHEMA_SQL, err)) return -1;
-  if (!w->is_new && wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
+  if ((!w->is_new || getenv("HTA_EARLY_INDEX")) && wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
   if (wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
                   &w->next_string_id) ||
       wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap,
@@ -250,7 +259,8 @@ static int wr_issue(wr_db *w, int64_t trace_id, const char *code, int64_t count,
 static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
   static const char *const del[] = {
       "DELETE FROM event WHERE event_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
-      "DELETE FROM counter WHERE trace_id = ?1", "DELETE FROM flow WHERE trace_id = ?1",
+      "DELETE FROM counter WHERE counter_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
+      "DELETE FROM flow WHERE flow_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
       "DELETE FROM thread WHERE trace_id = ?1", "DELETE FROM device WHERE trace_id = ?1",
       "DELETE FROM profiler_step WHERE trace_id = ?1", "DELETE FROM ingest_issue WHERE trace_id = ?1",
       "DELETE FROM trace WHERE trace_id = ?1"};
@@ -283,6 +293,7 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   sqlite3_finalize(st);
   w->rank = f->rank;
   w->lname_n = w->lcat_n = 0;
+  w->ncounters = w->nflows = 0;
   int shared = rank_count(w, f->rank) > 0;
   const kt_meta *m = f->meta;
   int64_t min_ts = 0, max_end = 0;
@@ -373,14 +384,20 @@ static void bind_opt(sqlite3_stmt *st, int i, int present, int64_t v) {
   else sqlite3_bind_null(st, i);
 }
 
+/* A static one-byte string for ph, so binding it copies nothing. */
+static const char *ph_text(char ph) {
+  static const char known[] = "XiIBECMstfbenRPpOoNDSTFv";
+  const char *p = ph ? strchr(known, ph) : NULL;
+  return p ? p : "?";
+}
+
 static void bind_event(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, const char *arena) {
   int64_t hi = w->trace_id << 32;
-  char ph[2] = {r->ph ? r->ph : '?', 0};
   sqlite3_bind_int64(st, base + 1, hi | r->seq);
   sqlite3_bind_int64(st, base + 2, w->trace_id);
   sqlite3_bind_int64(st, base + 3, w->rank);
   sqlite3_bind_int64(st, base + 4, r->seq);
-  sqlite3_bind_text(st, base + 5, ph, 1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, base + 5, ph_text(r->ph), 1, SQLITE_STATIC);
   bind_opt(st, base + 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
   bind_opt(st, base + 7, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
   bind_val(st, base + 8, &r->pid, r->has & BT_PID, arena);
@@ -405,36 +422,36 @@ static int wr_step(sqlite3_stmt *st) {
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
+static void bind_flow(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, const char *arena) {
+  sqlite3_bind_int64(st, base + 1, w->trace_id << 32 | w->nflows++);
+  sqlite3_bind_int64(st, base + 2, w->trace_id);
+  sqlite3_bind_int64(st, base + 3, r->seq);
+  sqlite3_bind_text(st, base + 4, ph_text(r->ph), 1, SQLITE_STATIC);
+  bind_val(st, base + 5, &r->id, r->has & BT_ID, arena);
+  bind_opt(st, base + 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
+  bind_opt(st, base + 7, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+  bind_val(st, base + 8, &r->pid, r->has & BT_PID, arena);
+  bind_val(st, base + 9, &r->tid, r->has & BT_TID, arena);
+  bind_opt(st, base + 10, r->has & BT_TS, r->ts);
+  if (r->text_len) sqlite3_bind_text(st, base + 11, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+  else sqlite3_bind_null(st, base + 11);
+}
+
 static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
   sqlite3_stmt *st;
   switch (r->kind) {
     case BT_COUNTER:
       st = w->ins_counter;
-      sqlite3_bind_int64(st, 1, w->trace_id);
-      sqlite3_bind_int64(st, 2, w->rank);
-      sqlite3_bind_int64(st, 3, r->seq);
-      bind_opt(st, 4, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
-      bind_val(st, 5, &r->pid, r->has & BT_PID, arena);
-      bind_opt(st, 6, r->has & BT_TS, r->ts);
-      sqlite3_bind_text(st, 7, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
-      sqlite3_bind_double(st, 8, r->value);
+      sqlite3_bind_int64(st, 1, w->trace_id << 32 | w->ncounters++);
+      sqlite3_bind_int64(st, 2, w->trace_id);
+      sqlite3_bind_int64(st, 3, w->rank);
+      sqlite3_bind_int64(st, 4, r->seq);
+      bind_opt(st, 5, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+      bind_val(st, 6, &r->pid, r->has & BT_PID, arena);
+      bind_opt(st, 7, r->has & BT_TS, r->ts);
+      sqlite3_bind_text(st, 8, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+      sqlite3_bind_double(st, 9, r->value);
       return wr_step(st);
-    case BT_FLOW: {
-      char ph[2] = {r->ph, 0};
-      st = w->ins_flow;
-      sqlite3_bind_int64(st, 1, w->trace_id);
-      sqlite3_bind_int64(st, 2, r->seq);
-      sqlite3_bind_text(st, 3, ph, 1, SQLITE_TRANSIENT);
-      bind_val(st, 4, &r->id, r->has & BT_ID, arena);
-      bind_opt(st, 5, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
-      bind_opt(st, 6, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
-      bind_val(st, 7, &r->pid, r->has & BT_PID, arena);
-      bind_val(st, 8, &r->tid, r->has & BT_TID, arena);
-      bind_opt(st, 9, r->has & BT_TS, r->ts);
-      if (r->text_len) sqlite3_bind_text(st, 10, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
-      else sqlite3_bind_null(st, 10);
-      return wr_step(st);
-    }
     case BT_THREAD: {
       int which = (int)r->value; /* BT_THREAD rows: see batch.h */
       st = which == 1 ? w->ins_thread_p : which == 2 ? w->ins_thread_t : w->ins_thread_s;
@@ -457,20 +474,25 @@ int wr_rows(wr_db *w, const bt_batch *b, char err[WR_ERR_MAX]) {
   size_t i = 0;
   while (i < b->nrows) {
     const bt_row *r = &b->rows[i];
-    if (r->kind != BT_EVENT) {
+    if (r->kind != BT_EVENT && r->kind != BT_FLOW) {
       if (wr_other(w, r, b->arena)) return wr_fail(w, err, "insert");
       i++;
       continue;
     }
+    /* a run of WR_MULTI rows of one kind goes in one statement */
+    int ev = r->kind == BT_EVENT;
     size_t j = i;
-    while (j < b->nrows && j - i < WR_MULTI && b->rows[j].kind == BT_EVENT) j++;
+    while (j < b->nrows && j - i < WR_MULTI && b->rows[j].kind == r->kind) j++;
+    sqlite3_stmt *multi = ev ? w->ins_multi : w->ins_flow_multi, *one = ev ? w->ins_one : w->ins_flow;
+    int cols = ev ? EV_COLS : FLOW_COLS;
     if (j - i == WR_MULTI) {
-      for (size_t k = 0; k < WR_MULTI; k++) bind_event(w, w->ins_multi, (int)k * EV_COLS, &b->rows[i + k], b->arena);
-      if (wr_step(w->ins_multi)) return wr_fail(w, err, "insert event");
+      for (size_t k = 0; k < WR_MULTI; k++)
+        (ev ? bind_event : bind_flow)(w, multi, (int)k * cols, &b->rows[i + k], b->arena);
+      if (wr_step(multi)) return wr_fail(w, err, "insert");
     } else {
       for (size_t k = i; k < j; k++) {
-        bind_event(w, w->ins_one, 0, &b->rows[k], b->arena);
-        if (wr_step(w->ins_one)) return wr_fail(w, err, "insert event");
+        (ev ? bind_event : bind_flow)(w, one, 0, &b->rows[k], b->arena);
+        if (wr_step(one)) return wr_fail(w, err, "insert");
       }
     }
     i = j;
@@ -555,7 +577,7 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
     if (w->is_new && wr_exec(w, HTA_INDEXES_SQL, err)) rc = -1;
     if (!rc && w->is_new && wr_exec(w, "PRAGMA journal_mode = DELETE", err)) rc = -1;
   }
-  sqlite3_stmt **sts[] = {&w->ins_multi, &w->ins_one, &w->ins_counter, &w->ins_flow, &w->ins_thread_p,
+  sqlite3_stmt **sts[] = {&w->ins_multi, &w->ins_one, &w->ins_counter, &w->ins_flow, &w->ins_flow_multi, &w->ins_thread_p,
                           &w->ins_thread_t, &w->ins_thread_s, &w->ins_string, &w->ins_category};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
   if (w->db && sqlite3_close(w->db) != SQLITE_OK && !rc) {

@@ -1,7 +1,8 @@
 -- hta-sqlite database schema: the one definition, compiled into hta-ingest and hta.so.
 -- Times are integer nanoseconds, absolute as in the trace (µs × 1000, fractional µs kept).
 -- event_id = (trace_id << 32) | seq, so one trace's events are one contiguous rowid range:
--- that range is the index for event.trace_id (no separate index is built for it).
+-- that range is the index for event.trace_id (no separate index is built for it). counter_id
+-- and flow_id are (trace_id << 32) | n likewise.
 PRAGMA application_id = 0x48544131;  -- 'HTA1'
 
 CREATE TABLE IF NOT EXISTS meta(
@@ -93,7 +94,7 @@ CREATE TABLE IF NOT EXISTS profiler_step(
 );
 
 CREATE TABLE IF NOT EXISTS counter(
-  counter_id INTEGER PRIMARY KEY,
+  counter_id INTEGER PRIMARY KEY,         -- (trace_id << 32) | n
   trace_id   INTEGER NOT NULL REFERENCES trace,
   rank       INTEGER NOT NULL,
   seq        INTEGER NOT NULL,
@@ -105,7 +106,7 @@ CREATE TABLE IF NOT EXISTS counter(
 );
 
 CREATE TABLE IF NOT EXISTS flow(
-  flow_id     INTEGER PRIMARY KEY,
+  flow_id     INTEGER PRIMARY KEY,        -- (trace_id << 32) | n
   trace_id    INTEGER NOT NULL REFERENCES trace,
   seq         INTEGER NOT NULL,
   ph          TEXT NOT NULL,             -- 's' | 't' | 'f'

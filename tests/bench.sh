@@ -1,0 +1,89 @@
+#!/bin/sh
+# make bench: hta-ingest throughput on a >= 500 MB trace, beside the floor measured
+# in the same run (cat for .json, zcat for .json.gz), then each analysis's time on
+# the resulting database. The trace is a real one tiled along time when ../shared
+# is present (tile_trace.py), else the project's generator (tools/gen_trace.py).
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+: "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}" "${HTA_SHARED:=$top/../shared}"
+: "${HTA_BENCH_MB:=520}"
+dir=${HTA_BENCH_DIR:-$top/build/bench}
+mkdir -p "$dir"
+big=$dir/tile.json
+src=$HTA_SHARED/corpus/hta_df_index_resolver/df_index_resolver.json.gz
+if [ ! -s "$big" ] || [ ! -s "$big.gz" ]; then
+  if [ -f "$src" ] && [ -f "$HTA_SHARED/tools/tile_trace.py" ]; then
+    echo "making $big: $src tiled to $HTA_BENCH_MB MB"
+    python3 "$HTA_SHARED/tools/tile_trace.py" "$src" "$big" --target-mb "$HTA_BENCH_MB" >/dev/null
+  else
+    echo "making $big with tools/gen_trace.py ($HTA_BENCH_MB MB)"
+    rm -rf "$dir/gen"
+    python3 "$top/tools/gen_trace.py" "$dir/gen" --ranks 1 --target-mb "$HTA_BENCH_MB" >/dev/null
+    mv "$dir"/gen/*.json "$big"
+    gzip -6 -k -f "$big"
+  fi
+fi
+now() { date +%s.%N; }
+mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
+rate() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
+json_bytes=$(stat -c %s "$big")
+echo "input: $(mb "$big") MB JSON, $(mb "$big.gz") MB gzip"
+
+t0=$(now); cat "$big" >/dev/null; t1=$(now)
+cat_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+t0=$(now); zcat "$big.gz" >/dev/null; t1=$(now)
+zcat_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+printf '%-28s %7.2f s %6s MB/s\n' "floor: cat .json" "$cat_s" "$(rate "$json_bytes" "$cat_s")"
+printf '%-28s %7.2f s %6s MB/s\n' "floor: zcat .json.gz" "$zcat_s" "$(rate "$json_bytes" "$zcat_s")"
+
+for kind in json json.gz; do
+  f=$big; [ $kind = json.gz ] && f=$big.gz
+  db=$dir/bench-$kind.db
+  rm -f "$db"
+  t0=$(now)
+  "$HTA_INGEST" -v --no-progress "$db" "$f" 2>"$dir/ingest-$kind.log"
+  t1=$(now)
+  s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+  ev=$(sqlite3 "$db" 'SELECT sum(event_count) FROM trace')
+  rss=$(sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' "$dir/ingest-$kind.log" | tail -n 1)
+  printf '%-28s %7.2f s %6s MB/s %8.2f M events/s  peak RSS %s MB  DB %s MB\n' "hta-ingest .$kind" "$s" \
+    "$(rate "$json_bytes" "$s")" "$(awk -v e="$ev" -v s="$s" 'BEGIN { print e / s / 1e6 }')" "$rss" "$(mb "$db")"
+done
+echo "events: $ev"
+[ $(awk -v s="$s" -v z="$zcat_s" 'BEGIN { print (s <= z) }') = 1 ] && echo ".json.gz ingest <= zcat: yes" || echo ".json.gz ingest <= zcat: NO"
+
+# Analyses on the database (default parameters), each run once, wall time.
+db=$dir/bench-json.db
+[ -f "$HTA_EXT" ] || { echo "no $HTA_EXT: analyses skipped"; exit 0; }
+op=$(sqlite3 "$db" "SELECT s.value FROM event e JOIN string s ON s.string_id = e.name_id
+  WHERE s.value LIKE 'aten::%' GROUP BY 1 HAVING count(*) BETWEEN 500 AND 5000 ORDER BY count(*) DESC LIMIT 1")
+while IFS='|' read -r name sql; do
+  [ -n "$name" ] || continue
+  if ! sqlite3 "$db" -cmd ".load $HTA_EXT" "SELECT count(*) FROM pragma_module_list WHERE name = '$name'" | grep -q 1; then
+    printf '%-34s   (not available)\n' "$name"; continue
+  fi
+  t0=$(now)
+  rows=$(sqlite3 "$db" -cmd ".load $HTA_EXT" "SELECT count(*) FROM ($sql)" 2>&1) || rows="error: $rows"
+  t1=$(now)
+  printf '%-34s %7.3f s  %s rows\n' "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$rows"
+done <<EOS
+hta_temporal_breakdown|SELECT * FROM hta_temporal_breakdown
+hta_kernel_type_breakdown|SELECT * FROM hta_kernel_type_breakdown
+hta_kernel_breakdown|SELECT * FROM hta_kernel_breakdown
+hta_idle_time_breakdown|SELECT * FROM hta_idle_time_breakdown
+hta_idle_interval_stats|SELECT * FROM hta_idle_interval_stats
+hta_comm_comp_overlap|SELECT * FROM hta_comm_comp_overlap
+hta_kernel_launch_stats|SELECT * FROM hta_kernel_launch_stats
+hta_queue_length|SELECT * FROM hta_queue_length
+hta_queue_length_summary|SELECT * FROM hta_queue_length_summary
+hta_queue_full_time|SELECT * FROM hta_queue_full_time
+hta_memory_bw|SELECT * FROM hta_memory_bw
+hta_memory_bw_summary|SELECT * FROM hta_memory_bw_summary
+hta_frequent_kernel_sequences|SELECT * FROM hta_frequent_kernel_sequences('$op')
+hta_cupti_counters|SELECT * FROM hta_cupti_counters
+hta_user_annotation_breakdown|SELECT * FROM hta_user_annotation_breakdown
+hta_profiler_steps|SELECT * FROM hta_profiler_steps
+hta_aten_op_kernels|SELECT * FROM hta_aten_op_kernels
+hta_potential_stragglers|SELECT * FROM hta_potential_stragglers
+hta_trace_diff|SELECT * FROM hta_trace_diff
+EOS
