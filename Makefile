@@ -20,6 +20,7 @@ EXT_CORE   := $(EXT_SRC:%.c=$(BUILD)/core/%.o)
 
 ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(SAN) -I$(BUILD) -Iingest -Iext
 
+.SECONDARY:
 .PHONY: all clean test test-asan test-valgrind bench demo format lint
 INGEST := $(BIN)/hta-ingest
 EXT    := $(BIN)/hta.so

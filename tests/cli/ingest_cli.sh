@@ -1,0 +1,92 @@
+#!/bin/sh
+# hta-ingest as a user meets it: exit codes, messages (file and byte offset),
+# one transaction per file, idempotence, --replace, directories, usage errors.
+# cwd is a scratch directory; HTA_INGEST is the binary under test.
+set -u
+fails=0
+ING="${VG:-} $HTA_INGEST"
+check() { # check LABEL CONDITION...
+  label=$1; shift
+  if "$@"; then :; else echo "FAIL: $label"; fails=$((fails + 1)); fi
+}
+q() { sqlite3 "$@"; }
+
+mkdir -p good bad mixed
+cat > good/rank0.json <<'J'
+{"schemaVersion": 1, "distributedInfo": {"backend": "nccl", "rank": 0, "world_size": 2},
+ "traceEvents": [
+  {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#3", "pid": 10, "tid": 11, "ts": 1000, "dur": 500},
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 10, "tid": 11, "ts": 1100.5, "dur": 20.25, "args": {"correlation": 7, "External id": 3}},
+  {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1200.125, "dur": 50, "args": {"stream": 7, "correlation": 7, "device": 0, "grid": [1, 2, 3]}},
+  {"ph": "M", "name": "thread_name", "pid": 10, "tid": 11, "args": {"name": "python"}},
+  {"ph": "i", "cat": "cpu_instant_event", "name": "mark", "pid": 10, "tid": 11, "ts": 1300, "s": "t"}
+ ]}
+J
+# rank 1 comes from the file name: no distributedInfo
+cat > good/worker1.json <<'J'
+[{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5, "dur": 2}]
+J
+gzip -c good/rank0.json > mixed/a_rank0.json.gz
+printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "x", "pid": 1, "tid": 1, "ts": 1, "dur": 1},\n{"ph": "X", "ts": "oops"' > mixed/b_rank1.json
+cp good/worker1.json mixed/c_worker2.json
+echo "not a trace" > mixed/notes.txt
+
+# 1. a good directory: exit 0, both files, ranks from distributedInfo and file name
+$ING -q g.db good; rc=$?
+check "good exit 0" [ $rc = 0 ]
+check "two traces" [ "$(q g.db 'SELECT group_concat(rank || rank_source, ",") FROM (SELECT * FROM trace ORDER BY rank)')" = "0distributedInfo,1file_name" ]
+check "ns exact" [ "$(q g.db "SELECT ts, dur FROM events WHERE name = 'cudaLaunchKernel'")" = "1100500|20250" ]
+check "link both ways" [ "$(q g.db "SELECT count(*) FROM event a JOIN event b ON a.link_id = b.event_id AND b.link_id = a.event_id")" = 2 ]
+check "kernel stream, iteration, parent" [ "$(q g.db "SELECT stream, iteration, (SELECT name FROM events p WHERE p.event_id = k.parent_id) FROM events k WHERE name = 'gemm'")" = "7|3|cudaLaunchKernel" ]
+check "args keep unpromoted" [ "$(q g.db "SELECT args FROM events WHERE name = 'gemm'")" = '{"grid":[1,2,3]}' ]
+check "thread name" [ "$(q g.db "SELECT thread_name FROM thread WHERE pid = 10 AND tid = 11")" = python ]
+check "no temp file left" [ -z "$(ls | grep 'g.db.tmp')" ]
+check "integrity" [ "$(q g.db 'PRAGMA integrity_check')" = ok ]
+
+# 2. the same files again: nothing added, exit 0; --replace re-ingests
+$ING -q g.db good; rc=$?
+check "rerun exit 0" [ $rc = 0 ]
+check "rerun adds nothing" [ "$(q g.db 'SELECT count(*) FROM trace')" = 2 ]
+n0=$(q g.db 'SELECT count(*) FROM event')
+$ING -q --replace g.db good/rank0.json; rc=$?
+check "replace exit 0" [ $rc = 0 ]
+check "replace keeps counts" [ "$(q g.db 'SELECT count(*) FROM event')" = "$n0" ]
+check "replace: still 2 traces" [ "$(q g.db 'SELECT count(*) FROM trace')" = 2 ]
+
+# 3. a bad file among good ones: exit 1, message with file and byte offset, the others land
+$ING m.db mixed 2> err.txt; rc=$?
+check "mixed exit 1" [ $rc = 1 ]
+check "message names file and offset" grep -q "^hta-ingest: mixed/b_rank1.json: byte [0-9][0-9]*: " err.txt
+check "non-json reported" grep -q "mixed/notes.txt: skipped" err.txt
+check "good files landed" [ "$(q m.db 'SELECT group_concat(file_name, ",") FROM (SELECT file_name FROM trace ORDER BY 1)')" = "mixed/a_rank0.json.gz,mixed/c_worker2.json" ]
+check "bad file rolled back" [ "$(q m.db "SELECT count(*) FROM event WHERE rank = 1")" = 0 ]
+check "failure recorded" [ "$(q m.db "SELECT count(*) FROM ingest_issue WHERE code = 'file_failed' AND example = 'mixed/b_rank1.json'")" = 1 ]
+check "integrity after failure" [ "$(q m.db 'PRAGMA integrity_check')" = ok ]
+
+# 4. appending to an existing database (WAL) keeps what was there
+sed 's/"ts": 5/"ts": 6/' good/worker1.json > worker2.json
+$ING -q m.db worker2.json; rc=$?
+check "append exit 0" [ $rc = 0 ]
+check "append adds a trace" [ "$(q m.db 'SELECT count(*) FROM trace')" = 3 ]
+check "shared rank noted" [ "$(q m.db "SELECT count(*) FROM ingest_issue WHERE code = 'shared_rank'")" -ge 1 ]
+
+# 5. usage and environment errors
+$ING >/dev/null 2>&1; check "no args exit 2" [ $? = 2 ]
+$ING --bogus x.db good >/dev/null 2>err.txt; check "bad option exit 2" [ $? = 2 ]
+check "bad option named" grep -q "Incorrect parameter: --bogus" err.txt
+$ING -j 0 x.db good >/dev/null 2>&1; check "-j 0 exit 2" [ $? = 2 ]
+$ING --help > out.txt; check "help exit 0" [ $? = 0 ]
+check "help on stdout" grep -q "^Usage: hta-ingest" out.txt
+$ING --version > out.txt; check "version" grep -q "^hta-ingest v[0-9]" out.txt
+$ING -q n.db does-not-exist 2>err.txt; check "missing path exit 1" [ $? = 1 ]
+check "missing path named" grep -q "does-not-exist: No such file" err.txt
+echo "garbage" > notadb.db
+$ING -q notadb.db good 2>err.txt; check "foreign db exit 2" [ $? = 2 ]
+check "foreign db untouched" [ "$(cat notadb.db)" = garbage ]
+
+# 6. summary line (the M event goes to thread, not event: 4 + 1 events)
+$ING s.db good 2>err.txt
+check "summary" grep -q "^hta-ingest: 2 files ingested; 2 ranks, 5 events, .* MB/s$" err.txt
+
+[ $fails = 0 ] && echo "ingest_cli: all checks passed"
+[ $fails = 0 ]
