@@ -312,7 +312,7 @@ static int corr_cmp(const void *a, const void *b) {
 }
 
 static void dv_links(dv_state *d) {
-  qsort(d->corr, d->ncorr, sizeof *d->corr, corr_cmp);
+  if (d->ncorr > 1) qsort(d->corr, d->ncorr, sizeof *d->corr, corr_cmp);
   for (size_t i = 0; i < d->ncorr;) {
     size_t j = i;
     int64_t last_cpu = -1, last_gpu = -1;
@@ -566,7 +566,7 @@ int dv_finish(dv_state *d) {
     if ((f & (F_B | F_E)) == (F_B | F_E)) d->skip[s] = 1;
     else if (f & F_E) dv_note(d, I_UNMATCHED_E, (int64_t)s, NULL);
   }
-  qsort(d->bdur, d->nbdur, sizeof *d->bdur, bdur_cmp);
+  if (d->nbdur > 1) qsort(d->bdur, d->nbdur, sizeof *d->bdur, bdur_cmp);
   dv_links(d);
   if (dv_callstacks(d)) return -1;
   if (dv_iterations(d)) return -1;

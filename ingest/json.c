@@ -126,6 +126,7 @@ static js_tok jsUnexpected(js_lexer *js, const char *p) {
 
 /* Appends N bytes; 0, or -1 (error recorded; P locates it). */
 static int jsAppend(js_lexer *js, const char *src, size_t n, const char *p) {
+  if (n == 0) return 0;
   size_t need = js->scratch_n + n;
   if (need > JS_MAX_STRING) {
     jsFailAt(js, p, "string longer than 256 MiB");
@@ -313,7 +314,7 @@ static JS_NOINLINE int jsString(js_lexer *js, const char *p) {
         js->n = (size_t)(p - seg);
       } else {
         if (jsAppend(js, seg, (size_t)(p - seg), p)) return -1;
-        js->s = js->scratch;
+        js->s = js->scratch ? js->scratch : "";
         js->n = js->scratch_n;
       }
       js->p = p + 1;
@@ -425,7 +426,7 @@ static JS_NOINLINE int jsNumber(js_lexer *js, const char *p0) {
 /* Matches the literal WORD (LEN bytes) at P. 0, or -1 with the error recorded. */
 static JS_NOINLINE int jsLiteral(js_lexer *js, const char *p, const char *word, size_t len) {
   rd_reader *rd = js->rd;
-  if ((size_t)(rd->end - p) < len && !rd->eof) {
+  while ((size_t)(rd->end - p) < len && !rd->eof) {
     int r = jsRefill(js, p);
     if (r < 0) {
       jsReaderFail(js, r, p, "invalid literal");

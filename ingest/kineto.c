@@ -86,6 +86,8 @@ struct kt_file {
   kt_ctr *ctr;    /* counters of the current event */
   kt_counter *counters;
   int nctr, ctr_cap;
+  int ctr_big;          /* a numeric arg beyond the double range was seen */
+  uint64_t ctr_big_off; /* its offset */
   kt_buf meta;    /* metadata object text, without the closing '}' until the end */
   kt_buf mstr;    /* decoded top-level strings */
   kt_ref backend, schema, dtu, devprops; /* devprops is in meta, the others in mstr */
@@ -122,6 +124,7 @@ oom:
 }
 
 static inline int ktPut(kt_file *f, kt_buf *b, const char *s, size_t n) {
+  if (n == 0) return 0;
   if (b->cap - b->n < n && ktGrow(f, b, n)) return -1;
   memcpy(b->p + b->n, s, n);
   b->n += n;
@@ -339,16 +342,13 @@ static int ktIsNumber(const char *s, size_t n) {
   return s == e;
 }
 
-/* 1 and *OUT when S[0..N) is 1 to 18 ASCII digits (rank written as a string). */
+/* 1 and *OUT when S[0..N) is only ASCII digits and fits in int64 ("3" as a rank). */
 static int ktDigits(const char *s, size_t n, int64_t *out) {
-  if (n == 0 || n > 18) return 0;
-  int64_t v = 0;
-  for (size_t i = 0; i < n; i++) {
+  int exact;
+  if (n == 0) return 0;
+  for (size_t i = 0; i < n; i++)
     if (!KT_DIGIT(s[i])) return 0;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return 1;
+  return ktDecimal(s, n, 0, KT_TRUNC, out, &exact) == 0;
 }
 
 /* ------------------------------------------------------------ errors */
@@ -556,7 +556,11 @@ static int ktCounter(kt_file *f, kt_ref key) {
   }
   double v = strtod(txt, NULL);
   f->arena.n = mark;
-  if (isinf(v)) return ktRange(f, "args");
+  if (isinf(v)) {
+    /* An error only if this turns out to be a C event (ph may come later). */
+    if (!f->ctr_big) f->ctr_big = 1, f->ctr_big_off = f->js.tok_off;
+    return 0;
+  }
   if (f->nctr == f->ctr_cap) {
     int cap = f->ctr_cap ? f->ctr_cap * 2 : 16;
     kt_ctr *c = realloc(f->ctr, (size_t)cap * sizeof *c);
@@ -636,6 +640,7 @@ static int ktArgs(kt_file *f, js_tok t) {
   /* Also in KT_SCAN (C events are rare): errors must not depend on the mode. */
   const int counters = e->ph == 'C' || e->ph == 0;
   f->nctr = 0;
+  f->ctr_big = 0;
   f->stream_beg = f->stream_end = 0;
   if (full) {
     a->n = 0;
@@ -691,8 +696,8 @@ static int ktEvent(kt_file *f) {
   js_lexer *js = &f->js;
   kt_event *e = &f->ev;
   /* Field by field: cheaper than a memset of the whole struct per event. */
-  static const kt_span none = {NULL, 0};
-  static const kt_value zero = {0, 0, {NULL, 0}};
+  static const kt_span none = {"", 0};
+  static const kt_value zero = {0, 0, {"", 0}};
   e->ph = 0;
   e->flags = 0;
   e->name = e->cat = e->bp = e->args = e->meta_name = none;
@@ -704,6 +709,7 @@ static int ktEvent(kt_file *f) {
   f->arena.n = 0;
   f->args.n = 0;
   f->nctr = 0;
+  f->ctr_big = 0;
   f->stream_beg = f->stream_end = 0;
   f->meta_name.n = 0;
   f->bp.n = 0;
@@ -751,6 +757,10 @@ static int ktEvent(kt_file *f) {
   } else {
     e->flags &= ~KT_HAS_SORT_INDEX;
     e->sort_index = 0;
+  }
+  if (e->ph == 'C' && f->ctr_big) {
+    js_fail(js, f->ctr_big_off, "number out of range (\"args\")");
+    return -1;
   }
   if (e->ph == 'C' && f->nctr) {
     for (int i = 0; i < f->nctr; i++) {
@@ -912,6 +922,12 @@ static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n,
   f->mode = mode == KT_FULL ? KT_FULL : KT_SCAN;
   f->state = KS_START;
   f->ev.seq = -1;
+  {
+    static const kt_span none = {"", 0};
+    kt_meta *m = &f->m;
+    m->backend = m->schema_version = m->display_time_unit = none;
+    m->device_properties = m->metadata = none;
+  }
   if (ktPutc(f, &f->meta, '{')) {
     snprintf(err, KT_ERR_MAX, "out of memory");
     kt_close(f);

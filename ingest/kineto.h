@@ -38,7 +38,10 @@ typedef enum { KT_SCAN = 0, KT_FULL = 1 } kt_mode;
 
 typedef struct kt_file kt_file; /* an open trace (opaque) */
 
-/* A decoded UTF-8 string, not NUL-terminated; valid until the next kt_next(). */
+/*
+** A decoded UTF-8 string, not NUL-terminated; valid until the next kt_next()
+** (kt_meta's until kt_close()). p is never NULL: "" when n == 0.
+*/
 typedef struct kt_span {
   const char *p;
   size_t n;

@@ -77,19 +77,21 @@ static const char *base_name(const char *p) {
 static void on_progress(void *ctx, const pl_file *files, int n, double seconds) {
   cli *c = ctx;
   if (!c->progress || c->verbosity < 2) return;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0, events = 0;
   int done = 0;
   const pl_file *cur = NULL;
   for (int i = 0; i < n; i++) {
-    if (files[i].pass == 3) done++, bytes += files[i].json_bytes;
+    if (files[i].pass == 3) done++, bytes += files[i].json_bytes, events += (uint64_t)files[i].events;
     else if (files[i].pass) {
-      bytes += files[i].pass == 2 ? files[i].json_bytes + files[i].done_bytes : files[i].done_bytes;
+      events += files[i].done_events;
+      if (files[i].pass == 2) bytes += files[i].done_bytes; /* counted once written */
       if (!cur || files[i].pass == 2) cur = &files[i];
     }
   }
   double mb = (double)bytes / 1e6;
-  fprintf(stderr, "\r\033[K%d/%d files, %.0f MB read, %.0f MB/s%s%s%s", done, n, mb,
-          seconds > 0 ? mb / seconds : 0.0, cur ? ", " : "", cur ? base_name(cur->path) : "",
+  fprintf(stderr, "\r\033[K%d/%d files, %.0f MB written, %.0f MB/s, %.2fM events/s%s%s%s", done, n, mb,
+          seconds > 0 ? mb / seconds : 0.0, seconds > 0 ? (double)events / 1e6 / seconds : 0.0, cur ? ", " : "",
+          cur ? base_name(cur->path) : "",
           cur ? (cur->pass == 1 ? " (scanning)" : " (writing)") : "");
   fflush(stderr);
   c->drawn = 1;

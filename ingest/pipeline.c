@@ -346,6 +346,7 @@ static void parse_file(pl_ctx *c, int i) {
         rm->b = b;
         send(c, rm);
         pf->done_bytes = kt_json_offset(full);
+        pf->done_events = (uint64_t)events;
         if (!(b = bt_new())) {
           rc = KT_NOMEM;
           break;

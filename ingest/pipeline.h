@@ -26,6 +26,7 @@ typedef struct pl_file {
   double write_start;
   /* live progress, read by the progress callback (plain reads; display only) */
   volatile uint64_t done_bytes;
+  volatile uint64_t done_events; /* events written so far */
   volatile int pass;   /* 0 waiting, 1 scan, 2 writing, 3 done */
 } pl_file;
 
