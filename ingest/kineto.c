@@ -186,7 +186,7 @@ static inline int ktKeep(kt_file *f, kt_ref *r) {
 }
 
 static inline kt_span ktSpan(const kt_buf *b, kt_ref r) {
-  kt_span s = {b->p + r.off, r.n};
+  kt_span s = {r.n ? b->p + r.off : "", r.n};
   return s;
 }
 

@@ -9,6 +9,7 @@
 ** 2 usage error or the database could not be opened or written.
 */
 #include <dirent.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "pipeline.h"
+#include "writer.h"
 #include "version.h"
 
 #define EXIT_FAILED 1
@@ -32,6 +34,15 @@ typedef struct cli {
   int drawn;       /* a progress line is on screen */
   double start;
 } cli;
+
+/* The temporary database being built, removed if we are interrupted (signal-safe use only). */
+static char tmp_db[4096];
+
+static void on_signal(int sig) {
+  if (tmp_db[0]) unlink(tmp_db);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -250,6 +261,11 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < files.n; i++) pf[i].path = files.v[i];
   char err[512];
+  struct stat sb;
+  if (stat(db, &sb) != 0 || sb.st_size == 0) wr_temp_path(db, tmp_db, sizeof tmp_db);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGHUP, on_signal);
   c.start = now_s();
   pl_stats st = {0};
   if (pl_run(db, pf, files.n, &o, &st, err, sizeof err)) {

@@ -9,7 +9,9 @@
 */
 #include "writer.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,6 +135,33 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
   return 0;
 }
 
+void wr_temp_path(const char *path, char *out, size_t n) { snprintf(out, n, "%s.tmp-%ld", path, (long)getpid()); }
+
+/* Removes PATH.tmp-PID files left by runs that were killed (PID no longer alive). */
+static void wr_remove_stale(const char *path) {
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+  if (slash == path) snprintf(dir, sizeof dir, "/");
+  DIR *d = opendir(dir);
+  if (!d) return;
+  size_t bl = strlen(base);
+  struct dirent *de;
+  while ((de = readdir(d))) {
+    const char *n = de->d_name;
+    if (strncmp(n, base, bl) || strncmp(n + bl, ".tmp-", 5)) continue;
+    char *end;
+    long pid = strtol(n + bl + 5, &end, 10);
+    if (*end || pid <= 0 || pid == (long)getpid()) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+    char full[8192];
+    snprintf(full, sizeof full, "%s/%s", dir, n);
+    unlink(full);
+  }
+  closedir(d);
+}
+
 int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
   wr_db *w = calloc(1, sizeof *w);
   *pw = w;
@@ -144,6 +173,7 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
   sm_init(&w->names);
   sm_init(&w->cats);
   struct stat sb;
+  wr_remove_stale(path);
   w->is_new = stat(path, &sb) != 0 || sb.st_size == 0;
   const char *open_path = path;
   if (w->is_new) {
@@ -152,7 +182,7 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
       snprintf(err, WR_ERR_MAX, "out of memory");
       return -1;
     }
-    snprintf(w->tmp, n, "%s.tmp-%ld", path, (long)getpid());
+    wr_temp_path(path, w->tmp, n);
     unlink(w->tmp);
     open_path = w->tmp;
   }

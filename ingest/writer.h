@@ -34,6 +34,9 @@ typedef struct wr_file {
   int64_t event_rows;      /* rows written to event, set by the caller before wr_end */
 } wr_file;
 
+/* The temporary file a new database PATH is built in (PATH.tmp-PID). */
+void wr_temp_path(const char *path, char *out, size_t n);
+
 /* Opens or creates PATH. Returns 0, or -1 with err set. */
 int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]);
 int wr_is_new(const wr_db *w);
