@@ -63,11 +63,14 @@ typedef struct hta_traces {
 } hta_traces;
 
 /*
-** Loads the traces, all of them or only those of RANK (has_rank != 0).
+** Loads the traces, all of them or only those of RANK (has_rank != 0). A trace
+** without any event HTA keeps (trace.min_ts NULL) is left out, as HTA drops an
+** empty rank (spec 1.12).
 ** include_last_step != 0 disables the last-ProfilerStep cut (spec 1.13 with D7):
 ** the cut applies when the database holds >= 2 distinct host ProfilerStep numbers;
 ** then for each trace cut_ts = the start of its last step, or, when the trace has
-** no step of its own, every host row is dropped (cut_ts = INT64_MIN).
+** no step of its own, every host row is dropped (cut_ts = INT64_MIN) -- unless the
+** trace has no host row at all, which HTA leaves unchanged (has_cut = 0).
 */
 int hta_traces_load(sqlite3 *db, int has_rank, int64_t rank, int include_last_step,
                     hta_traces *out);
@@ -82,8 +85,10 @@ typedef struct hta_gpu {
   int64_t link_id;       /* 0 when absent */
   int64_t launch_ts;     /* ts of the linked host row; INT64_MIN when none */
   int64_t launch_dur;
-  int32_t name_id;
+  int32_t launch_name_id; /* name_id of the linked host row; -1 when none */
+  int32_t name_id;       /* -1 when the event has no name */
   int32_t cat_id;
+  int32_t name_slot;     /* index of the name in hta_gpu_rows.names / name_ids */
   int kernel_type;       /* HTA_KT_* */
   int is_kernel_cat;     /* cat in kernel/gpu_memcpy/gpu_memset and legacy spellings, mtia_ccp_events */
 } hta_gpu;
@@ -93,7 +98,7 @@ typedef struct hta_gpu_rows {
   size_t n;
   /* name_id -> string, for the names present (sqlite3_malloc'd) */
   char **names;          /* indexed by name slot; see hta_gpu_name() */
-  int32_t *name_ids;
+  int32_t *name_ids;     /* ascending; name_ids[slot] */
   size_t nnames;
 } hta_gpu_rows;
 
@@ -106,6 +111,11 @@ typedef struct hta_gpu_rows {
 int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out);
 const char *hta_gpu_name(const hta_gpu_rows *g, int32_t name_id);
 void hta_gpu_free(hta_gpu_rows *g);
+/* Loads the traces (hta_traces_load arguments) and calls FN once per trace, in
+** (rank, trace_id) order, with its GPU rows (possibly none); one classifier is
+** opened for all. Stops at the first non-OK return of FN and returns it. */
+int hta_gpu_foreach(sqlite3 *db, int has_rank, int64_t rank, int include_last_step,
+                    int (*fn)(void *ctx, const hta_trace *t, const hta_gpu_rows *g), void *ctx);
 
 /* ---------------------------------------------------------------- intervals */
 typedef struct hta_iv {
@@ -117,6 +127,12 @@ typedef struct hta_iv {
 size_t hta_iv_merge(hta_iv *iv, size_t n);
 /* Sum of (end - start) over already merged intervals. */
 int64_t hta_iv_length(const hta_iv *iv, size_t n);
+/* Sweeps NLISTS (<= HTA_IV_MAXLISTS) merged lists together: out[mask] (1 << nlists
+** entries, zeroed by the caller) gains the time during which exactly the lists in
+** MASK are active. All changes at one instant apply together, so a state that
+** lasts zero time gets nothing. Returns SQLITE_OK or SQLITE_NOMEM. */
+#define HTA_IV_MAXLISTS 8
+int hta_iv_sweep(hta_iv *const *lists, const size_t *counts, int nlists, int64_t *out);
 
 /* ---------------------------------------------------------------- statistics */
 typedef struct hta_describe {
@@ -126,16 +142,124 @@ typedef struct hta_describe {
 
 /* pandas describe() of v[0..n) (sorts v in place). */
 void hta_describe_doubles(double *v, size_t n, hta_describe *d);
-/* Linear quantile of sorted v (numpy's rule, spec conventions), q in [0,1]. */
+/* Linear quantile of sorted v (numpy's rule, spec conventions), q in [0,1]; NaN when n == 0.
+** q goes through pandas' q*100/100 round trip first, as Series.quantile does. */
 double hta_quantile_sorted(const double *v, size_t n, double q);
-/* Numerically careful mean and sample std (ddof 1; 0 when n == 1 if zero_single). */
+/* Numerically careful mean and sample std (ddof 1). n == 1 gives std 0 (HTA's
+** fillna(0) in the breakdowns); n == 0 gives NaN for both. describe() instead
+** reports NaN std for n < 2, which hta_describe_doubles does itself. */
 void hta_mean_std(const double *v, size_t n, double *mean, double *std);
+/* numpy 1.24's argsort(kind="quicksort") of v[0..n) (spec Appendix A): writes into
+** perm the permutation that sorts v, with numpy's (unstable) order among equal
+** keys, so that HTA's single-key sorts can be reproduced exactly where wanted. */
+void hta_np_argsort(const int64_t *v, size_t n, size_t *perm);
+
+/* HTA's "top kernels + others" aggregation (spec 2.2 Table 2 with D3), shared by the
+** kernel and user-annotation breakdowns. Each group is one name and its instances'
+** durations (ns). With more than NUM groups: order the groups by sum descending
+** (ties by name), cumsum = the running sum; q = the RATIO quantile of the cumsums;
+** a group folds into "others" when its cumsum > q or its position >= NUM. Every
+** output row (kept names, and "others" when anything folded) holds count, sum, max,
+** min, mean and sample std (ddof 1; 0 for one instance) over its instances (D3).
+** *rows (free with hta_topk_free) come ordered by name, byte order; row names point
+** to the groups' names or to the static "others". */
+typedef struct hta_topk_group {
+  const char *name;      /* borrowed */
+  const int64_t *dur;    /* n durations, ns */
+  size_t n;
+} hta_topk_group;
+
+typedef struct hta_topk_row {
+  const char *name;      /* a group's name, or "others" */
+  int64_t count;
+  double sum_us, max_us, min_us, mean_us, std_us;
+} hta_topk_row;
+
+int hta_topk_aggregate(const hta_topk_group *g, size_t n, int64_t num, double ratio,
+                       hta_topk_row **rows, size_t *nrows);
+void hta_topk_free(hta_topk_row *rows, size_t n);
 
 /* ---------------------------------------------------------------- vtab helpers */
 /* Replaces pVtab->zErrMsg with a formatted message. */
 void hta_vtab_error(sqlite3_vtab *p, const char *fmt, ...);
 /* 1 when the connection was interrupted (sqlite3_is_interrupted needs 3.41; emulated). */
 int hta_interrupted(sqlite3 *db);
+
+/* ---------------------------------------------------------------- result tables */
+/* An analysis computes its whole result into an hta_table; a generic cursor then
+** hands the rows out. Text is either static or owned (freed with the table). */
+typedef struct hta_cell {
+  int type;              /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_NULL */
+  int owned;             /* 1: v.s is sqlite3_malloc'd */
+  union {
+    int64_t i;
+    double d;
+    const char *s;
+  } v;
+} hta_cell;
+
+typedef struct hta_table {
+  int ncol;              /* set before the first row */
+  size_t nrow, cap;
+  hta_cell *cells;       /* nrow * ncol, row-major */
+} hta_table;
+
+/* Appends a row of NULL cells; returns its first cell, NULL on OOM. */
+hta_cell *hta_table_add_row(hta_table *t);
+void hta_table_free(hta_table *t);
+void hta_cell_int(hta_cell *c, int64_t i);
+void hta_cell_double(hta_cell *c, double d); /* NaN stays NULL */
+void hta_cell_static(hta_cell *c, const char *s);
+int hta_cell_text(hta_cell *c, const char *s); /* copies s; SQLITE_OK or SQLITE_NOMEM */
+
+/* ---------------------------------------------------------------- table-valued functions */
+/* One generic eponymous-only module (vtab_util.c) serves every analysis that
+** fills an hta_table: visible columns, then HIDDEN numeric parameters with
+** defaults, and an optional hidden `rank` column when rank is not visible.
+** xBestIndex takes EQ constraints on the parameters and on rank (series.c style). */
+#define HTA_TVF_MAXPARAM 8
+
+typedef struct hta_param {
+  const char *name;      /* hidden column name, as in the schema */
+  int is_real;           /* 0: an integer is required; 1: any number */
+  double dflt;
+  double min, max;       /* inclusive bounds */
+  const char *what;      /* for errors: "<fn>: <name> must be <what>" */
+} hta_param;
+
+/* The parameter every analysis has (DESIGN 4): keep the last ProfilerStep. */
+#define HTA_PARAM_LAST_STEP {"include_last_profiler_step", 0, 0.0, 0.0, 1.0, "0 or 1"}
+
+typedef struct hta_tvf_args {
+  int has_rank;          /* WHERE rank = N was given */
+  int64_t rank;
+  double p[HTA_TVF_MAXPARAM]; /* parameter values, defaults applied, schema order */
+} hta_tvf_args;
+
+typedef struct hta_tvf {
+  const char *name;      /* module name, e.g. "hta_temporal_breakdown" */
+  const char *schema;    /* CREATE TABLE x(visible..., params HIDDEN [, rank HIDDEN]) */
+  int nvisible;          /* the parameters are columns nvisible .. nvisible+nparam-1 */
+  int rank_col;          /* column index of rank; == nvisible+nparam when hidden */
+  int nparam;
+  const hta_param *params;
+  /* Computes the rows into OUT (ncol = nvisible). On error returns an SQLite code and
+  ** may set *pzErr (sqlite3_malloc'd). SQLITE_INTERRUPT passes through. */
+  int (*run)(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr);
+} hta_tvf;
+
+/* Registers DEF (which must outlive the connection: a static) as an eponymous-only
+** innocuous virtual table. */
+int hta_tvf_register(sqlite3 *db, const hta_tvf *def);
+
+/* The breakdown family (breakdown_*.c, comm_comp_overlap.c), registered by
+** hta_register_breakdown in hta.c. */
+extern const hta_tvf hta_temporal_breakdown_tvf;
+extern const hta_tvf hta_kernel_type_breakdown_tvf;
+extern const hta_tvf hta_kernel_breakdown_tvf;
+extern const hta_tvf hta_idle_time_breakdown_tvf;
+extern const hta_tvf hta_idle_interval_stats_tvf;
+extern const hta_tvf hta_comm_comp_overlap_tvf;
 
 /* Registration of each analysis family (one file each). */
 int hta_register_scalars(sqlite3 *db);      /* hta_kernel_type, hta_shorten_name, ... */

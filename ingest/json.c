@@ -637,12 +637,138 @@ js_tok js_next(js_lexer *js) {
   }
 }
 
+/* 1 when [p, p+len) holds WORD and lies inside the buffer. */
+static inline int jsWord(const js_lexer *js, const char *p, const char *word, size_t len) {
+  return (size_t)(js->rd->end - p) >= len && memcmp(p, word, len) == 0;
+}
+
+/*
+** The same grammar as js_next() in one tight loop over well-formed ASCII
+** content inside the buffer, without handing out tokens. Anything else (the
+** buffer end, an escape, non-ASCII, an error) goes through js_next() for that
+** one token, so every check and message is the same.
+*/
 int js_skip(js_lexer *js, js_tok tok) {
   if (tok == JS_ERROR) return -1;
   if (tok != JS_OBJ_BEGIN && tok != JS_ARR_BEGIN) return 0;
-  int base = js->depth - 1;
-  do {
+  const int base = js->depth - 1;
+  const char *p = js->p;
+  int state = js->state, depth = js->depth;
+  for (;;) {
+    p = jsSkipWs(p);
+    unsigned char c = (unsigned char)*p;
+    const char *q;
+    switch (state) {
+    case ST_AFTER_OBJ:
+      if (c == ',') {
+        state = ST_KEY;
+        p++;
+        continue;
+      }
+      if (c == '}') goto close;
+      goto slow;
+    case ST_AFTER_ARR:
+      if (c == ',') {
+        state = ST_VALUE;
+        p++;
+        continue;
+      }
+      if (c == ']') goto close;
+      goto slow;
+    case ST_COLON:
+      if (c != ':') goto slow;
+      state = ST_VALUE;
+      p++;
+      continue;
+    case ST_FIRST_KEY:
+      if (c == '}') goto close;
+      /* fall through */
+    case ST_KEY:
+      if (c != '"') goto slow;
+      q = jsScanStr(p + 1);
+      if (*q != '"') goto slow;
+      p = q + 1;
+      if (*p == ':') {
+        p++;
+        state = ST_VALUE;
+      } else {
+        state = ST_COLON;
+      }
+      continue;
+    case ST_FIRST_VALUE:
+      if (c == ']') goto close;
+      /* fall through */
+    case ST_VALUE:
+      switch (c) {
+      case '"':
+        q = jsScanStr(p + 1);
+        if (*q != '"') goto slow;
+        p = q + 1;
+        break;
+      case '{':
+      case '[':
+        if (depth >= JS_MAX_DEPTH) goto slow;
+        js->stack[depth++] = (c == '{');
+        state = c == '{' ? ST_FIRST_KEY : ST_FIRST_VALUE;
+        p++;
+        continue;
+      case '-':
+      case '0': case '1': case '2': case '3': case '4':
+      case '5': case '6': case '7': case '8': case '9':
+        q = p + (c == '-');
+        if (*q == '0') {
+          q++;
+        } else {
+          while (JS_DIGIT(*q)) q++;
+        }
+        if (*q == '.' && JS_DIGIT(q[1])) {
+          q += 2;
+          while (JS_DIGIT(*q)) q++;
+        }
+        if (q == p + (c == '-') || q - p >= 64 || *q == 'e' || *q == 'E' || *q == '.' ||
+            JS_DIGIT(*q) || q == js->rd->end)
+          goto slow;
+        p = q;
+        break;
+      case 't':
+        if (!jsWord(js, p, "true", 4)) goto slow;
+        p += 4;
+        break;
+      case 'f':
+        if (!jsWord(js, p, "false", 5)) goto slow;
+        p += 5;
+        break;
+      case 'n':
+        if (!jsWord(js, p, "null", 4)) goto slow;
+        p += 4;
+        break;
+      default:
+        goto slow;
+      }
+      state = js->stack[depth - 1] ? ST_AFTER_OBJ : ST_AFTER_ARR; /* depth > base >= 0 */
+      continue;
+    default:
+      goto slow;
+    }
+  close:
+    depth--;
+    p++;
+    if (depth == base) {
+      js->depth = depth;
+      js->state = jsAfter(js);
+      js->p = p;
+      return 0;
+    }
+    state = js->stack[depth - 1] ? ST_AFTER_OBJ : ST_AFTER_ARR;
+    continue;
+  slow:
+    js->p = p;
+    js->state = state;
+    js->depth = depth;
     if (js_next(js) == JS_ERROR) return -1;
-  } while (js->depth > base);
-  return 0;
+    if (js->depth == base) return 0;
+    p = js->p;
+    state = js->state;
+    depth = js->depth;
+  }
 }

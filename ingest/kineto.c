@@ -82,6 +82,7 @@ struct kt_file {
   kt_buf arena;   /* strings of the current event */
   kt_buf args;    /* args JSON of the current event (KT_FULL) */
   kt_ref name, cat, pid, tid, id, bp, meta_name;
+  int has_meta_name;              /* args.name was a string */
   size_t stream_beg, stream_end; /* the stream member inside args, if numeric */
   kt_ctr *ctr;    /* counters of the current event */
   kt_counter *counters;
@@ -363,6 +364,8 @@ static int ktRange(kt_file *f, const char *field) {
   return -1;
 }
 
+static void ktMetaFix(kt_file *f);
+
 /* Enters the error state from the lexer's message. Returns KT_ERROR/KT_NOMEM. */
 static int ktFail(kt_file *f) {
   if (f->state != KS_ERROR) {
@@ -371,6 +374,7 @@ static int ktFail(kt_file *f) {
              (unsigned long long)f->js.err_off, f->js.err);
     f->rc_error = f->js.nomem ? KT_NOMEM : KT_ERROR;
     f->state = KS_ERROR;
+    ktMetaFix(f); /* a member cut short may have moved the buffers */
   }
   return f->rc_error;
 }
@@ -619,9 +623,10 @@ static int ktPromoted(kt_file *f, int k, js_tok t) {
     e->flags |= KT_HAS_SORT_INDEX;
     return 0;
   case AK_NAME:
-    if (t == JS_STRING && (e->ph == 'M' || e->ph == 0) &&
-        ktKeep(f, &f->meta_name))
-      return -1;
+    if (t == JS_STRING && (e->ph == 'M' || e->ph == 0)) {
+      f->has_meta_name = 1;
+      if (ktKeep(f, &f->meta_name)) return -1;
+    }
     return 0;
   }
   return 0;
@@ -700,7 +705,9 @@ static int ktEvent(kt_file *f) {
   static const kt_value zero = {0, 0, {"", 0}};
   e->ph = 0;
   e->flags = 0;
-  e->name = e->cat = e->bp = e->args = e->meta_name = none;
+  e->name = e->cat = e->bp = e->args = none;
+  e->meta_name.p = NULL; /* NULL: no args.name (kineto.h) */
+  e->meta_name.n = 0;
   e->pid = e->tid = e->id = zero;
   e->ts = e->dur = e->stream = e->correlation = e->external_id = e->device = 0;
   e->sort_index = 0;
@@ -711,7 +718,7 @@ static int ktEvent(kt_file *f) {
   f->nctr = 0;
   f->ctr_big = 0;
   f->stream_beg = f->stream_end = 0;
-  f->meta_name.n = 0;
+  f->has_meta_name = 0;
   f->bp.n = 0;
   for (;;) {
     js_tok t = js_next(js);
@@ -753,7 +760,7 @@ static int ktEvent(kt_file *f) {
   if ((e->flags & KT_HAS_ID) && e->id.is_str) e->id.s = ktSpan(ar, f->id);
   if (f->bp.n) e->bp = ktSpan(ar, f->bp);
   if (e->ph == 'M') {
-    if (f->meta_name.n) e->meta_name = ktSpan(ar, f->meta_name);
+    if (f->has_meta_name) e->meta_name = ktSpan(ar, f->meta_name);
   } else {
     e->flags &= ~KT_HAS_SORT_INDEX;
     e->sort_index = 0;

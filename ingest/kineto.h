@@ -36,11 +36,10 @@ enum { KT_OK = 0, KT_EVENT = 1, KT_END = 2, KT_ERROR = -1, KT_NOMEM = -2 };
 
 typedef enum { KT_SCAN = 0, KT_FULL = 1 } kt_mode;
 
-typedef struct kt_file kt_file; /* an open trace (opaque) */
-
 /*
 ** A decoded UTF-8 string, not NUL-terminated; valid until the next kt_next()
-** (kt_meta's until kt_close()). p is never NULL: "" when n == 0.
+** (kt_meta's until kt_close()). p is never NULL ("" when n == 0), except
+** kt_event.meta_name when absent.
 */
 typedef struct kt_span {
   const char *p;
@@ -97,7 +96,8 @@ typedef struct kt_event {
   ** n == 0 when nothing is left (or there were no args).
   */
   kt_span args;
-  kt_span meta_name;  /* M events: args.name (process_name / thread_name); KT_FULL only */
+  kt_span meta_name;  /* M events: args.name (process_name / thread_name); KT_FULL only;
+                         p == NULL when there is no string args.name */
   int64_t sort_index; /* M events: args.sort_index */
   const kt_counter *counters; /* C events: the numeric args, KT_FULL only */
   int ncounters;

@@ -288,9 +288,9 @@ RD_NOINLINE int rd_refill(rd_reader *rd, const char *keep) {
 /* ------------------------------------------------------------ open/close */
 
 static int rdStart(rd_reader *rd) {
-  rd->buf = malloc(RD_BUF_SIZE + RD_PAD);
+  /* Zeroed: scanners read a little past end (RD_PAD), never undefined bytes. */
+  rd->buf = calloc(1, RD_BUF_SIZE + RD_PAD);
   if (!rd->buf) return rdErr(rd, "out of memory", 0);
-  memset(rd->buf + RD_BUF_SIZE, 0, RD_PAD);
   rd->p = rd->end = rd->buf;
   *rd->end = 0;
   xxhInit(&rd->hash);

@@ -1,0 +1,355 @@
+/*
+** cupti.c: hta_cupti_counters, HTA's get_cupti_counter_data_with_operators (spec
+** hta_semantics.md 2.10): CUPTI range-profiler counters of each GPU kernel, with
+** the CPU operators that launched it. Long format: one row per (kernel, counter).
+**
+**   SELECT kernel_name, counter, value FROM hta_cupti_counters WHERE rank = 0;
+**   SELECT top_level_op, sum(value) FROM hta_cupti_counters
+**    WHERE counter = 'smsp__sass_thread_inst_executed_op_ffma_pred_on.sum' GROUP BY 1;
+**   (examples/queries/cupti_flops.sql computes FLOPs from the SASS counters.)
+**
+** Columns: rank, kernel_event_id, kernel_name, op_stack, top_level_op,
+** bottom_level_op, counter, value, kernel_seq, trace_id. No parameters.
+**   kernel_event_id  event.event_id of the cuda_profiler_range event (join to events)
+**   kernel_seq       its event.seq, the traceEvents position (HTA's `index`)
+**   op_stack         JSON array of cpu_op names, outermost first
+**
+** Requirements (tests cite them as CUP-n):
+**  1. Each trace (file) is analysed on its own; WHERE rank = N keeps that rank's
+**     traces. Rows come per trace in (rank, trace_id) order.
+**  2. Kernels = the trace's events of category 'cuda_profiler_range' (with a dur,
+**     before the last-ProfilerStep cut) ordered by (ts, event_id). Launches = events
+**     whose category starts with 'cuda_runtime' and whose name starts with
+**     'cudaLaunchKernel' (ExC included), same order. The i-th kernel is paired with
+**     the i-th launch BY POSITION: these kernels carry no correlation id.
+**  3. When the counts differ, the trace gets ONE row instead of silently nothing
+**     (HTA dropped the rank): counter = 'error', value, kernel_event_id, kernel_seq,
+**     op_stack and the op columns NULL, and kernel_name = "hta_cupti_counters: rank
+**     R (trace T): K cuda_profiler_range kernels but L cudaLaunchKernel launches;
+**     kernels are paired with launches by position, so none is reported". A trace
+**     without cuda_profiler_range events gives no rows.
+**  4. op_stack = the launch's ancestors (parent_id chain, which crosses from the
+**     backward thread to the main one as HTA's call graph does), the launch and its
+**     host descendants, ordered by (ts, depth, event_id), keeping category 'cpu_op'
+**     only, as full names. top_level_op = the first, bottom_level_op = the last;
+**     both NULL and op_stack '[]' when no cpu_op encloses the launch (HTA raised).
+**  5. Counters = every key of the kernel's args JSON, ordered by key (byte order);
+**     value = the JSON value as SQL (integer, real, text). A kernel without args
+**     has no rows; a counter missing from one kernel but present in others has no
+**     row for that kernel (HTA's wide frame shows -1 there).
+**
+** HOW IT WORKS: per trace, two ordered scans of the trace's rowid range list the
+** kernels and the launches; a recursive query over parent_id (the event_parent
+** index) gives each launch's operator stack; json_each() unpivots the counters.
+** The table itself is the generic hta_tvf module of vtab_util.c; the rows of one
+** kernel share its name and stack strings (owned by the kernel's first row).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "hta_common.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+/* Longest parent chain followed from a launch; the bound only stops a corrupt
+** parent_id cycle from looping. */
+#define CUP_MAX_DEPTH 100000
+
+/* ---------------------------------------------------------------- schema */
+#define CUP_SCHEMA                                                                    \
+  "CREATE TABLE x(rank INTEGER, kernel_event_id INTEGER, kernel_name TEXT,"           \
+  " op_stack TEXT, top_level_op TEXT, bottom_level_op TEXT, counter TEXT, value,"     \
+  " kernel_seq INTEGER, trace_id INTEGER)"
+#define CUP_RANK 0
+#define CUP_KERNEL_EVENT_ID 1
+#define CUP_KERNEL_NAME 2
+#define CUP_OP_STACK 3
+#define CUP_TOP_LEVEL_OP 4
+#define CUP_BOTTOM_LEVEL_OP 5
+#define CUP_COUNTER 6
+#define CUP_VALUE 7
+#define CUP_KERNEL_SEQ 8
+#define CUP_TRACE_ID 9
+#define CUP_NCOL 10
+
+/* ---------------------------------------------------------------- analysis */
+
+static const char cup_sql_kernels[] =
+  "SELECT e.event_id, e.seq, v.value, e.args FROM event e"
+  " LEFT JOIN string v ON v.string_id = e.name_id"
+  " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.ts < ?3"
+  " AND e.category_id = (SELECT category_id FROM category WHERE name = 'cuda_profiler_range')"
+  " ORDER BY e.ts, e.event_id";
+
+static const char cup_sql_launches[] =
+  "SELECT e.event_id FROM event e"
+  " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.ts < ?3"
+  " AND e.category_id IN (SELECT category_id FROM category WHERE name GLOB 'cuda_runtime*')"
+  " AND e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'cudaLaunchKernel*')"
+  " ORDER BY e.ts, e.event_id";
+
+/* CUP-4: ?1 launch, ?2 cut ts, ?3 depth bound. */
+static const char cup_sql_stack[] =
+  "WITH RECURSIVE"
+  " up(id, lvl) AS (SELECT ?1, 0 UNION ALL"
+  "   SELECT e.parent_id, up.lvl + 1 FROM event e JOIN up ON e.event_id = up.id"
+  "    WHERE e.parent_id IS NOT NULL AND up.lvl < ?3),"
+  " down(id, lvl) AS (SELECT ?1, 0 UNION ALL"
+  "   SELECT e.event_id, down.lvl + 1 FROM event e JOIN down ON e.parent_id = down.id"
+  "    WHERE e.stream IS NULL AND e.dur IS NOT NULL AND e.ts < ?2 AND down.lvl < ?3),"
+  " s(id) AS (SELECT id FROM up UNION SELECT id FROM down)"
+  " SELECT v.value FROM s JOIN event e ON e.event_id = s.id"
+  " JOIN category c ON c.category_id = e.category_id AND c.name = 'cpu_op'"
+  " LEFT JOIN string v ON v.string_id = e.name_id"
+  " ORDER BY e.ts, coalesce(e.depth, -1), e.event_id";
+
+static const char cup_sql_counters[] =
+  "SELECT key, value FROM json_each(CASE WHEN json_valid(?1) THEN ?1 END) ORDER BY key";
+
+/* Appends S as a JSON string literal to OUT. */
+static void cupJsonString(sqlite3_str *out, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  sqlite3_str_appendchar(out, 1, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    unsigned char ch = *p;
+    if (ch == '"' || ch == '\\') {
+      sqlite3_str_appendchar(out, 1, '\\');
+      sqlite3_str_appendchar(out, 1, (char)ch);
+    } else if (ch < 0x20) {
+      char esc[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
+      sqlite3_str_appendall(out, esc);
+    } else {
+      sqlite3_str_appendchar(out, 1, (char)ch);
+    }
+  }
+  sqlite3_str_appendchar(out, 1, '"');
+}
+
+/* What the rows of one kernel share; every string is sqlite3_malloc'd. */
+typedef struct cup_kernel {
+  char *op_stack, *top, *bottom;     /* top/bottom NULL for an empty stack */
+} cup_kernel;
+
+static void cupKernelFree(cup_kernel *k) {
+  sqlite3_free(k->op_stack);
+  sqlite3_free(k->top);
+  sqlite3_free(k->bottom);
+  memset(k, 0, sizeof *k);
+}
+
+/* Fills K from the operator stack of LAUNCH (CUP-4). */
+static int cupStack(sqlite3_stmt *qs, sqlite3_int64 launch, cup_kernel *k) {
+  sqlite3_str *s = sqlite3_str_new(0);
+  int rc, n = 0;
+  sqlite3_bind_int64(qs, 1, launch);
+  sqlite3_str_appendchar(s, 1, '[');
+  while ((rc = sqlite3_step(qs)) == SQLITE_ROW) {
+    const char *name = (const char *)sqlite3_column_text(qs, 0);
+    if (!name) name = "";
+    if (n++) sqlite3_str_appendchar(s, 1, ',');
+    cupJsonString(s, name);
+    if (!k->top && !(k->top = sqlite3_mprintf("%s", name))) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    sqlite3_free(k->bottom);
+    if (!(k->bottom = sqlite3_mprintf("%s", name))) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+  }
+  sqlite3_reset(qs);
+  sqlite3_str_appendchar(s, 1, ']');
+  if (rc == SQLITE_DONE) rc = sqlite3_str_errcode(s);
+  k->op_stack = sqlite3_str_finish(s);
+  if (rc == SQLITE_OK && !k->op_stack) rc = SQLITE_NOMEM;
+  return rc;
+}
+
+/* Sets text cell C to S: copied into the table when *SHARED is NULL (and *SHARED then
+** points at the copy), else pointing at *SHARED, a string owned by an earlier cell of
+** the same table, so it lives exactly as long as this cell. NULL S leaves C NULL. */
+static int cupShareText(hta_cell *c, const char *s, const char **shared) {
+  if (!s) return SQLITE_OK;
+  if (*shared) {
+    hta_cell_static(c, *shared);
+    return SQLITE_OK;
+  }
+  if (hta_cell_text(c, s)) return SQLITE_NOMEM;
+  *shared = c->v.s;
+  return SQLITE_OK;
+}
+
+/* Appends the rows of one kernel: one per key of ARGS (CUP-5). */
+static int cupEmitKernel(hta_table *out, sqlite3_stmt *qc, const hta_trace *t,
+                         sqlite3_stmt *qk, const cup_kernel *k) {
+  const char *sname = 0, *sstack = 0, *stop = 0, *sbottom = 0;
+  int rc;
+  sqlite3_bind_value(qc, 1, sqlite3_column_value(qk, 3));
+  while ((rc = sqlite3_step(qc)) == SQLITE_ROW) {
+    hta_cell *c = hta_table_add_row(out);
+    const char *name = (const char *)sqlite3_column_text(qk, 2);
+    const char *key = (const char *)sqlite3_column_text(qc, 0);
+    if (!c) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    hta_cell_int(&c[CUP_RANK], t->rank);
+    hta_cell_int(&c[CUP_KERNEL_EVENT_ID], sqlite3_column_int64(qk, 0));
+    if (cupShareText(&c[CUP_KERNEL_NAME], name ? name : "", &sname) ||
+        cupShareText(&c[CUP_OP_STACK], k->op_stack, &sstack) ||
+        cupShareText(&c[CUP_TOP_LEVEL_OP], k->top, &stop) ||
+        cupShareText(&c[CUP_BOTTOM_LEVEL_OP], k->bottom, &sbottom) ||
+        hta_cell_text(&c[CUP_COUNTER], key ? key : "")) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
+    switch (sqlite3_column_type(qc, 1)) {
+    case SQLITE_INTEGER: hta_cell_int(&c[CUP_VALUE], sqlite3_column_int64(qc, 1)); break;
+    case SQLITE_FLOAT: hta_cell_double(&c[CUP_VALUE], sqlite3_column_double(qc, 1)); break;
+    case SQLITE_NULL: break;
+    default: /* text, or a nested array/object as JSON text */
+      if (hta_cell_text(&c[CUP_VALUE], (const char *)sqlite3_column_text(qc, 1))) rc = SQLITE_NOMEM;
+      break;
+    }
+    if (rc == SQLITE_NOMEM) break;
+    hta_cell_int(&c[CUP_KERNEL_SEQ], sqlite3_column_int64(qk, 1));
+    hta_cell_int(&c[CUP_TRACE_ID], t->trace_id);
+  }
+  sqlite3_reset(qc);
+  sqlite3_clear_bindings(qc);
+  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Runs the analysis on trace T and appends its rows to OUT (CUP-2 .. CUP-5). */
+static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
+  sqlite3_stmt *qk = 0, *ql = 0, *qs = 0, *qc = 0;
+  sqlite3_int64 *launch = 0;
+  size_t nl = 0, al = 0, nk = 0;
+  sqlite3_int64 lo = t->trace_id * ((sqlite3_int64)1 << 32);
+  sqlite3_int64 hi = lo + (((sqlite3_int64)1 << 32) - 1);
+  sqlite3_int64 cut = t->has_cut ? t->cut_ts : INT64_MAX;
+  cup_kernel k;
+  int rc;
+  memset(&k, 0, sizeof k);
+
+  /* Kernels in order: count them first (CUP-3), pair them by position below. */
+  rc = sqlite3_prepare_v2(db, cup_sql_kernels, -1, &qk, 0);
+  if (rc != SQLITE_OK) goto cup_run_error;
+  sqlite3_bind_int64(qk, 1, lo);
+  sqlite3_bind_int64(qk, 2, hi);
+  sqlite3_bind_int64(qk, 3, cut);
+  while ((rc = sqlite3_step(qk)) == SQLITE_ROW) nk++;
+  if (rc != SQLITE_DONE) goto cup_run_error;
+  sqlite3_reset(qk);
+  rc = SQLITE_OK;
+  if (nk == 0) goto cup_run_done;
+
+  /* Launches in order (CUP-2). */
+  rc = sqlite3_prepare_v2(db, cup_sql_launches, -1, &ql, 0);
+  if (rc != SQLITE_OK) goto cup_run_error;
+  sqlite3_bind_int64(ql, 1, lo);
+  sqlite3_bind_int64(ql, 2, hi);
+  sqlite3_bind_int64(ql, 3, cut);
+  while ((rc = sqlite3_step(ql)) == SQLITE_ROW) {
+    if (nl == al) {
+      size_t na = al ? 2 * al : 256;
+      sqlite3_int64 *p = sqlite3_realloc64(launch, na * sizeof *p);
+      if (!p) goto cup_run_oom;
+      launch = p;
+      al = na;
+    }
+    launch[nl++] = sqlite3_column_int64(ql, 0);
+  }
+  if (rc != SQLITE_DONE) goto cup_run_error;
+  rc = SQLITE_OK;
+  if (nk != nl) {
+    hta_cell *c = hta_table_add_row(out);
+    char *msg = sqlite3_mprintf("hta_cupti_counters: rank %lld (trace %lld): %llu "
+                                "cuda_profiler_range kernels but %llu cudaLaunchKernel "
+                                "launches; kernels are paired with launches by position, "
+                                "so none is reported",
+                                (long long)t->rank, (long long)t->trace_id,
+                                (unsigned long long)nk, (unsigned long long)nl);
+    if (!c || !msg || hta_cell_text(&c[CUP_KERNEL_NAME], msg)) {
+      sqlite3_free(msg);
+      goto cup_run_oom;
+    }
+    sqlite3_free(msg);
+    hta_cell_int(&c[CUP_RANK], t->rank);
+    hta_cell_static(&c[CUP_COUNTER], "error");
+    hta_cell_int(&c[CUP_TRACE_ID], t->trace_id);
+    goto cup_run_done;
+  }
+
+  rc = sqlite3_prepare_v2(db, cup_sql_stack, -1, &qs, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, cup_sql_counters, -1, &qc, 0);
+  if (rc != SQLITE_OK) goto cup_run_error;
+  sqlite3_bind_int64(qs, 2, cut);
+  sqlite3_bind_int64(qs, 3, CUP_MAX_DEPTH);
+  for (size_t i = 0; i < nk; i++) {
+    if ((rc = sqlite3_step(qk)) != SQLITE_ROW) { /* the same rows as counted */
+      if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
+      goto cup_run_error;
+    }
+    if ((i & 1023) == 0 && hta_interrupted(db)) { /* the stack query notices it too */
+      rc = SQLITE_INTERRUPT;
+      goto cup_run_error;
+    }
+    rc = cupStack(qs, launch[i], &k);
+    if (rc == SQLITE_OK) rc = cupEmitKernel(out, qc, t, qk, &k);
+    cupKernelFree(&k);
+    if (rc != SQLITE_OK) goto cup_run_error;
+  }
+  goto cup_run_done;
+
+cup_run_oom:
+  rc = SQLITE_NOMEM;
+cup_run_error:
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_ERROR;
+cup_run_done:
+  cupKernelFree(&k);
+  sqlite3_finalize(qk);
+  sqlite3_finalize(ql);
+  sqlite3_finalize(qs);
+  sqlite3_finalize(qc);
+  sqlite3_free(launch);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- the table */
+
+/* hta_tvf run(): every trace (or those of rank a->rank), one after the other. */
+static int cupRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  hta_traces tr;
+  sqlite3_stmt *q = 0;
+  int rc, any;
+  memset(&tr, 0, sizeof tr);
+  /* Most databases have no CUPTI data at all: answer without scanning events. */
+  rc = sqlite3_prepare_v2(db, "SELECT 1 FROM category WHERE name = 'cuda_profiler_range'", -1, &q, 0);
+  if (rc != SQLITE_OK) return rc;
+  rc = sqlite3_step(q);
+  any = rc == SQLITE_ROW;
+  rc = sqlite3_finalize(q);
+  if (rc != SQLITE_OK || !any) return rc;
+  rc = hta_traces_load(db, a->has_rank, a->rank, 0, &tr);
+  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++) rc = cupRunTrace(db, &tr.a[t], out);
+  hta_traces_free(&tr);
+  return rc;
+}
+
+static const hta_tvf cup_tvf = {
+  .name = "hta_cupti_counters",
+  .schema = CUP_SCHEMA,
+  .nvisible = CUP_NCOL,
+  .rank_col = CUP_RANK,
+  .nparam = 0,
+  .params = 0,
+  .run = cupRun,
+};
+
+/* Registers hta_cupti_counters. */
+int hta_register_cupti(sqlite3 *db) {
+  return hta_tvf_register(db, &cup_tvf);
+}

@@ -1,0 +1,265 @@
+/*
+** gpu.c: one trace's GPU work rows, classified, after the last-ProfilerStep cut.
+**
+**   hta_gpu_rows g;
+**   rc = hta_gpu_load(db, &traces.a[i], classifier, &g);
+**   for (size_t k = 0; k < g.n; k++) ... g.a[k].ts, g.a[k].kernel_type,
+**                                        hta_gpu_name(&g, g.a[k].name_id) ...
+**   hta_gpu_free(&g);
+**
+** Requirements (tests cite them as GPU-n):
+**  1. GPU work = rows with event.stream NOT NULL and a dur (D5); that is what
+**     HTA's `stream != -1` becomes.
+**  2. With the cut (hta_trace.has_cut): a row with a correlation id stays when its
+**     linked host row (link_id) starts before cut_ts, and is dropped when it has
+**     no link; a row without a correlation id is a host-like row for HTA and stays
+**     when its own ts < cut_ts (spec 1.13).
+**  3. launch_ts/launch_dur/launch_name_id are the linked row's ts/dur/name_id;
+**     INT64_MIN/0/-1 without a link (D4: never event 0).
+**  4. Rows come in file order (event_id). Each distinct name is classified once.
+**
+** HOW IT WORKS: one query over the partial covering index event_gpu, joined to
+** the linked row by its rowid, then a sort by event_id in C (the index returns
+** the rows in (stream, ts) order). Names and categories are fetched once per id.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "hta_common.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+static int gpuCmpId(const void *a, const void *b) {
+  const hta_gpu *x = a, *y = b;
+  return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
+}
+
+static int i32Cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Slot of ID in the ascending array IDS[0..N), or -1. */
+static long slotOf(const int32_t *ids, size_t n, int32_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ids[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && ids[lo] == id ? (long)lo : -1;
+}
+
+/* Sorted distinct values of the int32 field at OFFSET of every row. */
+static int distinctIds(const hta_gpu *a, size_t n, size_t offset, int32_t **pids, size_t *pn) {
+  int32_t *ids = sqlite3_malloc64((n ? n : 1) * sizeof *ids);
+  size_t m = 0;
+  if (!ids) return SQLITE_NOMEM;
+  for (size_t i = 0; i < n; i++) memcpy(&ids[i], (const char *)&a[i] + offset, sizeof ids[i]);
+  qsort(ids, n, sizeof *ids, i32Cmp);
+  for (size_t i = 0; i < n; i++) {
+    if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
+  }
+  *pids = ids;
+  *pn = m;
+  return SQLITE_OK;
+}
+
+/* Fetches the string of every id (NULL for unknown ids) with SQL (?1 = id). */
+static int fetchStrings(sqlite3 *db, const char *sql, const int32_t *ids, size_t n, char **out) {
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, 0);
+  if (rc != SQLITE_OK) return rc;
+  for (size_t i = 0; i < n; i++) {
+    sqlite3_bind_int64(st, 1, ids[i]);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) {
+      const char *s = (const char *)sqlite3_column_text(st, 0);
+      out[i] = sqlite3_mprintf("%s", s ? s : "");
+      if (!out[i]) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      rc = SQLITE_OK;
+    } else if (rc == SQLITE_DONE) {
+      out[i] = sqlite3_mprintf("%s", "");
+      if (!out[i]) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      rc = SQLITE_OK;
+    } else {
+      break;
+    }
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static int isKernelCat(const char *c) {
+  static const char *const cats[] = {"kernel",     "Kernel", "gpu_memset", "Memset",
+                                     "gpu_memcpy", "Memcpy", "mtia_ccp_events"};
+  for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++) {
+    if (strcmp(c, cats[i]) == 0) return 1;
+  }
+  return 0;
+}
+
+int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out) {
+  sqlite3_stmt *st = 0;
+  size_t cap = 0, ncat = 0;
+  int32_t *cat_ids = 0;
+  char **cat_names = 0;
+  int rc, sorted = 1;
+  memset(out, 0, sizeof *out);
+
+  rc = sqlite3_prepare_v2(db,
+                          "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
+                          " e.link_id, h.ts, h.dur, e.correlation, h.name_id"
+                          " FROM event e LEFT JOIN event h ON h.event_id = e.link_id"
+                          " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL",
+                          -1, &st, 0);
+  if (rc != SQLITE_OK) goto gpu_error;
+  sqlite3_bind_int64(st, 1, t->trace_id);
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    hta_gpu g;
+    memset(&g, 0, sizeof g);
+    g.event_id = sqlite3_column_int64(st, 0);
+    g.ts = sqlite3_column_int64(st, 1);
+    g.dur = sqlite3_column_int64(st, 2);
+    g.stream = sqlite3_column_int64(st, 3);
+    g.name_id = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 4);
+    g.cat_id = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 5);
+    g.link_id = sqlite3_column_int64(st, 6); /* 0 when NULL */
+    if (g.link_id && sqlite3_column_type(st, 7) != SQLITE_NULL) {
+      g.launch_ts = sqlite3_column_int64(st, 7);
+      g.launch_dur = sqlite3_column_int64(st, 8);
+      g.launch_name_id =
+          sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 10);
+    } else {
+      g.link_id = 0; /* a dangling link is no link (GPU-3) */
+      g.launch_ts = INT64_MIN;
+      g.launch_name_id = -1;
+    }
+    g.correlation = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 9);
+    if (g.correlation < 0) g.correlation = -1;
+    if (t->has_cut) { /* GPU-2 */
+      int keep = g.correlation < 0 ? g.ts < t->cut_ts : (g.link_id != 0 && g.launch_ts < t->cut_ts);
+      if (!keep) continue;
+    }
+    if (out->n == cap) {
+      size_t ncap = cap ? 2 * cap : 1024;
+      hta_gpu *a = sqlite3_realloc64(out->a, ncap * sizeof *a);
+      if (!a) {
+        rc = SQLITE_NOMEM;
+        goto gpu_error;
+      }
+      out->a = a;
+      cap = ncap;
+    }
+    if (out->n && out->a[out->n - 1].event_id > g.event_id) sorted = 0;
+    out->a[out->n++] = g;
+  }
+  if (rc != SQLITE_DONE) goto gpu_error;
+  sqlite3_finalize(st);
+  st = 0;
+  if (!sorted) qsort(out->a, out->n, sizeof *out->a, gpuCmpId); /* GPU-4 */
+
+  /* Names: fetch and classify each distinct one once. */
+  rc = distinctIds(out->a, out->n, offsetof(hta_gpu, name_id), &out->name_ids, &out->nnames);
+  if (rc != SQLITE_OK) goto gpu_error;
+  out->names = sqlite3_malloc64((out->nnames ? out->nnames : 1) * sizeof *out->names);
+  if (!out->names) {
+    rc = SQLITE_NOMEM;
+    goto gpu_error;
+  }
+  memset(out->names, 0, (out->nnames ? out->nnames : 1) * sizeof *out->names);
+  rc = fetchStrings(db, "SELECT value FROM string WHERE string_id = ?1", out->name_ids,
+                    out->nnames, out->names);
+  if (rc != SQLITE_OK) goto gpu_error;
+
+  /* Categories: a handful of ids. */
+  rc = distinctIds(out->a, out->n, offsetof(hta_gpu, cat_id), &cat_ids, &ncat);
+  if (rc != SQLITE_OK) goto gpu_error;
+  cat_names = sqlite3_malloc64((ncat ? ncat : 1) * sizeof *cat_names);
+  if (!cat_names) {
+    rc = SQLITE_NOMEM;
+    goto gpu_error;
+  }
+  memset(cat_names, 0, (ncat ? ncat : 1) * sizeof *cat_names);
+  rc = fetchStrings(db, "SELECT name FROM category WHERE category_id = ?1", cat_ids, ncat, cat_names);
+  if (rc != SQLITE_OK) goto gpu_error;
+
+  {
+    int *kt = sqlite3_malloc64((out->nnames ? out->nnames : 1) * sizeof *kt);
+    int *kc = sqlite3_malloc64((ncat ? ncat : 1) * sizeof *kc);
+    if (!kt || !kc) {
+      sqlite3_free(kt);
+      sqlite3_free(kc);
+      rc = SQLITE_NOMEM;
+      goto gpu_error;
+    }
+    for (size_t i = 0; i < out->nnames; i++) kt[i] = hta_classify(c, out->names[i]);
+    for (size_t i = 0; i < ncat; i++) kc[i] = isKernelCat(cat_names[i]);
+    for (size_t i = 0; i < out->n; i++) {
+      hta_gpu *g = &out->a[i];
+      long s = slotOf(out->name_ids, out->nnames, g->name_id);
+      long cs = slotOf(cat_ids, ncat, g->cat_id);
+      g->name_slot = (int32_t)s;
+      g->kernel_type = kt[s];
+      g->is_kernel_cat = kc[cs];
+    }
+    sqlite3_free(kt);
+    sqlite3_free(kc);
+  }
+  for (size_t i = 0; i < ncat; i++) sqlite3_free(cat_names[i]);
+  sqlite3_free(cat_names);
+  sqlite3_free(cat_ids);
+  return SQLITE_OK;
+
+gpu_error:
+  sqlite3_finalize(st);
+  if (cat_names) {
+    for (size_t i = 0; i < ncat; i++) sqlite3_free(cat_names[i]);
+  }
+  sqlite3_free(cat_names);
+  sqlite3_free(cat_ids);
+  hta_gpu_free(out);
+  return rc;
+}
+
+const char *hta_gpu_name(const hta_gpu_rows *g, int32_t name_id) {
+  long s = slotOf(g->name_ids, g->nnames, name_id);
+  return s < 0 ? 0 : g->names[s];
+}
+
+void hta_gpu_free(hta_gpu_rows *g) {
+  if (g->names) {
+    for (size_t i = 0; i < g->nnames; i++) sqlite3_free(g->names[i]);
+  }
+  sqlite3_free(g->names);
+  sqlite3_free(g->name_ids);
+  sqlite3_free(g->a);
+  memset(g, 0, sizeof *g);
+}
+
+int hta_gpu_foreach(sqlite3 *db, int has_rank, int64_t rank, int include_last_step,
+                    int (*fn)(void *ctx, const hta_trace *t, const hta_gpu_rows *g), void *ctx) {
+  hta_traces tr;
+  hta_classifier *c = 0;
+  int rc = hta_traces_load(db, has_rank, rank, include_last_step, &tr);
+  if (rc != SQLITE_OK) return rc;
+  rc = hta_classifier_open(db, &c);
+  for (int i = 0; rc == SQLITE_OK && i < tr.n; i++) {
+    hta_gpu_rows g;
+    rc = hta_gpu_load(db, &tr.a[i], c, &g);
+    if (rc != SQLITE_OK) break;
+    rc = fn(ctx, &tr.a[i], &g);
+    hta_gpu_free(&g);
+  }
+  hta_classifier_free(c);
+  hta_traces_free(&tr);
+  return rc;
+}

@@ -1,0 +1,342 @@
+/*
+** vtab_util.c: helpers shared by the table-valued functions of hta.so.
+**
+**   hta_vtab_error()     replace a vtab's zErrMsg
+**   hta_interrupted()    was sqlite3_interrupt() called on this connection?
+**   hta_table_*          a computed result: rows of typed cells
+**   hta_tvf_register()   one generic eponymous-only module for analyses that
+**                        compute their whole result up front (the breakdowns)
+**
+** The generic module ("tvf", methods tvf<Method>) exists so that six analyses
+** share one xBestIndex/xFilter instead of six copies. Each analysis is a static
+** hta_tvf: its CREATE TABLE string with the column #defines beside it, its
+** parameters with defaults and bounds, and a run() function.
+**
+**   SELECT * FROM hta_kernel_breakdown(0.9, 5) WHERE rank = 1;
+**   SELECT * FROM hta_kernel_breakdown WHERE num_kernels = 5 AND rank = 1;
+**
+** HOW IT WORKS: xBestIndex hands xFilter the EQ constraints on the hidden
+** parameter columns and on rank (series.c style, idxNum bits below). xFilter
+** checks every argument, runs the analysis once into an hta_table, and the
+** cursor walks that table. Hidden parameter columns read back the value used.
+**
+** Requirements (tests cite them as TVF-n):
+**  1. A parameter without a constraint takes its default. A parameter that is
+**     NULL, not a number, not an integer where one is required, or out of its
+**     bounds is an error "<function>: <parameter> must be <what>".
+**  2. WHERE rank = N keeps only rank N; rank = NULL or a non-integral rank gives
+**     no rows. Other constraints on rank are left to SQLite.
+**  3. An EQ constraint on a parameter, or on a hidden rank column, that SQLite
+**     cannot hand over (e.g. equal to another table's column in a join order that
+**     does not allow it) makes that plan unusable (SQLITE_CONSTRAINT), never wrong.
+**     A hidden rank column reads back NULL when rank was not constrained.
+*/
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "hta_common.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+/* ---------------------------------------------------------------- small helpers */
+
+void hta_vtab_error(sqlite3_vtab *p, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sqlite3_free(p->zErrMsg);
+  p->zErrMsg = sqlite3_vmprintf(fmt, ap);
+  va_end(ap);
+}
+
+int hta_interrupted(sqlite3 *db) {
+#if SQLITE_VERSION_NUMBER >= 3041000
+  if (sqlite3_libversion_number() >= 3041000) return sqlite3_is_interrupted(db);
+#endif
+  /* Older SQLite: a statement started while another one runs (ours always are:
+  ** we are inside an xFilter) sees the pending interrupt on its first step. */
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, "SELECT 1", -1, &st, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_INTERRUPT;
+}
+
+/* ---------------------------------------------------------------- result tables */
+
+hta_cell *hta_table_add_row(hta_table *t) {
+  if (t->nrow == t->cap) {
+    size_t cap = t->cap ? 2 * t->cap : 16;
+    hta_cell *c = sqlite3_realloc64(t->cells, (sqlite3_uint64)cap * t->ncol * sizeof *c);
+    if (!c) return 0;
+    t->cells = c;
+    t->cap = cap;
+  }
+  hta_cell *row = t->cells + t->nrow * t->ncol;
+  memset(row, 0, (size_t)t->ncol * sizeof *row);
+  for (int i = 0; i < t->ncol; i++) row[i].type = SQLITE_NULL;
+  t->nrow++;
+  return row;
+}
+
+void hta_table_free(hta_table *t) {
+  for (size_t i = 0; i < t->nrow * (size_t)t->ncol; i++) {
+    if (t->cells[i].owned) sqlite3_free((void *)t->cells[i].v.s);
+  }
+  sqlite3_free(t->cells);
+  t->cells = 0;
+  t->nrow = t->cap = 0;
+}
+
+void hta_cell_int(hta_cell *c, int64_t i) {
+  c->type = SQLITE_INTEGER;
+  c->v.i = i;
+}
+
+void hta_cell_double(hta_cell *c, double d) {
+  if (isnan(d)) return;
+  c->type = SQLITE_FLOAT;
+  c->v.d = d;
+}
+
+void hta_cell_static(hta_cell *c, const char *s) {
+  c->type = SQLITE_TEXT;
+  c->owned = 0;
+  c->v.s = s;
+}
+
+int hta_cell_text(hta_cell *c, const char *s) {
+  char *p = sqlite3_mprintf("%s", s);
+  if (!p) return SQLITE_NOMEM;
+  c->type = SQLITE_TEXT;
+  c->owned = 1;
+  c->v.s = p;
+  return SQLITE_OK;
+}
+
+/* ---------------------------------------------------------------- the generic module */
+
+typedef struct tvf_vtab {
+  sqlite3_vtab base;
+  sqlite3 *db;
+  const hta_tvf *def;
+} tvf_vtab;
+
+typedef struct tvf_cursor {
+  sqlite3_vtab_cursor base;
+  hta_table t;           /* the result of the last xFilter */
+  size_t i;              /* current row */
+  hta_tvf_args args;     /* what the hidden columns read back */
+  int rank_null;         /* rank = NULL or not integral: no rows */
+} tvf_cursor;
+
+static int tvfConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
+                      sqlite3_vtab **ppVtab, char **pzErr) {
+  const hta_tvf *def = pAux;
+  tvf_vtab *p;
+  int rc = sqlite3_declare_vtab(db, def->schema);
+  if (rc != SQLITE_OK) {
+    *pzErr = sqlite3_mprintf("%s: %s", def->name, sqlite3_errmsg(db));
+    return rc;
+  }
+  /* Innocuous: the analyses only read this database and have no side effects. */
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+  p = sqlite3_malloc64(sizeof *p);
+  if (!p) return SQLITE_NOMEM;
+  memset(p, 0, sizeof *p);
+  p->db = db;
+  p->def = def;
+  *ppVtab = &p->base;
+  return SQLITE_OK;
+}
+
+static int tvfDisconnect(sqlite3_vtab *pVtab) {
+  sqlite3_free(pVtab);
+  return SQLITE_OK;
+}
+
+static int tvfOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
+  tvf_cursor *c = sqlite3_malloc64(sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  c->t.ncol = ((tvf_vtab *)pVtab)->def->nvisible;
+  *ppCursor = &c->base;
+  return SQLITE_OK;
+}
+
+static int tvfClose(sqlite3_vtab_cursor *cur) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  hta_table_free(&c->t);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+/*
+** idxNum bits, shared by tvfBestIndex and tvfFilter:
+**   bit 0       an EQ constraint on rank is passed;
+**   bit 1 + k   an EQ constraint on parameter k is passed.
+** argv holds them in that order: rank first, then the parameters by position.
+*/
+static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *info) {
+  const hta_tvf *def = ((tvf_vtab *)pVtab)->def;
+  int aIdx[1 + HTA_TVF_MAXPARAM]; /* constraint index per slot (0 = rank), or -1 */
+  int unusable = 0;               /* bitmask of slots with an unusable EQ */
+  int nslot = 1 + def->nparam;
+  for (int k = 0; k < nslot; k++) aIdx[k] = -1;
+
+  for (int i = 0; i < info->nConstraint; i++) {
+    const struct sqlite3_index_constraint *pc = &info->aConstraint[i];
+    int slot;
+    if (pc->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (pc->iColumn == def->rank_col) slot = 0;
+    else if (pc->iColumn >= def->nvisible && pc->iColumn < def->nvisible + def->nparam)
+      slot = 1 + pc->iColumn - def->nvisible;
+    else continue;
+    if (!pc->usable) unusable |= 1 << slot;
+    else if (aIdx[slot] < 0) aIdx[slot] = i;
+  }
+  /* A parameter that cannot be handed over must not silently take its default, nor
+  ** may a hidden rank column (it reads NULL when unconstrained): TVF-3. */
+  for (int k = def->rank_col >= def->nvisible ? 0 : 1; k < nslot; k++) {
+    if ((unusable >> k & 1) && aIdx[k] < 0) return SQLITE_CONSTRAINT;
+  }
+  int idxNum = 0, nArg = 0;
+  for (int k = 0; k < nslot; k++) {
+    if (aIdx[k] < 0) continue;
+    idxNum |= 1 << k;
+    info->aConstraintUsage[aIdx[k]].argvIndex = ++nArg;
+    info->aConstraintUsage[aIdx[k]].omit = 1;
+  }
+  info->idxNum = idxNum;
+  /* Restricting to one rank loads a fraction of the data. */
+  info->estimatedCost = (idxNum & 1) ? 1000.0 : 100000.0;
+  info->estimatedRows = (idxNum & 1) ? 10 : 100;
+  return SQLITE_OK;
+}
+
+/* Reads parameter P from V into *OUT; 0 on success, else sets the vtab error. */
+static int tvfParam(sqlite3_vtab *vt, const hta_tvf *def, const hta_param *p,
+                    sqlite3_value *v, double *out) {
+  int t = sqlite3_value_numeric_type(v);
+  double d = 0;
+  int ok = 0;
+  if (t == SQLITE_INTEGER) {
+    d = (double)sqlite3_value_int64(v);
+    ok = 1;
+  } else if (t == SQLITE_FLOAT) {
+    d = sqlite3_value_double(v);
+    ok = isfinite(d) && (p->is_real || d == floor(d));
+  }
+  if (!ok || d < p->min || d > p->max) {
+    hta_vtab_error(vt, "%s: %s must be %s", def->name, p->name, p->what);
+    return 1;
+  }
+  *out = d;
+  return 0;
+}
+
+/* See the idxNum bits above tvfBestIndex. */
+static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
+                     sqlite3_value **argv) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  tvf_vtab *vt = (tvf_vtab *)cur->pVtab;
+  const hta_tvf *def = vt->def;
+  int iArg = 0, rc;
+  char *zErr = 0;
+
+  hta_table_free(&c->t);
+  c->i = 0;
+  c->rank_null = 0;
+  memset(&c->args, 0, sizeof c->args);
+  for (int k = 0; k < def->nparam; k++) c->args.p[k] = def->params[k].dflt;
+
+  if (idxNum & 1) {
+    sqlite3_value *v = argv[iArg++];
+    int t = sqlite3_value_numeric_type(v);
+    c->args.has_rank = 1;
+    if (t == SQLITE_INTEGER) {
+      c->args.rank = sqlite3_value_int64(v);
+    } else if (t == SQLITE_FLOAT && sqlite3_value_double(v) == floor(sqlite3_value_double(v)) &&
+               fabs(sqlite3_value_double(v)) < 9.2e18) {
+      c->args.rank = (int64_t)sqlite3_value_double(v);
+    } else {
+      c->rank_null = 1; /* TVF-2: no rank equals NULL, text or 1.5 */
+    }
+  }
+  for (int k = 0; k < def->nparam; k++) {
+    if (!(idxNum >> (k + 1) & 1)) continue;
+    if (iArg >= argc) break;
+    if (tvfParam(&vt->base, def, &def->params[k], argv[iArg++], &c->args.p[k])) return SQLITE_ERROR;
+  }
+  if (c->rank_null) return SQLITE_OK;
+
+  rc = def->run(vt->db, &c->args, &c->t, &zErr);
+  if (rc != SQLITE_OK) {
+    hta_table_free(&c->t);
+    if (zErr) {
+      hta_vtab_error(&vt->base, "%s", zErr);
+      sqlite3_free(zErr);
+    } else if (rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT) {
+      hta_vtab_error(&vt->base, "%s: %s", def->name, sqlite3_errmsg(vt->db));
+    }
+  }
+  return rc;
+}
+
+static int tvfNext(sqlite3_vtab_cursor *cur) {
+  ((tvf_cursor *)cur)->i++;
+  return SQLITE_OK;
+}
+
+static int tvfEof(sqlite3_vtab_cursor *cur) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  return c->i >= c->t.nrow;
+}
+
+static int tvfColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  const hta_tvf *def = ((tvf_vtab *)cur->pVtab)->def;
+  if (col < def->nvisible) {
+    const hta_cell *x = &c->t.cells[c->i * c->t.ncol + col];
+    switch (x->type) {
+    case SQLITE_INTEGER: sqlite3_result_int64(ctx, x->v.i); break;
+    case SQLITE_FLOAT: sqlite3_result_double(ctx, x->v.d); break;
+    case SQLITE_TEXT: sqlite3_result_text(ctx, x->v.s, -1, SQLITE_TRANSIENT); break;
+    default: sqlite3_result_null(ctx); break;
+    }
+  } else if (col < def->nvisible + def->nparam) {
+    const hta_param *p = &def->params[col - def->nvisible];
+    double d = c->args.p[col - def->nvisible];
+    if (p->is_real) sqlite3_result_double(ctx, d);
+    else sqlite3_result_int64(ctx, (sqlite3_int64)d);
+  } else if (col == def->rank_col && c->args.has_rank) {
+    sqlite3_result_int64(ctx, c->args.rank);
+  }
+  return SQLITE_OK;
+}
+
+static int tvfRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid) {
+  *pRowid = (sqlite_int64)((tvf_cursor *)cur)->i + 1;
+  return SQLITE_OK;
+}
+
+/* Designated initializers: the struct grows fields across SQLite versions. */
+static const sqlite3_module tvfModule = {
+    .iVersion = 0,
+    .xCreate = 0, /* eponymous-only */
+    .xConnect = tvfConnect,
+    .xBestIndex = tvfBestIndex,
+    .xDisconnect = tvfDisconnect,
+    .xOpen = tvfOpen,
+    .xClose = tvfClose,
+    .xFilter = tvfFilter,
+    .xNext = tvfNext,
+    .xEof = tvfEof,
+    .xColumn = tvfColumn,
+    .xRowid = tvfRowid,
+};
+
+int hta_tvf_register(sqlite3 *db, const hta_tvf *def) {
+  return sqlite3_create_module_v2(db, def->name, &tvfModule, (void *)def, 0);
+}
