@@ -151,7 +151,7 @@ typedef struct ag_quantile {
   int error;
 } ag_quantile;
 
-/* Shared step of hta_quantile and hta_median (Q < 0: take argv[1]). */
+/* Shared step of hta_quantile (QV = its 2nd argument) and hta_median (QV = NULL: 0.5). */
 static void agQuantileAdd(sqlite3_context *ctx, const char *fn, sqlite3_value *x,
                           sqlite3_value *qv) {
   ag_quantile *p = sqlite3_aggregate_context(ctx, sizeof *p);
@@ -217,16 +217,11 @@ static void agMedianStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   agQuantileAdd(ctx, "hta_median", argv[0], 0);
 }
 
-static int agDblCmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 static void agQuantileFinal(sqlite3_context *ctx) {
   ag_quantile *p = sqlite3_aggregate_context(ctx, 0);
   if (!p) return;
   if (!p->error && p->n > 0) {
-    qsort(p->v, p->n, sizeof *p->v, agDblCmp);
+    hta_sort_doubles(p->v, p->n);
     sqlite3_result_double(ctx, hta_quantile_sorted(p->v, p->n, p->q));
   }
   sqlite3_free(p->v);

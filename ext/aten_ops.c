@@ -53,9 +53,9 @@ SQLITE_EXTENSION_INIT3
 int hta_register_aten_ops(sqlite3 *db); /* called by hta_register_sequences() */
 
 /* ---------------------------------------------------------------- schema */
-#define AOK_SCHEMA                                                                    \
-  "CREATE TABLE x(rank INTEGER, aten_op_name TEXT, kernel_sequence TEXT,"             \
-  " occurrence_count INTEGER, avg_aten_op_launch_delay_us REAL,"                      \
+#define AOK_SCHEMA                                                                                 \
+  "CREATE TABLE x(rank INTEGER, aten_op_name TEXT, kernel_sequence TEXT,"                          \
+  " occurrence_count INTEGER, avg_aten_op_launch_delay_us REAL,"                                   \
   " avg_runtime_delay_us REAL, trace_id INTEGER)"
 #define AOK_RANK 0
 #define AOK_ATEN_OP_NAME 1
@@ -66,7 +66,7 @@ int hta_register_aten_ops(sqlite3 *db); /* called by hta_register_sequences() */
 #define AOK_TRACE_ID 6
 #define AOK_NCOL 7
 
-typedef struct aok_row {             /* one result row, before it goes to the table */
+typedef struct aok_row { /* one result row, before it goes to the table */
   sqlite3_int64 count;
   sqlite3_int64 aten_ns, runtime_ns; /* sums over the instances */
   char *op_name, *sequence;          /* sqlite3_malloc'd */
@@ -92,23 +92,23 @@ typedef struct aok_op {
   sqlite3_int64 id, ts, end, name_id;
 } aok_op;
 
-typedef struct aok_launch {          /* a launch that has a GPU row */
+typedef struct aok_launch { /* a launch that has a GPU row */
   sqlite3_int64 ts, end, kernel_ts, kname;
 } aok_launch;
 
-typedef struct aok_rec {             /* one launch attributed to an op */
-  size_t op;                         /* index into the sorted ops */
-  size_t order;                      /* launch order */
+typedef struct aok_rec { /* one launch attributed to an op */
+  size_t op;             /* index into the sorted ops */
+  size_t order;          /* launch order */
   sqlite3_int64 aten_ns, runtime_ns, kname;
 } aok_rec;
 
-typedef struct aok_inst {            /* one op instance: ids[off] = op name, then kernels */
+typedef struct aok_inst { /* one op instance: ids[off] = op name, then kernels */
   size_t off, n;
-  sqlite3_uint64 h;                  /* hash of the ids: sorts equal lists together, fast */
+  sqlite3_uint64 h; /* hash of the ids: sorts equal lists together, fast */
   sqlite3_int64 aten_ns, runtime_ns;
 } aok_inst;
 
-typedef struct aok_instref {         /* an instance seen through the id array (for qsort) */
+typedef struct aok_instref { /* an instance seen through the id array (for qsort) */
   const aok_inst *p;
   const sqlite3_int64 *ids;
 } aok_instref;
@@ -117,25 +117,31 @@ typedef struct aok_instref {         /* an instance seen through the id array (f
 ** at a start is the innermost (AOK-3); then by event_id. */
 static int aokCmpOp(const void *pa, const void *pb) {
   const aok_op *a = pa, *b = pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-  if (a->end != b->end) return a->end > b->end ? -1 : 1;
+  if (a->ts != b->ts)
+    return a->ts < b->ts ? -1 : 1;
+  if (a->end != b->end)
+    return a->end > b->end ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
 static int aokCmpRec(const void *pa, const void *pb) {
   const aok_rec *a = pa, *b = pb;
-  if (a->op != b->op) return a->op < b->op ? -1 : 1;
+  if (a->op != b->op)
+    return a->op < b->op ? -1 : 1;
   return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* By (hash, length, ids): any total order in which equal id lists are adjacent. */
 static int aokCmpInst(const void *pa, const void *pb) {
   const aok_instref *a = pa, *b = pb;
-  if (a->p->h != b->p->h) return a->p->h < b->p->h ? -1 : 1;
-  if (a->p->n != b->p->n) return a->p->n < b->p->n ? -1 : 1;
+  if (a->p->h != b->p->h)
+    return a->p->h < b->p->h ? -1 : 1;
+  if (a->p->n != b->p->n)
+    return a->p->n < b->p->n ? -1 : 1;
   for (size_t k = 0; k < a->p->n; k++) {
     sqlite3_int64 x = a->ids[a->p->off + k], y = b->ids[b->p->off + k];
-    if (x != y) return x < y ? -1 : 1;
+    if (x != y)
+      return x < y ? -1 : 1;
   }
   return 0;
 }
@@ -143,8 +149,10 @@ static int aokCmpInst(const void *pa, const void *pb) {
 static int aokCmpRow(const void *pa, const void *pb) {
   const aok_row *a = pa, *b = pb;
   int d;
-  if (a->count != b->count) return a->count > b->count ? -1 : 1;
-  if ((d = strcmp(a->op_name, b->op_name)) != 0) return d;
+  if (a->count != b->count)
+    return a->count > b->count ? -1 : 1;
+  if ((d = strcmp(a->op_name, b->op_name)) != 0)
+    return d;
   return strcmp(a->sequence, b->sequence);
 }
 
@@ -156,10 +164,13 @@ typedef struct aok_segtree {
 
 static int aokTreeBuild(aok_segtree *st, const aok_op *ops, size_t n) {
   st->size = 1;
-  while (st->size < n) st->size *= 2;
+  while (st->size < n)
+    st->size *= 2;
   st->t = sqlite3_malloc64(2 * st->size * sizeof *st->t);
-  if (!st->t) return SQLITE_NOMEM;
-  for (size_t k = 0; k < st->size; k++) st->t[st->size + k] = k < n ? ops[k].end : INT64_MIN;
+  if (!st->t)
+    return SQLITE_NOMEM;
+  for (size_t k = 0; k < st->size; k++)
+    st->t[st->size + k] = k < n ? ops[k].end : INT64_MIN;
   for (size_t k = st->size - 1; k >= 1; k--)
     st->t[k] = st->t[2 * k] > st->t[2 * k + 1] ? st->t[2 * k] : st->t[2 * k + 1];
   return SQLITE_OK;
@@ -170,11 +181,13 @@ static int aokTreeBuild(aok_segtree *st, const aok_op *ops, size_t n) {
 static long long aokTreeFind(const aok_segtree *st, size_t last, sqlite3_int64 e) {
   /* Walk up from leaf `last`, looking at left siblings of the path, right to left. */
   size_t k = st->size + last;
-  if (st->t[k] >= e) return (long long)last;
+  if (st->t[k] >= e)
+    return (long long)last;
   while (k > 1) {
     if ((k & 1) && st->t[k - 1] >= e) { /* k is a right child: try its left sibling */
       k--;
-      while (k < st->size) k = st->t[2 * k + 1] >= e ? 2 * k + 1 : 2 * k;
+      while (k < st->size)
+        k = st->t[2 * k + 1] >= e ? 2 * k + 1 : 2 * k;
       return (long long)(k - st->size);
     }
     k /= 2;
@@ -211,10 +224,13 @@ static int aokEmit(hta_table *out, const hta_trace *t, aok_rows *r) {
   for (size_t k = 0; k < r->n; k++) {
     const aok_row *w = &r->a[k];
     hta_cell *c = hta_table_add_row(out);
-    if (!c) return SQLITE_NOMEM;
+    if (!c)
+      return SQLITE_NOMEM;
     hta_cell_int(&c[AOK_RANK], t->rank);
-    if (hta_cell_text(&c[AOK_ATEN_OP_NAME], w->op_name)) return SQLITE_NOMEM;
-    if (hta_cell_text(&c[AOK_KERNEL_SEQUENCE], w->sequence)) return SQLITE_NOMEM;
+    if (hta_cell_text(&c[AOK_ATEN_OP_NAME], w->op_name))
+      return SQLITE_NOMEM;
+    if (hta_cell_text(&c[AOK_KERNEL_SEQUENCE], w->sequence))
+      return SQLITE_NOMEM;
     hta_cell_int(&c[AOK_OCCURRENCE_COUNT], w->count);
     hta_cell_double(&c[AOK_AVG_ATEN_DELAY], (double)w->aten_ns / (double)w->count / 1000.0);
     hta_cell_double(&c[AOK_AVG_RUNTIME_DELAY], (double)w->runtime_ns / (double)w->count / 1000.0);
@@ -226,33 +242,36 @@ static int aokEmit(hta_table *out, const hta_trace *t, aok_rows *r) {
 /* One scan of the trace's kept host rows (spec 1.4) before the cut, in file order:
 ** the aten:: ops (is_op = 1) and the launches (AOK-2) with their GPU row, if any.
 ** ?1..?2 the trace's event_id range, ?3 the cut ts. */
-#define AOK_LAUNCH_NAMES                                                              \
-  "value GLOB 'cuda*LaunchKernel*' OR value GLOB 'cuLaunchKernel*'"                    \
-  " OR value GLOB 'runFunction*'"                                                      \
+#define AOK_LAUNCH_NAMES                                                                           \
+  "value GLOB 'cuda*LaunchKernel*' OR value GLOB 'cuLaunchKernel*'"                                \
+  " OR value GLOB 'runFunction*'"                                                                  \
   " OR value IN ('hipLaunchKernel', 'hipExtModuleLaunchKernel', 'hipModuleLaunchKernel')"
 static const char aok_sql_scan[] =
-  "SELECT e.event_id, e.ts, e.ts + e.dur, e.name_id,"
-  "  e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'aten::*'),"
-  "  k.event_id IS NOT NULL, k.ts, k.name_id"
-  " FROM event e LEFT JOIN event k"
-  "  ON k.event_id = e.link_id AND k.stream IS NOT NULL AND k.dur IS NOT NULL"
-  " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.stream IS NULL AND e.dur IS NOT NULL"
-  "  AND e.ts < ?3 AND e.category_id IS NOT NULL"
-  "  AND e.category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
-  "  AND e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'aten::*' OR " AOK_LAUNCH_NAMES ")"
-  " ORDER BY e.event_id";
+    "SELECT e.event_id, e.ts, e.ts + e.dur, e.name_id,"
+    "  e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'aten::*'),"
+    "  k.event_id IS NOT NULL, k.ts, k.name_id"
+    " FROM event e LEFT JOIN event k"
+    "  ON k.event_id = e.link_id AND k.stream IS NOT NULL AND k.dur IS NOT NULL"
+    " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.stream IS NULL AND e.dur IS NOT NULL"
+    "  AND e.ts < ?3 AND e.category_id IS NOT NULL"
+    "  AND e.category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
+    "  AND e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'aten::*' "
+    "OR " AOK_LAUNCH_NAMES ")"
+    " ORDER BY e.event_id";
 
 static const char aok_sql_name[] = "SELECT value FROM string WHERE string_id = ?1";
 
 /* Appends the name of string ID (nothing for -1 or a missing string) to S. */
 static int aokAppendName(sqlite3_stmt *qn, sqlite3_str *s, sqlite3_int64 id) {
   int rc;
-  if (id < 0) return SQLITE_OK;
+  if (id < 0)
+    return SQLITE_OK;
   sqlite3_bind_int64(qn, 1, id);
   rc = sqlite3_step(qn);
   if (rc == SQLITE_ROW) {
     const char *v = (const char *)sqlite3_column_text(qn, 0);
-    if (v) sqlite3_str_appendall(s, v);
+    if (v)
+      sqlite3_str_appendall(s, v);
     rc = SQLITE_OK;
   } else if (rc == SQLITE_DONE) {
     rc = SQLITE_OK;
@@ -291,7 +310,8 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
 
   /* 1. One scan: the aten:: ops, and the launches that have a GPU row (AOK-2). */
   rc = sqlite3_prepare_v2(db, aok_sql_scan, -1, &q, 0);
-  if (rc != SQLITE_OK) goto aok_run_error;
+  if (rc != SQLITE_OK)
+    goto aok_run_error;
   sqlite3_bind_int64(q, 1, lo);
   sqlite3_bind_int64(q, 2, hi);
   sqlite3_bind_int64(q, 3, cut);
@@ -300,33 +320,39 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
       if (nops == aops) {
         size_t na = aops ? 2 * aops : 256;
         aok_op *p = sqlite3_realloc64(ops, na * sizeof *p);
-        if (!p) goto aok_run_oom;
+        if (!p)
+          goto aok_run_oom;
         ops = p;
         aops = na;
       }
       ops[nops].id = sqlite3_column_int64(q, 0);
       ops[nops].ts = sqlite3_column_int64(q, 1);
       ops[nops].end = sqlite3_column_int64(q, 2);
-      ops[nops].name_id = sqlite3_column_type(q, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 3);
+      ops[nops].name_id =
+          sqlite3_column_type(q, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 3);
       nops++;
     } else if (sqlite3_column_int(q, 5)) {
       if (nl == al) {
         size_t na = al ? 2 * al : 256;
         aok_launch *p = sqlite3_realloc64(launches, na * sizeof *p);
-        if (!p) goto aok_run_oom;
+        if (!p)
+          goto aok_run_oom;
         launches = p;
         al = na;
       }
       launches[nl].ts = sqlite3_column_int64(q, 1);
       launches[nl].end = sqlite3_column_int64(q, 2);
       launches[nl].kernel_ts = sqlite3_column_int64(q, 6);
-      launches[nl].kname = sqlite3_column_type(q, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 7);
+      launches[nl].kname =
+          sqlite3_column_type(q, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 7);
       nl++;
     }
   }
-  if (rc != SQLITE_DONE) goto aok_run_error;
+  if (rc != SQLITE_DONE)
+    goto aok_run_error;
   rc = SQLITE_OK;
-  if (nops == 0 || nl == 0) goto aok_run_done; /* AOK-7 */
+  if (nops == 0 || nl == 0)
+    goto aok_run_done; /* AOK-7 */
   if (hta_interrupted(db)) {
     rc = SQLITE_INTERRUPT;
     goto aok_run_error;
@@ -335,20 +361,26 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   /* 2. Each launch, in file order, attributed to its op (AOK-3). */
   qsort(ops, nops, sizeof *ops, aokCmpOp);
   rc = aokTreeBuild(&st, ops, nops);
-  if (rc != SQLITE_OK) goto aok_run_error;
+  if (rc != SQLITE_OK)
+    goto aok_run_error;
   recs = sqlite3_malloc64(nl * sizeof *recs);
-  if (!recs) goto aok_run_oom;
+  if (!recs)
+    goto aok_run_oom;
   for (size_t order = 0; order < nl; order++) {
     const aok_launch *L = &launches[order];
     size_t a = 0, b = nops; /* a = the number of ops starting at or before the launch */
     while (a < b) {
       size_t m = a + (b - a) / 2;
-      if (ops[m].ts <= L->ts) a = m + 1;
-      else b = m;
+      if (ops[m].ts <= L->ts)
+        a = m + 1;
+      else
+        b = m;
     }
-    if (a == 0) continue;
+    if (a == 0)
+      continue;
     long long j = aokTreeFind(&st, a - 1, L->end);
-    if (j < 0) continue;
+    if (j < 0)
+      continue;
     recs[nrecs].op = (size_t)j;
     recs[nrecs].order = order;
     recs[nrecs].aten_ns = L->ts - ops[j].ts;
@@ -356,13 +388,15 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     recs[nrecs].kname = L->kname;
     nrecs++;
   }
-  if (nrecs == 0) goto aok_run_done;
+  if (nrecs == 0)
+    goto aok_run_done;
 
   /* 3. Op instances (AOK-4): ids = op name, kernel names...; first launch's delays. */
   qsort(recs, nrecs, sizeof *recs, aokCmpRec);
   inst = sqlite3_malloc64(nrecs * sizeof *inst);
   ids = sqlite3_malloc64(2 * nrecs * sizeof *ids); /* <= one op name per record + kernels */
-  if (!inst || !ids) goto aok_run_oom;
+  if (!inst || !ids)
+    goto aok_run_oom;
   for (size_t a = 0; a < nrecs;) {
     aok_inst *in = &inst[ninst++];
     in->off = nids;
@@ -370,23 +404,27 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     in->runtime_ns = recs[a].runtime_ns;
     ids[nids++] = ops[recs[a].op].name_id;
     size_t b = a;
-    for (; b < nrecs && recs[b].op == recs[a].op; b++) ids[nids++] = recs[b].kname;
+    for (; b < nrecs && recs[b].op == recs[a].op; b++)
+      ids[nids++] = recs[b].kname;
     in->n = nids - in->off;
     in->h = 1469598103934665603ull; /* FNV-1a over the ids */
-    for (size_t k = in->off; k < nids; k++) in->h = (in->h ^ (sqlite3_uint64)ids[k]) * 1099511628211ull;
+    for (size_t k = in->off; k < nids; k++)
+      in->h = (in->h ^ (sqlite3_uint64)ids[k]) * 1099511628211ull;
     a = b;
   }
 
   /* 4. Group instances by (op name, kernel names) (AOK-5). */
   refs = sqlite3_malloc64(ninst * sizeof *refs);
-  if (!refs) goto aok_run_oom;
+  if (!refs)
+    goto aok_run_oom;
   for (size_t k = 0; k < ninst; k++) {
     refs[k].p = &inst[k];
     refs[k].ids = ids;
   }
   qsort(refs, ninst, sizeof *refs, aokCmpInst);
   rc = sqlite3_prepare_v2(db, aok_sql_name, -1, &qn, 0);
-  if (rc != SQLITE_OK) goto aok_run_error;
+  if (rc != SQLITE_OK)
+    goto aok_run_error;
   for (size_t a = 0; a < ninst;) {
     size_t b = a;
     sqlite3_int64 aten = 0, runtime = 0;
@@ -398,18 +436,21 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     sqlite3_str *so = sqlite3_str_new(0), *ss = sqlite3_str_new(0);
     rc = aokAppendName(qn, so, g[0]);
     for (size_t k = 1; rc == SQLITE_OK && k < refs[a].p->n; k++) {
-      if (k > 1) sqlite3_str_appendall(ss, " -> ");
+      if (k > 1)
+        sqlite3_str_appendall(ss, " -> ");
       rc = aokAppendName(qn, ss, g[k]);
     }
     char *zo = aokFinish(so), *zs = aokFinish(ss);
-    if (rc == SQLITE_OK && (!zo || !zs)) rc = SQLITE_NOMEM;
+    if (rc == SQLITE_OK && (!zo || !zs))
+      rc = SQLITE_NOMEM;
     if (rc != SQLITE_OK) {
       sqlite3_free(zo);
       sqlite3_free(zs);
       goto aok_run_error;
     }
     rc = aokAddRow(&rows, (sqlite3_int64)(b - a), aten, runtime, zo, zs);
-    if (rc != SQLITE_OK) goto aok_run_error;
+    if (rc != SQLITE_OK)
+      goto aok_run_error;
     a = b;
   }
   rc = aokEmit(out, t, &rows);
@@ -418,7 +459,8 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
 aok_run_oom:
   rc = SQLITE_NOMEM;
 aok_run_error:
-  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE)
+    rc = SQLITE_ERROR;
 aok_run_done:
   sqlite3_finalize(q);
   sqlite3_finalize(qn);
@@ -441,21 +483,20 @@ static int aokRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
   int rc;
   memset(&tr, 0, sizeof tr);
   rc = hta_traces_load(db, a->has_rank, a->rank, 0, &tr);
-  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++) rc = aokRunTrace(db, &tr.a[t], out);
+  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
+    rc = aokRunTrace(db, &tr.a[t], out);
   hta_traces_free(&tr);
   return rc;
 }
 
 static const hta_tvf aok_tvf = {
-  .name = "hta_aten_op_kernels",
-  .schema = AOK_SCHEMA,
-  .nvisible = AOK_NCOL,
-  .rank_col = AOK_RANK,
-  .nparam = 0,
-  .params = 0,
-  .run = aokRun,
+    .name = "hta_aten_op_kernels",
+    .schema = AOK_SCHEMA,
+    .nvisible = AOK_NCOL,
+    .rank_col = AOK_RANK,
+    .nparam = 0,
+    .params = 0,
+    .run = aokRun,
 };
 
-int hta_register_aten_ops(sqlite3 *db) {
-  return hta_tvf_register(db, &aok_tvf);
-}
+int hta_register_aten_ops(sqlite3 *db) { return hta_tvf_register(db, &aok_tvf); }

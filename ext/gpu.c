@@ -51,15 +51,49 @@ static long slotOf(const int32_t *ids, size_t n, int32_t id) {
   return lo < n && ids[lo] == id ? (long)lo : -1;
 }
 
-/* Sorted distinct values of the int32 field at OFFSET of every row. */
-static int distinctIds(const hta_gpu *a, size_t n, size_t offset, int32_t **pids, size_t *pn) {
-  int32_t *ids = sqlite3_malloc64((n ? n : 1) * sizeof *ids);
+static int32_t fieldOf(const hta_gpu *g, size_t offset) {
+  int32_t v;
+  memcpy(&v, (const char *)g + offset, sizeof v);
+  return v;
+}
+
+/* The sorted distinct values (*pids, *pn) of the int32 field at OFFSET of the
+** rows, and in SLOTS[i] the index of row i's value among them. Ids are small
+** dense integers (string ids), so a direct table usually replaces the sort. */
+static int distinctIds(const hta_gpu *a, size_t n, size_t offset, int32_t **pids, size_t *pn,
+                       int32_t *slots) {
+  int32_t lo = 0, hi = 0, *ids;
   size_t m = 0;
-  if (!ids) return SQLITE_NOMEM;
-  for (size_t i = 0; i < n; i++) memcpy(&ids[i], (const char *)&a[i] + offset, sizeof ids[i]);
-  qsort(ids, n, sizeof *ids, i32Cmp);
   for (size_t i = 0; i < n; i++) {
-    if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
+    int32_t v = fieldOf(&a[i], offset);
+    if (i == 0 || v < lo) lo = v;
+    if (i == 0 || v > hi) hi = v;
+  }
+  ids = sqlite3_malloc64((n ? n : 1) * sizeof *ids);
+  if (!ids) return SQLITE_NOMEM;
+  if (n && (uint64_t)((int64_t)hi - lo) <= 4 * (uint64_t)n + 65536) {
+    size_t span = (size_t)((int64_t)hi - lo) + 1;
+    int32_t *tab = sqlite3_malloc64(span * sizeof *tab);
+    if (!tab) {
+      sqlite3_free(ids);
+      return SQLITE_NOMEM;
+    }
+    memset(tab, 0xff, span * sizeof *tab); /* -1: absent */
+    for (size_t i = 0; i < n; i++) tab[fieldOf(&a[i], offset) - lo] = 0;
+    for (size_t k = 0; k < span; k++) {
+      if (tab[k] < 0) continue;
+      tab[k] = (int32_t)m;
+      ids[m++] = (int32_t)(lo + (int64_t)k);
+    }
+    for (size_t i = 0; i < n; i++) slots[i] = tab[fieldOf(&a[i], offset) - lo];
+    sqlite3_free(tab);
+  } else {
+    for (size_t i = 0; i < n; i++) ids[i] = fieldOf(&a[i], offset);
+    qsort(ids, n, sizeof *ids, i32Cmp);
+    for (size_t i = 0; i < n; i++) {
+      if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
+    }
+    for (size_t i = 0; i < n; i++) slots[i] = (int32_t)slotOf(ids, m, fieldOf(&a[i], offset));
   }
   *pids = ids;
   *pn = m;
@@ -110,7 +144,7 @@ static int isKernelCat(const char *c) {
 int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out) {
   sqlite3_stmt *st = 0;
   size_t cap = 0, ncat = 0;
-  int32_t *cat_ids = 0;
+  int32_t *cat_ids = 0, *slots = 0;
   char **cat_names = 0;
   int rc, sorted = 1;
   memset(out, 0, sizeof *out);
@@ -168,8 +202,14 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
   if (!sorted) qsort(out->a, out->n, sizeof *out->a, gpuCmpId); /* GPU-4 */
 
   /* Names: fetch and classify each distinct one once. */
-  rc = distinctIds(out->a, out->n, offsetof(hta_gpu, name_id), &out->name_ids, &out->nnames);
+  slots = sqlite3_malloc64((out->n ? out->n : 1) * sizeof *slots);
+  if (!slots) {
+    rc = SQLITE_NOMEM;
+    goto gpu_error;
+  }
+  rc = distinctIds(out->a, out->n, offsetof(hta_gpu, name_id), &out->name_ids, &out->nnames, slots);
   if (rc != SQLITE_OK) goto gpu_error;
+  for (size_t i = 0; i < out->n; i++) out->a[i].name_slot = slots[i];
   out->names = sqlite3_malloc64((out->nnames ? out->nnames : 1) * sizeof *out->names);
   if (!out->names) {
     rc = SQLITE_NOMEM;
@@ -181,7 +221,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
   if (rc != SQLITE_OK) goto gpu_error;
 
   /* Categories: a handful of ids. */
-  rc = distinctIds(out->a, out->n, offsetof(hta_gpu, cat_id), &cat_ids, &ncat);
+  rc = distinctIds(out->a, out->n, offsetof(hta_gpu, cat_id), &cat_ids, &ncat, slots);
   if (rc != SQLITE_OK) goto gpu_error;
   cat_names = sqlite3_malloc64((ncat ? ncat : 1) * sizeof *cat_names);
   if (!cat_names) {
@@ -203,13 +243,9 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     }
     for (size_t i = 0; i < out->nnames; i++) kt[i] = hta_classify(c, out->names[i]);
     for (size_t i = 0; i < ncat; i++) kc[i] = isKernelCat(cat_names[i]);
-    for (size_t i = 0; i < out->n; i++) {
-      hta_gpu *g = &out->a[i];
-      long s = slotOf(out->name_ids, out->nnames, g->name_id);
-      long cs = slotOf(cat_ids, ncat, g->cat_id);
-      g->name_slot = (int32_t)s;
-      g->kernel_type = kt[s];
-      g->is_kernel_cat = kc[cs];
+    for (size_t i = 0; i < out->n; i++) { /* slots[] now holds category slots */
+      out->a[i].kernel_type = kt[out->a[i].name_slot];
+      out->a[i].is_kernel_cat = kc[slots[i]];
     }
     sqlite3_free(kt);
     sqlite3_free(kc);
@@ -217,6 +253,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
   for (size_t i = 0; i < ncat; i++) sqlite3_free(cat_names[i]);
   sqlite3_free(cat_names);
   sqlite3_free(cat_ids);
+  sqlite3_free(slots);
   return SQLITE_OK;
 
 gpu_error:
@@ -226,6 +263,7 @@ gpu_error:
   }
   sqlite3_free(cat_names);
   sqlite3_free(cat_ids);
+  sqlite3_free(slots);
   hta_gpu_free(out);
   return rc;
 }

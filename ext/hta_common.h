@@ -6,8 +6,10 @@
 **   gpu.c        hta_gpu_load(): one trace's GPU work rows with their kernel type.
 **   classify.c   hta_classifier: kernel_type_rule read from the database (spec 1.16).
 **   interval.c   interval union / merge (spec 2 "merge").
-**   stats.c      pandas-compatible describe(): mean, sample std, linear quantiles.
-**   vtab_util.c  small helpers for eponymous table-valued functions.
+**   stats.c      pandas-compatible describe(): mean, sample std, linear quantiles;
+**                HTA's "top kernels + others" aggregation (hta_topk_aggregate).
+**   vtab_util.c  small helpers for eponymous table-valued functions, result
+**                tables (hta_table) and the generic module (hta_tvf_register).
 **
 ** Nothing here holds global mutable state: every object belongs to one call.
 ** All times are integer ns as stored; analyses convert to µs (REAL) on output.
@@ -140,6 +142,8 @@ typedef struct hta_describe {
   double mean, std, min, p25, p50, p75, max; /* std NaN when count < 2; all NaN when 0 */
 } hta_describe;
 
+/* Sorts v[0..n) ascending (no NaN). */
+void hta_sort_doubles(double *v, size_t n);
 /* pandas describe() of v[0..n) (sorts v in place). */
 void hta_describe_doubles(double *v, size_t n, hta_describe *d);
 /* Linear quantile of sorted v (numpy's rule, spec conventions), q in [0,1]; NaN when n == 0.

@@ -71,9 +71,9 @@ int hta_register_aten_ops(sqlite3 *db);
 #define FKS_DEFAULT_TOP_K 5
 
 /* ---------------------------------------------------------------- schema */
-#define FKS_SCHEMA                                                                    \
-  "CREATE TABLE x(rank INTEGER, pattern TEXT, count INTEGER,"                         \
-  " gpu_kernel_duration_us REAL, cpu_op_duration_us REAL, trace_id INTEGER,"          \
+#define FKS_SCHEMA                                                                                 \
+  "CREATE TABLE x(rank INTEGER, pattern TEXT, count INTEGER,"                                      \
+  " gpu_kernel_duration_us REAL, cpu_op_duration_us REAL, trace_id INTEGER,"                       \
   " operator_name HIDDEN, min_pattern_len HIDDEN, top_k HIDDEN)"
 #define FKS_RANK 0
 #define FKS_PATTERN 1
@@ -95,7 +95,7 @@ int hta_register_aten_ops(sqlite3 *db);
 typedef struct fks_row {
   sqlite3_int64 rank, trace_id, count;
   sqlite3_int64 gpu_ns, cpu_ns;
-  char *pattern;                   /* sqlite3_malloc'd */
+  char *pattern; /* sqlite3_malloc'd */
 } fks_row;
 
 typedef struct fks_vtab {
@@ -105,10 +105,10 @@ typedef struct fks_vtab {
 
 typedef struct fks_cursor {
   sqlite3_vtab_cursor base;
-  fks_row *a;                      /* the result, owned */
+  fks_row *a; /* the result, owned */
   sqlite3_int64 n, nalloc;
-  sqlite3_int64 i;                 /* current row */
-  sqlite3_value *operator_name;    /* copies of the arguments, for the HIDDEN columns */
+  sqlite3_int64 i;              /* current row */
+  sqlite3_value *operator_name; /* copies of the arguments, for the HIDDEN columns */
   sqlite3_int64 min_pattern_len, top_k;
 } fks_cursor;
 
@@ -116,13 +116,13 @@ typedef struct fks_cursor {
 
 /* One root operator instance: its kernel name ids live in fks_job.ids[off..off+n). */
 typedef struct fks_root {
-  size_t off, n;                   /* n includes the root's own name id first */
+  size_t off, n; /* n includes the root's own name id first */
   sqlite3_int64 kernel_ns, cpu_ns;
 } fks_root;
 
 /* The state of one trace's analysis; freed by fksJobFree. */
 typedef struct fks_job {
-  sqlite3_int64 *ids;              /* name ids of every root's pattern, back to back */
+  sqlite3_int64 *ids; /* name ids of every root's pattern, back to back */
   size_t nids, aids;
   fks_root *roots;
   size_t nroots, aroots;
@@ -143,23 +143,26 @@ typedef struct fks_rootref {
 
 static int fksCmpRef(const void *pa, const void *pb) {
   const fks_rootref *a = pa, *b = pb;
-  if (a->r->n != b->r->n) return a->r->n < b->r->n ? -1 : 1;
+  if (a->r->n != b->r->n)
+    return a->r->n < b->r->n ? -1 : 1;
   for (size_t k = 0; k < a->r->n; k++) {
     sqlite3_int64 x = a->ids[a->r->off + k], y = b->ids[b->r->off + k];
-    if (x != y) return x < y ? -1 : 1;
+    if (x != y)
+      return x < y ? -1 : 1;
   }
   return 0;
 }
 
 static int fksCmpRow(const void *pa, const void *pb) {
   const fks_row *a = pa, *b = pb;
-  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  if (a->count != b->count)
+    return a->count > b->count ? -1 : 1;
   return strcmp(a->pattern, b->pattern);
 }
 
 /* Appends one result row; takes ownership of PATTERN (freed on failure too). */
-static int fksAddRow(fks_cursor *c, const hta_trace *t, sqlite3_int64 count,
-                     sqlite3_int64 gpu_ns, sqlite3_int64 cpu_ns, char *pattern) {
+static int fksAddRow(fks_cursor *c, const hta_trace *t, sqlite3_int64 count, sqlite3_int64 gpu_ns,
+                     sqlite3_int64 cpu_ns, char *pattern) {
   if (c->n == c->nalloc) {
     sqlite3_int64 na = c->nalloc ? 2 * c->nalloc : 16;
     fks_row *p = sqlite3_realloc64(c->a, (sqlite3_uint64)na * sizeof *p);
@@ -180,54 +183,55 @@ static int fksAddRow(fks_cursor *c, const hta_trace *t, sqlite3_int64 count,
   return SQLITE_OK;
 }
 
-/* The HTA-kept rows of one trace (FKS-2) as the cut leaves them: 1 when kept.
-** ?1..?2 the trace's event_id range, ?4 cut ts, ?5 has_cut. */
-#define FKS_KEPT_ROWS                                                                 \
-  " FROM event e"                                                                     \
-  " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.category_id IS NOT NULL" \
+/* FKS_KEPT_ROWS: the HTA-kept rows of one trace (FKS-2); FKS_KEPT: 1 when the
+** last-step cut leaves the row. ?1..?2 the trace's event_id range, ?4 cut ts,
+** ?5 has_cut. */
+#define FKS_KEPT_ROWS                                                                              \
+  " FROM event e"                                                                                  \
+  " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.category_id IS NOT NULL"        \
   "   AND e.category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
-#define FKS_KEPT                                                                      \
-  "  CASE WHEN NOT ?5 THEN 1"                                                         \
-  "       WHEN e.stream IS NULL THEN e.ts < ?4"                                       \
-  "       WHEN e.link_id IS NOT NULL THEN"                                            \
-  "         coalesce((SELECT l.ts < ?4 FROM event l WHERE l.event_id = e.link_id), 0)" \
+#define FKS_KEPT                                                                                   \
+  "  CASE WHEN NOT ?5 THEN 1"                                                                      \
+  "       WHEN e.stream IS NULL THEN e.ts < ?4"                                                    \
+  "       WHEN e.link_id IS NOT NULL THEN"                                                         \
+  "         coalesce((SELECT l.ts < ?4 FROM event l WHERE l.event_id = e.link_id), 0)"             \
   "       ELSE e.correlation IS NULL AND e.ts < ?4 END"
 
 /* Candidates (FKS-2): seq, depth (-1 when none), dur, is_gpu, kept, name_id, ts.
 ** ?3 operator_name. */
 static const char fks_sql_candidates[] =
-  "SELECT e.event_id - ?1, coalesce(e.depth, -1), e.dur, e.stream IS NOT NULL," FKS_KEPT ","
-  "  e.name_id, e.ts" FKS_KEPT_ROWS
-  "   AND e.name_id IN (SELECT string_id FROM string WHERE instr(value, ?3) > 0)";
+    "SELECT e.event_id - ?1, coalesce(e.depth, -1), e.dur, e.stream IS NOT NULL," FKS_KEPT ","
+    "  e.name_id, e.ts" FKS_KEPT_ROWS
+    "   AND e.name_id IN (SELECT string_id FROM string WHERE instr(value, ?3) > 0)";
 
-/* The tree for the in-memory walk: every kept row that has a parent in the trace:
-** seq, parent seq, is_gpu, kept, and for GPU rows name_id, ts, dur (only those are
-** decoded: this scan reads every row of the trace, so it reads as little as it can).
-** A GPU row counts as kept here: it hangs below its launch, which the cut decides,
-** so the walk never reaches the GPU row of a launch that was cut. */
+/* The tree for the in-memory walk: every kept row below the roots' depth ?6 that
+** has a parent in the trace: seq << 32 | parent seq, is_gpu, and for GPU rows name_id,
+** ts, dur. This scan reads every row of the trace, so it returns and decodes as
+** little as it can. A GPU row counts as kept: it hangs below its launch, which the
+** cut decides, so the walk never reaches the GPU row of a launch that was cut. */
 static const char fks_sql_tree[] =
-  "SELECT e.event_id - ?1, e.parent_id - ?1, e.stream IS NOT NULL,"
-  "  e.stream IS NOT NULL OR NOT ?5 OR e.ts < ?4,"
-  "  CASE WHEN e.stream IS NOT NULL THEN e.name_id END,"
-  "  CASE WHEN e.stream IS NOT NULL THEN e.ts END,"
-  "  CASE WHEN e.stream IS NOT NULL THEN e.dur END"
-  FKS_KEPT_ROWS " AND e.parent_id BETWEEN ?1 AND ?2";
+    "SELECT (e.event_id - ?1) << 32 | (e.parent_id - ?1), e.stream IS NOT NULL,"
+    "  CASE WHEN e.stream IS NOT NULL THEN e.name_id END,"
+    "  CASE WHEN e.stream IS NOT NULL THEN e.ts END,"
+    "  CASE WHEN e.stream IS NOT NULL THEN e.dur END" FKS_KEPT_ROWS
+    " AND e.parent_id BETWEEN ?1 AND ?2 AND e.depth > ?6"
+    "   AND (e.stream IS NOT NULL OR NOT ?5 OR e.ts < ?4)";
 
 /* The kept rows below one root through the event_parent index (FKS-4): is_gpu,
 ** name_id, ts, dur, seq. ?1 root, ?2 cut ts, ?3 depth bound, ?4 range start. */
 static const char fks_sql_subtree[] =
-  "WITH RECURSIVE sub(id, lvl) AS ("
-  "  SELECT ?1, 0"
-  "  UNION ALL"
-  "  SELECT e.event_id, sub.lvl + 1 FROM event e JOIN sub ON e.parent_id = sub.id"
-  "   WHERE sub.lvl < ?3 AND e.dur IS NOT NULL AND (e.stream IS NOT NULL OR e.ts < ?2))"
-  " SELECT e.stream IS NOT NULL, e.name_id, e.ts, e.dur, e.event_id - ?4"
-  " FROM sub JOIN event e ON e.event_id = sub.id WHERE sub.lvl > 0";
+    "WITH RECURSIVE sub(id, lvl) AS ("
+    "  SELECT ?1, 0"
+    "  UNION ALL"
+    "  SELECT e.event_id, sub.lvl + 1 FROM event e JOIN sub ON e.parent_id = sub.id"
+    "   WHERE sub.lvl < ?3 AND e.dur IS NOT NULL AND (e.stream IS NOT NULL OR e.ts < ?2))"
+    " SELECT e.stream IS NOT NULL, e.name_id, e.ts, e.dur, e.event_id - ?4"
+    " FROM sub JOIN event e ON e.event_id = sub.id WHERE sub.lvl > 0";
 
 /* Is there an index whose first column is event.parent_id? */
 static const char fks_sql_has_index[] =
-  "SELECT 1 FROM pragma_index_list('event') l, pragma_index_info(l.name) i"
-  " WHERE i.seqno = 0 AND i.name = 'parent_id'";
+    "SELECT 1 FROM pragma_index_list('event') l, pragma_index_info(l.name) i"
+    " WHERE i.seqno = 0 AND i.name = 'parent_id'";
 
 /* Longest parent chain the recursive query follows below a root. Call stacks are
 ** at most a few hundred deep; the bound only stops a corrupt parent_id cycle. */
@@ -240,24 +244,29 @@ static int fksPattern(sqlite3_stmt *qname, const sqlite3_int64 *ids, size_t n, c
   sqlite3_str *s = sqlite3_str_new(0);
   int rc = SQLITE_OK;
   for (size_t k = 0; k < n && rc == SQLITE_OK; k++) {
-    if (k) sqlite3_str_appendchar(s, 1, '|');
-    if (ids[k] < 0) continue; /* an event without a name */
+    if (k)
+      sqlite3_str_appendchar(s, 1, '|');
+    if (ids[k] < 0)
+      continue; /* an event without a name */
     sqlite3_bind_int64(qname, 1, ids[k]);
     rc = sqlite3_step(qname);
     if (rc == SQLITE_ROW) {
       const char *v = (const char *)sqlite3_column_text(qname, 0);
-      if (v) sqlite3_str_appendall(s, v);
+      if (v)
+        sqlite3_str_appendall(s, v);
       rc = SQLITE_OK;
     } else if (rc == SQLITE_DONE) {
       rc = SQLITE_OK;
     }
     sqlite3_reset(qname);
   }
-  if (rc == SQLITE_OK) rc = sqlite3_str_errcode(s);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_str_errcode(s);
   char *z = sqlite3_str_finish(s);
   if (rc == SQLITE_OK && !z) { /* sqlite3_str_finish gives NULL for "" */
     z = sqlite3_mprintf("");
-    if (!z) rc = SQLITE_NOMEM;
+    if (!z)
+      rc = SQLITE_NOMEM;
   }
   if (rc != SQLITE_OK) {
     sqlite3_free(z);
@@ -276,14 +285,14 @@ typedef struct fks_gpu {
 /* The kept rows of one trace as a tree: the children of seq s are kids[off[s] ..
 ** off[s + 1]); GPU rows are flagged in isgpu and described in gpu[] (seq order). */
 typedef struct fks_tree {
-  sqlite3_uint64 nseq;             /* seqs are < nseq */
-  unsigned *off;                   /* nseq + 1 */
+  sqlite3_uint64 nseq; /* seqs are < nseq */
+  unsigned *off;       /* nseq + 1 */
   unsigned *kids;
-  unsigned char *isgpu, *seen;     /* bitmaps over seq */
+  unsigned char *isgpu, *seen; /* bitmaps over seq */
   fks_gpu *gpu;
   size_t ngpu, agpu;
-  unsigned *edges;                 /* (parent, child) pairs while scanning */
-  size_t nedges, aedges;           /* counts unsigned values, two per edge */
+  unsigned *edges;       /* (parent, child) pairs while scanning */
+  size_t nedges, aedges; /* counts unsigned values, two per edge */
 } fks_tree;
 
 static void fksTreeFree(fks_tree *tr) {
@@ -296,44 +305,47 @@ static void fksTreeFree(fks_tree *tr) {
   memset(tr, 0, sizeof *tr);
 }
 
-#define FKS_BIT(m, i) ((m)[(i) >> 3] & (1u << ((i) & 7)))
-#define FKS_SETBIT(m, i) ((m)[(i) >> 3] |= (unsigned char)(1u << ((i) & 7)))
+#define FKS_BIT(m, i) ((m)[(i) >> 3] & (1u << ((i)&7)))
+#define FKS_SETBIT(m, i) ((m)[(i) >> 3] |= (unsigned char)(1u << ((i)&7)))
 
 /* Appends V to the growable array P (N used, A allocated); jumps to OOM on failure. */
-#define FKS_PUSH(p, n, a, minA, v, oom)                                               \
-  do {                                                                                \
-    if ((n) == (a)) {                                                                 \
-      size_t na_ = (a) ? 2 * (a) : (minA);                                            \
-      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p));                          \
-      if (!np_) goto oom;                                                             \
-      (p) = np_;                                                                      \
-      (a) = na_;                                                                      \
-    }                                                                                 \
-    (p)[(n)++] = (v);                                                                 \
+#define FKS_PUSH(p, n, a, minA, v, oom)                                                            \
+  do {                                                                                             \
+    if ((n) == (a)) {                                                                              \
+      size_t na_ = (a) ? 2 * (a) : (minA);                                                         \
+      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p));                                       \
+      if (!np_)                                                                                    \
+        goto oom;                                                                                  \
+      (p) = np_;                                                                                   \
+      (a) = na_;                                                                                   \
+    }                                                                                              \
+    (p)[(n)++] = (v);                                                                              \
   } while (0)
 
-/* Loads trace T's kept rows (the scan's ?1..?5 bound in Q) into child lists. */
+/* Loads trace T's kept rows (the scan's ?1..?6 bound in Q) into child lists. */
 static int fksTreeLoad(sqlite3_stmt *q, fks_tree *tr) {
   int rc;
   size_t nbytes;
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    if (!sqlite3_column_int(q, 3)) continue; /* removed by the last-step cut */
-    sqlite3_uint64 seq = (sqlite3_uint64)sqlite3_column_int64(q, 0);
-    if (seq + 1 > tr->nseq) tr->nseq = seq + 1;
-    sqlite3_uint64 parent = (sqlite3_uint64)sqlite3_column_int64(q, 1);
-    if (parent + 1 > tr->nseq) tr->nseq = parent + 1;
-    FKS_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, (unsigned)parent, fks_tree_oom);
-    FKS_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, (unsigned)seq, fks_tree_oom);
-    if (sqlite3_column_int(q, 2)) {
+    sqlite3_uint64 pair = (sqlite3_uint64)sqlite3_column_int64(q, 0);
+    unsigned seq = (unsigned)(pair >> 32), parent = (unsigned)pair;
+    if (seq + (sqlite3_uint64)1 > tr->nseq)
+      tr->nseq = seq + (sqlite3_uint64)1;
+    if (parent + (sqlite3_uint64)1 > tr->nseq)
+      tr->nseq = parent + (sqlite3_uint64)1;
+    FKS_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, parent, fks_tree_oom);
+    FKS_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, seq, fks_tree_oom);
+    if (sqlite3_column_int(q, 1)) {
       fks_gpu g;
-      g.name_id = sqlite3_column_type(q, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 4);
-      g.ts = sqlite3_column_int64(q, 5);
-      g.dur = sqlite3_column_int64(q, 6);
+      g.name_id = sqlite3_column_type(q, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 2);
+      g.ts = sqlite3_column_int64(q, 3);
+      g.dur = sqlite3_column_int64(q, 4);
       g.seq = seq;
       FKS_PUSH(tr->gpu, tr->ngpu, tr->agpu, 256, g, fks_tree_oom);
     }
   }
-  if (rc != SQLITE_DONE) return rc;
+  if (rc != SQLITE_DONE)
+    return rc;
 
   /* counting sort of the edges by parent */
   size_t ne = tr->nedges / 2;
@@ -342,15 +354,20 @@ static int fksTreeLoad(sqlite3_stmt *q, fks_tree *tr) {
   tr->kids = sqlite3_malloc64((ne + 1) * sizeof *tr->kids);
   tr->isgpu = sqlite3_malloc64(nbytes);
   tr->seen = sqlite3_malloc64(nbytes);
-  if (!tr->off || !tr->kids || !tr->isgpu || !tr->seen) return SQLITE_NOMEM;
+  if (!tr->off || !tr->kids || !tr->isgpu || !tr->seen)
+    return SQLITE_NOMEM;
   memset(tr->off, 0, (tr->nseq + 2) * sizeof *tr->off);
   memset(tr->isgpu, 0, nbytes);
   memset(tr->seen, 0, nbytes);
-  for (size_t k = 0; k < tr->ngpu; k++) FKS_SETBIT(tr->isgpu, tr->gpu[k].seq);
-  for (size_t k = 0; k < ne; k++) tr->off[tr->edges[2 * k] + 2]++;
-  for (sqlite3_uint64 s = 2; s < tr->nseq + 2; s++) tr->off[s] += tr->off[s - 1];
+  for (size_t k = 0; k < tr->ngpu; k++)
+    FKS_SETBIT(tr->isgpu, tr->gpu[k].seq);
+  for (size_t k = 0; k < ne; k++)
+    tr->off[tr->edges[2 * k] + 2]++;
+  for (sqlite3_uint64 s = 2; s < tr->nseq + 2; s++)
+    tr->off[s] += tr->off[s - 1];
   /* now off[p + 1] is where p's children start; filling advances it to their end */
-  for (size_t k = 0; k < ne; k++) tr->kids[tr->off[tr->edges[2 * k] + 1]++] = tr->edges[2 * k + 1];
+  for (size_t k = 0; k < ne; k++)
+    tr->kids[tr->off[tr->edges[2 * k] + 1]++] = tr->edges[2 * k + 1];
   sqlite3_free(tr->edges);
   tr->edges = 0;
   return SQLITE_OK;
@@ -361,7 +378,8 @@ fks_tree_oom:
 
 static int fksCmpGpu(const void *pa, const void *pb) {
   const fks_gpu *a = pa, *b = pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (a->ts != b->ts)
+    return a->ts < b->ts ? -1 : 1;
   return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -370,8 +388,10 @@ static const fks_gpu *fksGpuOf(const fks_tree *tr, sqlite3_uint64 seq) {
   size_t a = 0, b = tr->ngpu;
   while (a < b) {
     size_t m = a + (b - a) / 2;
-    if (tr->gpu[m].seq < seq) a = m + 1;
-    else b = m;
+    if (tr->gpu[m].seq < seq)
+      a = m + 1;
+    else
+      b = m;
   }
   return &tr->gpu[a];
 }
@@ -410,16 +430,19 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
 
   /* 1. The candidates at the lowest depth (FKS-2, FKS-3). */
   rc = sqlite3_prepare_v2(db, fks_sql_candidates, -1, &q, 0);
-  if (rc != SQLITE_OK) goto fks_run_error;
+  if (rc != SQLITE_OK)
+    goto fks_run_error;
   sqlite3_bind_int64(q, 1, lo);
   sqlite3_bind_int64(q, 2, hi);
   sqlite3_bind_text(q, 3, opname, -1, SQLITE_STATIC);
   sqlite3_bind_int64(q, 4, cut);
   sqlite3_bind_int(q, 5, t->has_cut != 0);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    if (!sqlite3_column_int(q, 4)) continue; /* removed by the last-step cut */
+    if (!sqlite3_column_int(q, 4))
+      continue; /* removed by the last-step cut */
     sqlite3_int64 depth = sqlite3_column_int64(q, 1);
-    if (depth > mindepth) continue;
+    if (depth > mindepth)
+      continue;
     if (depth < mindepth) {
       mindepth = depth;
       ncand = 0;
@@ -432,21 +455,25 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     cd.ts = sqlite3_column_int64(q, 6);
     FKS_PUSH(cand, ncand, acand, 64, cd, fks_run_oom);
   }
-  if (rc != SQLITE_DONE) goto fks_run_error;
+  if (rc != SQLITE_DONE)
+    goto fks_run_error;
   rc = SQLITE_OK;
   sqlite3_finalize(q);
   q = 0;
-  if (ncand == 0 || mindepth < 0) goto fks_run_done; /* FKS-3: roots outside stacks have no kernels */
+  if (ncand == 0 || mindepth < 0)
+    goto fks_run_done; /* FKS-3: roots outside stacks have no kernels */
 
   if (!in_memory) {
     rc = sqlite3_prepare_v2(db, "SELECT event_count FROM trace WHERE trace_id = ?1", -1, &q, 0);
-    if (rc != SQLITE_OK) goto fks_run_error;
+    if (rc != SQLITE_OK)
+      goto fks_run_error;
     sqlite3_bind_int64(q, 1, t->trace_id);
     budget = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) / 8 : 0;
     sqlite3_finalize(q);
     q = 0;
     rc = sqlite3_prepare_v2(db, fks_sql_subtree, -1, &qs, 0);
-    if (rc != SQLITE_OK) goto fks_run_error;
+    if (rc != SQLITE_OK)
+      goto fks_run_error;
     sqlite3_bind_int64(qs, 2, cut);
     sqlite3_bind_int64(qs, 3, FKS_MAX_DEPTH);
     sqlite3_bind_int64(qs, 4, lo);
@@ -467,7 +494,8 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       sqlite3_bind_int64(qs, 1, lo + (sqlite3_int64)cd->seq);
       while ((rc = sqlite3_step(qs)) == SQLITE_ROW) {
         budget--;
-        if (!sqlite3_column_int(qs, 0)) continue;
+        if (!sqlite3_column_int(qs, 0))
+          continue;
         fks_gpu g;
         g.name_id = sqlite3_column_type(qs, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(qs, 1);
         g.ts = sqlite3_column_int64(qs, 2);
@@ -476,19 +504,24 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
         FKS_PUSH(hits, nhits, ahits, 64, g, fks_run_oom);
       }
       sqlite3_reset(qs);
-      if (rc != SQLITE_DONE) goto fks_run_error;
+      if (rc != SQLITE_DONE)
+        goto fks_run_error;
       rc = SQLITE_OK;
-      if (budget < 0) in_memory = 1; /* huge subtrees: walk the rest in memory */
+      if (budget < 0)
+        in_memory = 1; /* huge subtrees: walk the rest in memory */
     } else {
       if (!tr.off) { /* first use: load the tree */
         rc = sqlite3_prepare_v2(db, fks_sql_tree, -1, &q, 0);
-        if (rc != SQLITE_OK) goto fks_run_error;
+        if (rc != SQLITE_OK)
+          goto fks_run_error;
         sqlite3_bind_int64(q, 1, lo);
         sqlite3_bind_int64(q, 2, hi);
         sqlite3_bind_int64(q, 4, cut);
         sqlite3_bind_int(q, 5, t->has_cut != 0);
+        sqlite3_bind_int64(q, 6, mindepth);
         rc = fksTreeLoad(q, &tr);
-        if (rc != SQLITE_OK) goto fks_run_error;
+        if (rc != SQLITE_OK)
+          goto fks_run_error;
       }
       /* depth-first over the child lists; `seen` also guards against a corrupt cycle */
       if (cd->seq < tr.nseq && !FKS_BIT(tr.seen, cd->seq)) {
@@ -499,16 +532,21 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
           unsigned sq = stack[--nstack];
           for (unsigned x = tr.off[sq]; x < tr.off[sq + 1]; x++) {
             unsigned ch = tr.kids[x];
-            if (FKS_BIT(tr.seen, ch)) continue;
+            if (FKS_BIT(tr.seen, ch))
+              continue;
             FKS_SETBIT(tr.seen, ch);
-            if (FKS_BIT(tr.isgpu, ch)) FKS_PUSH(hits, nhits, ahits, 64, *fksGpuOf(&tr, ch), fks_run_oom);
-            else FKS_PUSH(stack, nstack, astack, 256, ch, fks_run_oom);
+            if (FKS_BIT(tr.isgpu, ch))
+              FKS_PUSH(hits, nhits, ahits, 64, *fksGpuOf(&tr, ch), fks_run_oom);
+            else
+              FKS_PUSH(stack, nstack, astack, 256, ch, fks_run_oom);
           }
         }
       }
     }
-    if ((sqlite3_int64)nhits < minlen) continue; /* FKS-3: too few kernels */
-    qsort(hits, nhits, sizeof *hits, fksCmpGpu);
+    if ((sqlite3_int64)nhits < minlen)
+      continue; /* FKS-3: too few kernels */
+    if (nhits > 1)
+      qsort(hits, nhits, sizeof *hits, fksCmpGpu);
     FKS_PUSH(j.ids, j.nids, j.aids, 256, cd->name_id, fks_run_oom);
     for (size_t h = 0; h < nhits; h++) {
       FKS_PUSH(j.ids, j.nids, j.aids, 256, hits[h].name_id, fks_run_oom);
@@ -521,18 +559,21 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       goto fks_run_error;
     }
   }
-  if (j.nroots == 0) goto fks_run_done;
+  if (j.nroots == 0)
+    goto fks_run_done;
 
   /* 3. Group equal name-id sequences (FKS-6). */
   refs = sqlite3_malloc64(j.nroots * sizeof *refs);
-  if (!refs) goto fks_run_oom;
+  if (!refs)
+    goto fks_run_oom;
   for (size_t k = 0; k < j.nroots; k++) {
     refs[k].r = &j.roots[k];
     refs[k].ids = j.ids;
   }
   qsort(refs, j.nroots, sizeof *refs, fksCmpRef);
   rc = sqlite3_prepare_v2(db, fks_sql_name, -1, &qn, 0);
-  if (rc != SQLITE_OK) goto fks_run_error;
+  if (rc != SQLITE_OK)
+    goto fks_run_error;
   for (size_t a = 0; a < j.nroots;) {
     size_t b = a;
     sqlite3_int64 gpu = 0, cpu = 0;
@@ -543,9 +584,11 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     }
     char *pat = 0;
     rc = fksPattern(qn, j.ids + refs[a].r->off, refs[a].r->n, &pat);
-    if (rc != SQLITE_OK) goto fks_run_error;
+    if (rc != SQLITE_OK)
+      goto fks_run_error;
     rc = fksAddRow(c, t, (sqlite3_int64)(b - a), gpu, cpu, pat);
-    if (rc != SQLITE_OK) goto fks_run_error;
+    if (rc != SQLITE_OK)
+      goto fks_run_error;
     a = b;
   }
   qsort(c->a + first, (size_t)(c->n - first), sizeof *c->a, fksCmpRow); /* FKS-7 */
@@ -554,7 +597,8 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
 fks_run_oom:
   rc = SQLITE_NOMEM;
 fks_run_error:
-  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE)
+    rc = SQLITE_ERROR;
 fks_run_done:
   sqlite3_finalize(q);
   sqlite3_finalize(qs);
@@ -574,9 +618,11 @@ static int fksConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr) {
   fks_vtab *p;
   int rc = sqlite3_declare_vtab(db, FKS_SCHEMA);
-  if (rc != SQLITE_OK) return rc;
+  if (rc != SQLITE_OK)
+    return rc;
   p = sqlite3_malloc(sizeof *p);
-  if (!p) return SQLITE_NOMEM;
+  if (!p)
+    return SQLITE_NOMEM;
   memset(p, 0, sizeof *p);
   p->db = db;
   /* Read-only and side-effect free: usable from views and triggers. */
@@ -592,7 +638,8 @@ static int fksDisconnect(sqlite3_vtab *pVtab) {
 
 static int fksOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   fks_cursor *c = sqlite3_malloc(sizeof *c);
-  if (!c) return SQLITE_NOMEM;
+  if (!c)
+    return SQLITE_NOMEM;
   memset(c, 0, sizeof *c);
   *ppCursor = &c->base;
   return SQLITE_OK;
@@ -600,7 +647,8 @@ static int fksOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 /* Frees the rows of the previous scan. */
 static void fksReset(fks_cursor *c) {
-  for (sqlite3_int64 k = 0; k < c->n; k++) sqlite3_free(c->a[k].pattern);
+  for (sqlite3_int64 k = 0; k < c->n; k++)
+    sqlite3_free(c->a[k].pattern);
   sqlite3_free(c->a);
   sqlite3_value_free(c->operator_name);
   c->a = 0;
@@ -657,36 +705,43 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
       return SQLITE_ERROR;
     }
     c->operator_name = sqlite3_value_dup(argv[k]);
-    if (!c->operator_name) return SQLITE_NOMEM;
+    if (!c->operator_name)
+      return SQLITE_NOMEM;
     opname = (const char *)sqlite3_value_text(c->operator_name);
-    if (!opname) return SQLITE_NOMEM;
+    if (!opname)
+      return SQLITE_NOMEM;
     k++;
   }
   if (idxNum & FKS_HAS_MINLEN) {
     if (!fksIntArg(argv[k++], &c->min_pattern_len) || c->min_pattern_len < 0) {
-      hta_vtab_error(cur->pVtab,
-                     "hta_frequent_kernel_sequences: min_pattern_len must be a non-negative integer");
+      hta_vtab_error(
+          cur->pVtab,
+          "hta_frequent_kernel_sequences: min_pattern_len must be a non-negative integer");
       return SQLITE_ERROR;
     }
   }
   if (idxNum & FKS_HAS_TOPK) {
     if (!fksIntArg(argv[k++], &c->top_k) || c->top_k < 0) {
-      hta_vtab_error(cur->pVtab, "hta_frequent_kernel_sequences: top_k must be a non-negative integer");
+      hta_vtab_error(cur->pVtab,
+                     "hta_frequent_kernel_sequences: top_k must be a non-negative integer");
       return SQLITE_ERROR;
     }
   }
   if (idxNum & FKS_HAS_RANK) {
-    if (!fksIntArg(argv[k++], &rank)) return SQLITE_OK; /* rank = NULL / 'x' / 1.5: no row */
+    if (!fksIntArg(argv[k++], &rank))
+      return SQLITE_OK; /* rank = NULL / 'x' / 1.5: no row */
     has_rank = 1;
   }
-  if (!opname || !opname[0]) return SQLITE_OK;
+  if (!opname || !opname[0])
+    return SQLITE_OK;
 
   rc = sqlite3_prepare_v2(vt->db, fks_sql_has_index, -1, &q, 0);
   if (rc == SQLITE_OK) {
     has_index = sqlite3_step(q) == SQLITE_ROW;
     rc = sqlite3_finalize(q);
   }
-  if (rc == SQLITE_OK) rc = hta_traces_load(vt->db, has_rank, rank, 0, &tr);
+  if (rc == SQLITE_OK)
+    rc = hta_traces_load(vt->db, has_rank, rank, 0, &tr);
   for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
     rc = fksRunTrace(c, vt->db, &tr.a[t], opname, c->min_pattern_len, has_index);
   hta_traces_free(&tr);
@@ -719,7 +774,8 @@ static int fksColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   case FKS_CPU_US: sqlite3_result_double(ctx, (double)r->cpu_ns / 1000.0); break;
   case FKS_TRACE_ID: sqlite3_result_int64(ctx, r->trace_id); break;
   case FKS_OPERATOR_NAME:
-    if (c->operator_name) sqlite3_result_value(ctx, c->operator_name);
+    if (c->operator_name)
+      sqlite3_result_value(ctx, c->operator_name);
     break;
   case FKS_MIN_PATTERN_LEN: sqlite3_result_int64(ctx, c->min_pattern_len); break;
   case FKS_TOP_K: sqlite3_result_int64(ctx, c->top_k); break;
@@ -746,7 +802,8 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
   for (int i = 0; i < p->nConstraint; i++) {
     const struct sqlite3_index_constraint *pc = &p->aConstraint[i];
     int j;
-    if (pc->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (pc->op != SQLITE_INDEX_CONSTRAINT_EQ)
+      continue;
     switch (pc->iColumn) {
     case FKS_OPERATOR_NAME: j = 0; break;
     case FKS_MIN_PATTERN_LEN: j = 1; break;
@@ -761,12 +818,14 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
     aIdx[j] = i;
   }
   if (aIdx[0] < 0) {
-    if (unusable & 1) return SQLITE_CONSTRAINT;
+    if (unusable & 1)
+      return SQLITE_CONSTRAINT;
     hta_vtab_error(tab, "hta_frequent_kernel_sequences: operator_name is required");
     return SQLITE_ERROR;
   }
   for (int j = 0; j < 4; j++) {
-    if (aIdx[j] < 0) continue;
+    if (aIdx[j] < 0)
+      continue;
     p->aConstraintUsage[aIdx[j]].argvIndex = argv++;
     p->aConstraintUsage[aIdx[j]].omit = 1;
     idxNum |= 1 << j;
@@ -779,22 +838,23 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
 
 /* Eponymous-only (no xCreate): the table exists in every schema, read-only. */
 static sqlite3_module fksModule = {
-  .iVersion = 0,
-  .xConnect = fksConnect,
-  .xBestIndex = fksBestIndex,
-  .xDisconnect = fksDisconnect,
-  .xOpen = fksOpen,
-  .xClose = fksClose,
-  .xFilter = fksFilter,
-  .xNext = fksNext,
-  .xEof = fksEof,
-  .xColumn = fksColumn,
-  .xRowid = fksRowid,
+    .iVersion = 0,
+    .xConnect = fksConnect,
+    .xBestIndex = fksBestIndex,
+    .xDisconnect = fksDisconnect,
+    .xOpen = fksOpen,
+    .xClose = fksClose,
+    .xFilter = fksFilter,
+    .xNext = fksNext,
+    .xEof = fksEof,
+    .xColumn = fksColumn,
+    .xRowid = fksRowid,
 };
 
 /* Registers hta_frequent_kernel_sequences and hta_aten_op_kernels. */
 int hta_register_sequences(sqlite3 *db) {
   int rc = sqlite3_create_module(db, "hta_frequent_kernel_sequences", &fksModule, 0);
-  if (rc == SQLITE_OK) rc = hta_register_aten_ops(db);
+  if (rc == SQLITE_OK)
+    rc = hta_register_aten_ops(db);
   return rc;
 }

@@ -81,13 +81,15 @@ static int dblCmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+void hta_sort_doubles(double *v, size_t n) { qsort(v, n, sizeof *v, dblCmp); }
+
 void hta_describe_doubles(double *v, size_t n, hta_describe *d) {
   d->count = (int64_t)n;
   if (n == 0) {
     d->mean = d->std = d->min = d->p25 = d->p50 = d->p75 = d->max = NAN;
     return;
   }
-  qsort(v, n, sizeof *v, dblCmp);
+  hta_sort_doubles(v, n);
   hta_mean_std(v, n, &d->mean, &d->std);
   if (n < 2) d->std = NAN; /* ST-3 */
   d->min = v[0];
@@ -167,7 +169,7 @@ int hta_topk_aggregate(const hta_topk_group *g, size_t n, int64_t num, double ra
       run += it[i].sum;
       cum[i] = cum[n + i] = (double)run;
     }
-    qsort(cum + n, n, sizeof *cum, dblCmp);
+    hta_sort_doubles(cum + n, n);
     double q = hta_quantile_sorted(cum + n, n, ratio);
     for (size_t i = 0; i < n; i++) {
       it[i].others = cum[i] > q || (int64_t)i >= num;

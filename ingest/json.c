@@ -36,6 +36,8 @@
 #define JS_LIKELY(x) (x)
 #endif
 
+#define JS_DIGIT(c) ((unsigned char)((c) - '0') < 10)
+
 enum {
   ST_VALUE,       /* a value must follow */
   ST_FIRST_VALUE, /* after '[': a value or ']' */
@@ -89,6 +91,32 @@ static int jsRefill(js_lexer *js, const char *keep) {
   int r = rd_refill(js->rd, keep);
   js->adj = js->rd->base - (uint64_t)(uintptr_t)js->rd->buf;
   return r;
+}
+
+/*
+** First byte at or after Q that is not an ASCII digit, 8 bytes at a time (the
+** 0 after the buffer end stops it; RD_PAD covers the over-read). A byte is a
+** digit iff its high nibble is 3 and adding 6 keeps it there; the lowest
+** flagged byte is exact because only a non-digit below could carry into it.
+*/
+static inline const char *jsDigits(const char *q) {
+#if defined(__GNUC__)
+  for (;;) {
+    uint64_t v;
+    memcpy(&v, q, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    uint64_t t = ((v & 0xF0F0F0F0F0F0F0F0ULL) |
+                  (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ^
+                 0x3333333333333333ULL;
+    if (t) return q + (__builtin_ctzll(t) >> 3);
+    q += 8;
+  }
+#else
+  while (JS_DIGIT(*q)) q++;
+  return q;
+#endif
 }
 
 /* ------------------------------------------------------------ errors */
@@ -361,7 +389,6 @@ static JS_NOINLINE int jsString(js_lexer *js, const char *p) {
 
 /* ------------------------------------------------------------ numbers */
 
-#define JS_DIGIT(c) ((unsigned char)((c) - '0') < 10)
 
 /* Scans the number at P0. Sets s, n and js->p. 0, or -1 with the error recorded. */
 static JS_NOINLINE int jsNumber(js_lexer *js, const char *p0) {
@@ -581,12 +608,9 @@ js_tok js_next(js_lexer *js) {
         if (*q == '0') {
           q++;
         } else {
-          while (JS_DIGIT(*q)) q++;
+          q = jsDigits(q);
         }
-        if (*q == '.' && JS_DIGIT(q[1])) {
-          q += 2;
-          while (JS_DIGIT(*q)) q++;
-        }
+        if (*q == '.' && JS_DIGIT(q[1])) q = jsDigits(q + 2);
         if (JS_LIKELY(q > p + (c == '-') && q - p < 64 && *q != 'e' && *q != 'E' &&
                       *q != '.' && !JS_DIGIT(*q) && q != js->rd->end)) {
           js->s = p;
@@ -719,12 +743,9 @@ int js_skip(js_lexer *js, js_tok tok) {
         if (*q == '0') {
           q++;
         } else {
-          while (JS_DIGIT(*q)) q++;
+          q = jsDigits(q);
         }
-        if (*q == '.' && JS_DIGIT(q[1])) {
-          q += 2;
-          while (JS_DIGIT(*q)) q++;
-        }
+        if (*q == '.' && JS_DIGIT(q[1])) q = jsDigits(q + 2);
         if (q == p + (c == '-') || q - p >= 64 || *q == 'e' || *q == 'E' || *q == '.' ||
             JS_DIGIT(*q) || q == js->rd->end)
           goto slow;

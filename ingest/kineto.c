@@ -50,6 +50,14 @@
 #include "json.h"
 #include "reader.h"
 
+#if defined(__GNUC__)
+#define KT_INLINE inline __attribute__((always_inline))
+#define KT_NOINLINE __attribute__((noinline))
+#else
+#define KT_INLINE inline
+#define KT_NOINLINE
+#endif
+
 #define KT_MAX_META (64u << 20)
 #define KT_DIGIT(c) ((unsigned char)((c) - '0') < 10)
 
@@ -201,8 +209,8 @@ enum { KT_HALF_EVEN, KT_TRUNC };
 ** zero (MODE). *EXACT = 0 when a non-zero digit was dropped. Returns 0, or 1
 ** when the result is outside int64. Never goes through a double.
 */
-static int ktDecimalSlow(const char *s, size_t n, int scale, int mode, int64_t *out,
-                         int *exact);
+static KT_NOINLINE int ktDecimalSlow(const char *s, size_t n, int scale, int mode,
+                                     int64_t *out, int *exact);
 
 /* 8 ASCII digits, first in the lowest byte, to their value; -1 if not all digits. */
 static inline int64_t ktEight(const char *p) {
@@ -221,8 +229,8 @@ static inline int64_t ktEight(const char *p) {
   return (int64_t)v;
 }
 
-static int ktDecimal(const char *s, size_t n, int scale, int mode, int64_t *out,
-                     int *exact) {
+static KT_INLINE int ktDecimal(const char *s, size_t n, int scale, int mode, int64_t *out,
+                               int *exact) {
   /* Fast path: [-]digits[.digits] with at most SCALE decimals and at most 19
   ** digits after scaling (always fits in uint64): every plain ts and dur. */
   static const uint64_t pow10[] = {1, 10, 100, 1000};
@@ -256,8 +264,8 @@ static int ktDecimal(const char *s, size_t n, int scale, int mode, int64_t *out,
 }
 
 /* The general case of ktDecimal(): any digits and exponent. */
-static int ktDecimalSlow(const char *s, size_t n, int scale, int mode, int64_t *out,
-                         int *exact) {
+static KT_NOINLINE int ktDecimalSlow(const char *s, size_t n, int scale, int mode,
+                                     int64_t *out, int *exact) {
   const char *end = s + n;
   int neg = 0;
   if (s < end && *s == '-') neg = 1, s++;
@@ -502,7 +510,7 @@ static int ktIsGpuCat(const char *s, size_t n) {
 }
 
 /* A string field (K4). */
-static int ktStrField(kt_file *f, js_tok t, kt_ref *r, unsigned flag, const char *field) {
+static KT_INLINE int ktStrField(kt_file *f, js_tok t, kt_ref *r, unsigned flag, const char *field) {
   if (t == JS_STRING) {
     f->ev.flags |= flag;
     return ktKeep(f, r);
@@ -513,7 +521,7 @@ static int ktStrField(kt_file *f, js_tok t, kt_ref *r, unsigned flag, const char
 }
 
 /* A time field in µs (K3). */
-static int ktTimeField(kt_file *f, js_tok t, int64_t *out, unsigned flag, const char *field) {
+static KT_INLINE int ktTimeField(kt_file *f, js_tok t, int64_t *out, unsigned flag, const char *field) {
   int exact;
   if (t == JS_NUMBER) {
     if (ktDecimal(f->js.s, f->js.n, 3, KT_HALF_EVEN, out, &exact)) return ktRange(f, field);
@@ -526,7 +534,7 @@ static int ktTimeField(kt_file *f, js_tok t, int64_t *out, unsigned flag, const 
 }
 
 /* pid, tid, id: an integer or a string (K4). */
-static int ktIdField(kt_file *f, js_tok t, kt_value *v, kt_ref *r, unsigned flag,
+static KT_INLINE int ktIdField(kt_file *f, js_tok t, kt_value *v, kt_ref *r, unsigned flag,
                      const char *field) {
   int exact;
   if (t == JS_NUMBER) {

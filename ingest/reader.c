@@ -149,11 +149,15 @@ uint64_t rd_hash64(const rd_reader *rd) { return xxhDigest(&rd->hash); }
 
 /* ------------------------------------------------------------ raw input */
 
+/* Sets rd->err to "WHAT[: strerror(ERRNUM)]" (strerror_r: files are read in parallel). */
 static int rdErr(rd_reader *rd, const char *what, int errnum) {
-  if (errnum)
-    snprintf(rd->err, sizeof rd->err, "%s: %s", what, strerror(errnum));
-  else
+  char msg[128];
+  if (errnum == 0) {
     snprintf(rd->err, sizeof rd->err, "%s", what);
+    return -1;
+  }
+  if (strerror_r(errnum, msg, sizeof msg) != 0) snprintf(msg, sizeof msg, "error %d", errnum);
+  snprintf(rd->err, sizeof rd->err, "%s: %s", what, msg);
   return -1;
 }
 

@@ -181,6 +181,9 @@ SELECT 'fks_40_empty', count(*) = 0 FROM hta_frequent_kernel_sequences('');
 SELECT 'fks_41_nomatch', count(*) = 0 FROM hta_frequent_kernel_sequences('no such op');
 SELECT 'fks_42_minlen_text_number', count(*) = 5 FROM hta_frequent_kernel_sequences('aten::linear', '2') WHERE rank = 0;
 SELECT 'fks_43_minlen_zero', count(*) >= 5 FROM hta_frequent_kernel_sequences('aten::linear', 0) WHERE rank = 0;
+-- min_pattern_len 0 admits a root without kernels: its pattern is its name alone
+SELECT 'fks_43b_no_kernels', group_concat(pattern || ':' || count || ':' || gpu_kernel_duration_us || ':' || cpu_op_duration_us) = 'aten::mm:1:0.0:0.1'
+  FROM hta_frequent_kernel_sequences('aten::mm', 0);
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_frequent_kernel_sequences' 2>&1 | grep -qF 'hta_frequent_kernel_sequences: operator_name is required' && echo 'fks_44_err_required|1' || echo 'fks_44_err_required|0'"
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_frequent_kernel_sequences WHERE min_pattern_len = 2' 2>&1 | grep -qF 'hta_frequent_kernel_sequences: operator_name is required' && echo 'fks_45_err_required_named|1' || echo 'fks_45_err_required_named|0'"
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_frequent_kernel_sequences(NULL)' 2>&1 | grep -qF 'hta_frequent_kernel_sequences: operator_name must be a string' && echo 'fks_46_err_null|1' || echo 'fks_46_err_null|0'"
@@ -193,7 +196,7 @@ SELECT 'fks_43_minlen_zero', count(*) >= 5 FROM hta_frequent_kernel_sequences('a
 -- in-memory walk). With the index, trace 1 (39 rows, a budget of 4 rows for the index
 -- walk) walks A through the index and switches to the in-memory walk from B on.
 CREATE TEMP TABLE q(op, n);
-INSERT INTO temp.q VALUES ('aten::linear', 0), ('aten::linear', 2), ('aten::linear', 3), ('addmm', 3),
+INSERT INTO temp.q VALUES ('aten::linear', 0), ('aten::mm', 0), ('aten::linear', 2), ('aten::linear', 3), ('addmm', 3),
   ('gemm', 1), ('fused::', 3), ('fused::b', 3), ('linear', 3), ('my_linear', 3);
 CREATE TEMP TABLE noidx AS SELECT q.op, q.n, f.rowid AS i, f.* FROM temp.q, hta_frequent_kernel_sequences(q.op, q.n) f;
 CREATE INDEX event_parent ON event(parent_id) WHERE parent_id IS NOT NULL;

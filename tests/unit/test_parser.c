@@ -928,9 +928,9 @@ static void testMeta(void) {
   /* After an error the spans still point into live buffers, even when the
   ** failing member had grown (moved) the metadata buffer (found by fuzzing). */
   static char grow[3000];
-  size_t o = (size_t)sprintf(grow, "{\"deviceProperties\":[{\"id\":0}],\"x\":\"");
+  size_t o = (size_t)sprintf(grow, "{\"deviceProperties\":[{\"id\":0}],\"x\":[\"");
   memset(grow + o, 'v', 2500);
-  strcpy(grow + o + 2500, "\",\"y\":tru}");
+  strcpy(grow + o + 2500, "\",tru]}");
   f = openStr(grow, KT_SCAN);
   nextEv(f, &rc);
   CHECK_INT(rc, KT_ERROR);
