@@ -54,8 +54,8 @@ $(BUILD)/core/ext/%.o: ext/%.c $(wildcard ext/*.h) $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c $< -o $@
 
-$(INGEST): ingest/main.c $(INGEST_OBJ) $(GEN_HDR)
-	$(CC) $(ALL_CFLAGS) ingest/main.c $(INGEST_OBJ) -o $@ $(LIBS)
+$(INGEST): ingest/main.c $(INGEST_OBJ) $(EXT_CORE) $(GEN_HDR)
+	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE ingest/main.c $(INGEST_OBJ) $(EXT_CORE) -o $@ $(LIBS)
 
 $(EXT): $(EXT_PIC)
 	$(CC) $(ALL_CFLAGS) -shared $(EXT_PIC) -o $@ -lm

@@ -333,7 +333,8 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   if (sqlite3_prepare_v2(w->db,
                          "INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash,"
                          " world_size, backend, device_type, schema_version, base_time_ns, display_time_unit,"
-                         " event_count, min_ts, max_end, metadata) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?)",
+                         " event_count, min_ts, max_end, metadata, file_path)"
+                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
                          -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace");
   sqlite3_bind_int64(st, 1, w->trace_id);
@@ -353,6 +354,9 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
     sqlite3_bind_int64(st, 14, max_end);
   }
   bind_span(st, 15, &m->metadata);
+  char *abs = realpath(f->path, NULL);
+  if (abs) sqlite3_bind_text(st, 16, abs, -1, SQLITE_TRANSIENT);
+  free(abs);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return wr_fail(w, err, "trace");

@@ -14,7 +14,8 @@ CREATE TABLE IF NOT EXISTS trace(
   trace_id          INTEGER PRIMARY KEY,
   rank              INTEGER NOT NULL,
   rank_source       TEXT NOT NULL,       -- 'distributedInfo' | 'file_name' | 'default'
-  file_name         TEXT NOT NULL,
+  file_name         TEXT NOT NULL,       -- as given on the command line
+  file_path         TEXT,                -- absolute path at ingest time (to re-read the original)
   file_size         INTEGER NOT NULL,    -- bytes on disk
   content_hash      TEXT NOT NULL UNIQUE,
   world_size        INTEGER,
