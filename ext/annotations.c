@@ -70,7 +70,7 @@ SQLITE_EXTENSION_INIT3
 
 /* ---------------------------------------------------------------- shared helpers */
 
-/* The event_id range of trace T's rows (schema: event_id = trace_id << 32 | seq). */
+/* The event_id range of trace T's rows (schema: event_id = trace_id << 32 | ordinal). */
 static sqlite3_int64 annLo(const hta_trace *t) { return (sqlite3_int64)((uint64_t)t->trace_id << 32); }
 static sqlite3_int64 annHi(const hta_trace *t) { return annLo(t) | (sqlite3_int64)0xffffffff; }
 /* Rows with ts < this bound stay (R1). */

@@ -151,7 +151,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
 
   rc = sqlite3_prepare_v2(db,
                           "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
-                          " e.link_id, h.ts, h.dur, e.correlation, h.name_id"
+                          " e.link_id, h.ts, h.dur, e.correlation, h.name_id, e.seq"
                           " FROM event e LEFT JOIN event h ON h.event_id = e.link_id"
                           " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL",
                           -1, &st, 0);
@@ -161,6 +161,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     hta_gpu g;
     memset(&g, 0, sizeof g);
     g.event_id = sqlite3_column_int64(st, 0);
+    g.seq = sqlite3_column_int64(st, 11);
     g.ts = sqlite3_column_int64(st, 1);
     g.dur = sqlite3_column_int64(st, 2);
     g.stream = sqlite3_column_int64(st, 3);

@@ -81,6 +81,7 @@ void hta_traces_free(hta_traces *t);
 /* ---------------------------------------------------------------- GPU rows */
 typedef struct hta_gpu {
   int64_t event_id;
+  int64_t seq;           /* position in traceEvents */
   int64_t ts, dur;       /* ns */
   int64_t stream;
   int64_t correlation;   /* -1 when absent */
@@ -276,5 +277,38 @@ int hta_register_annotations(sqlite3 *db);  /* user annotations, profiler steps,
 int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
 int hta_register_io(sqlite3 *db);           /* io entry point only: DIRECTONLY */
+
+/* ---------------------------------------------------------------- results as C arrays */
+/* What the trace writers of the io entry point (io.c, io_overlay.c) take from the
+** analyses, computed by the analyses' own code, never copied. */
+
+/* One point of a counter series. */
+typedef struct hta_series_point {
+  int64_t ts;            /* ns, absolute (as stored) */
+  int64_t event_id;      /* the GPU row whose change made the point (its pid is the counter's) */
+  int64_t stream;        /* queue length: the stream; memory bandwidth: 0 */
+  char kind[16];         /* memory bandwidth: the memory kind; queue length: "" */
+  double value;          /* queue length, or GB/s */
+} hta_series_point;
+
+/* Trace T's hta_queue_length (resp. hta_memory_bw) series with the default
+** parameters, in their row order. *pa is sqlite3_malloc'd (NULL when empty). */
+int hta_queue_length_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn);
+int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn);
+
+/* One frequent-kernel-sequence pattern and its occurrence set (spec 2.6 step 4). */
+typedef struct hta_fks_pattern {
+  char *pattern;         /* sqlite3_malloc'd, as in hta_frequent_kernel_sequences */
+  int64_t count;
+  int64_t *event_ids;    /* ascending, distinct: every row of every root's stack */
+  size_t n;
+} hta_fks_pattern;
+
+/* The first TOP_K rows of hta_frequent_kernel_sequences(OPNAME, MIN_PATTERN_LEN)
+** for trace T (all of them when there are fewer), with their occurrence sets.
+** Free *pa with hta_fks_patterns_free. */
+int hta_fks_patterns(sqlite3 *db, const hta_trace *t, const char *opname, int64_t min_pattern_len,
+                     int64_t top_k, hta_fks_pattern **pa, size_t *pn);
+void hta_fks_patterns_free(hta_fks_pattern *a, size_t n);
 
 #endif

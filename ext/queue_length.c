@@ -236,7 +236,7 @@ static void qlFree(ql_series *s) {
 /* 1 when GPU row K counts for the queue (QL-2). */
 static int qlCounts(const ql_ids *ids, const hta_gpu *k) {
   if (!k->link_id || !qlIsRuntime(ids, k->launch_name_id)) return 0;
-  return (k->event_id & 0xFFFFFFFF) != 0; /* traceEvents position 0 is no partner */
+  return k->seq != 0; /* HTA: traceEvents position 0 means "no partner" */
 }
 
 /* Builds the series of trace T into *S (freed with qlFree). */
@@ -521,3 +521,40 @@ const hta_tvf hta_queue_full_time_tvf = {
     .params = qfParams,
     .run = qfRun,
 };
+
+/* ---------------------------------------------------------------- points for writers */
+
+/* Trace T's series (QL-2..4, default tie order QL-3) as C points for
+** hta_write_trace_with_counters (io.c): one per row of hta_queue_length WHERE
+** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
+int hta_queue_length_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
+  hta_classifier *cls = 0;
+  ql_series s;
+  ql_ids ids;
+  int rc = qlLookup(db, &ids);
+  *pa = 0;
+  *pn = 0;
+  if (rc != SQLITE_OK || ids.n == 0) return rc;
+  rc = hta_classifier_open(db, &cls);
+  if (rc == SQLITE_OK) rc = qlBuild(db, t, cls, &ids, 0, &s);
+  hta_classifier_free(cls);
+  if (rc != SQLITE_OK) return rc;
+  if (s.n > 0) {
+    hta_series_point *a = sqlite3_malloc64(s.n * sizeof *a);
+    if (!a) {
+      qlFree(&s);
+      return SQLITE_NOMEM;
+    }
+    memset(a, 0, s.n * sizeof *a);
+    for (size_t i = 0; i < s.n; i++) {
+      a[i].ts = s.a[i].ts;
+      a[i].event_id = s.a[i].delta > 0 ? s.a[i].key2 : s.a[i].key1; /* the GPU row */
+      a[i].stream = s.a[i].stream;
+      a[i].value = (double)s.a[i].q;
+    }
+    *pa = a;
+    *pn = s.n;
+  }
+  qlFree(&s);
+  return SQLITE_OK;
+}

@@ -36,7 +36,7 @@
 **      in test, ascending.
 **
 ** HOW IT WORKS: each side runs one GROUP BY name_id query per trace of the rank,
-** over the trace's rowid range (event_id = trace_id << 32 | seq), then sorts its
+** over the trace's rowid range (event_id = trace_id << 32 | ordinal), then sorts its
 ** names in C; the two sorted lists are merged into an hta_table that the cursor
 ** walks. The schema name is always
 ** quoted as an identifier ("%w"), never pasted raw.

@@ -45,7 +45,8 @@ typedef struct bt_row {
   char ph;
   uint16_t has;
   uint32_t cat, name; /* local string ids, BT_NONE when absent */
-  int64_t seq, ts, dur, stream, device, corr, ext, link, parent, depth, iteration;
+  int64_t seq, ord, ts, dur, stream, device, corr, ext, link, parent, depth, iteration;
+  /* ord: BT_EVENT rows: ordinal in the file (event_id's low half); link/parent are ordinals */
   bt_val pid, tid, id;
   uint32_t text_off, text_len; /* args JSON / counter series / flow bp / M-event value */
   double value;                /* counter value; BT_THREAD: 1 process_name, 2 thread_name,

@@ -23,6 +23,7 @@
 #define F_TID0      0x0400u
 #define F_NODE      0x0800u /* a call-stack node */
 #define F_STEPNAME  0x1000u /* name starts with "ProfilerStep" */
+#define F_STORED    0x2000u /* becomes a row of the event table */
 
 typedef struct dv_rec {
   int64_t ts, dur;
@@ -58,10 +59,15 @@ struct dv_state {
   size_t nbgroups;
   /* results, per seq */
   int32_t *link, *parent, *depth, *iter; /* iter = step index, -1 */
+  int32_t *ord;           /* ordinal among the stored event rows, -1 */
   uint8_t *skip;
   int64_t min_ts, max_end;
   int has_span;
   int has_cuda_launch, has_hip_launch, has_mtia_launch;
+  /* the last (pid, tid) seen and its group: consecutive events mostly share a thread */
+  int last_valid, last_has_pid, last_has_tid;
+  int64_t last_pid, last_tid;
+  int32_t last_group;
   dv_issue issues[I_NISSUE];
 };
 
@@ -133,6 +139,7 @@ void dv_free(dv_state *d) {
   free(d->depth);
   free(d->iter);
   free(d->skip);
+  free(d->ord);
   free(d);
 }
 
@@ -226,10 +233,15 @@ int dv_add(dv_state *d, const kt_event *e) {
     dv_note(d, I_NO_TS, e->seq, &e->name);
     return 0;
   }
-  r->flags |= F_HAS_TS;
+  r->flags |= F_HAS_TS | F_STORED;
   r->ts = e->ts;
   r->dur = (f & KT_HAS_DUR) ? e->dur : 0;
-  if ((f & KT_HAS_PID) || (f & KT_HAS_TID)) {
+  int has_pid = (f & KT_HAS_PID) != 0, has_tid = (f & KT_HAS_TID) != 0;
+  int ints = (!has_pid || !e->pid.is_str) && (!has_tid || !e->tid.is_str);
+  if (ints && d->last_valid && d->last_has_pid == has_pid && d->last_has_tid == has_tid &&
+      (!has_pid || d->last_pid == e->pid.i) && (!has_tid || d->last_tid == e->tid.i)) {
+    r->group = d->last_group;
+  } else if (has_pid || has_tid) {
     char key[512];
     size_t at = value_key(key, 0, sizeof key, &e->pid, (f & KT_HAS_PID) != 0);
     key[at++] = 0x1f;
@@ -238,6 +250,10 @@ int dv_add(dv_state *d, const kt_event *e) {
     int64_t g = sm_intern(&d->groups, key, at, &added);
     if (g < 0) return -1;
     r->group = (int32_t)g;
+    d->last_valid = ints;
+    d->last_has_pid = has_pid, d->last_has_tid = has_tid;
+    d->last_pid = has_pid ? e->pid.i : 0, d->last_tid = has_tid ? e->tid.i : 0;
+    d->last_group = r->group;
   }
   if ((f & KT_HAS_PID) && !e->pid.is_str && e->pid.i == 0) r->flags |= F_PID0;
   if ((f & KT_HAS_TID) && !e->tid.is_str && e->tid.i == 0) r->flags |= F_TID0;
@@ -557,7 +573,8 @@ int dv_finish(dv_state *d) {
   d->depth = malloc(n * sizeof *d->depth);
   d->iter = malloc(n * sizeof *d->iter);
   d->skip = calloc(n, 1);
-  if (!d->link || !d->parent || !d->depth || !d->iter || !d->skip) return -1;
+  d->ord = malloc(n * sizeof *d->ord);
+  if (!d->link || !d->parent || !d->depth || !d->iter || !d->skip || !d->ord) return -1;
   for (size_t i = 0; i < d->n; i++) d->link[i] = d->parent[i] = d->depth[i] = d->iter[i] = -1;
   for (size_t g = 0; g < d->nbgroups; g++)
     for (int i = 0; i < d->bstack_n[g]; i++) dv_note(d, I_UNMATCHED_B, d->bstack[g][i], NULL);
@@ -567,6 +584,9 @@ int dv_finish(dv_state *d) {
     else if (f & F_E) dv_note(d, I_UNMATCHED_E, (int64_t)s, NULL);
   }
   if (d->nbdur > 1) qsort(d->bdur, d->nbdur, sizeof *d->bdur, bdur_cmp);
+  int32_t nstored = 0;
+  for (size_t s = 0; s < d->n; s++)
+    d->ord[s] = (d->rec[s].flags & F_STORED) && !d->skip[s] ? nstored++ : -1;
   dv_links(d);
   if (dv_callstacks(d)) return -1;
   if (dv_iterations(d)) return -1;
@@ -579,10 +599,11 @@ int dv_finish(dv_state *d) {
 
 void dv_get(const dv_state *d, int64_t seq, dv_row *out) {
   memset(out, 0, sizeof *out);
-  out->link = out->parent = out->depth = -1;
+  out->link = out->parent = out->depth = out->ord = -1;
   if (seq < 0 || (size_t)seq >= d->n) return;
-  out->link = d->link[seq];
-  out->parent = d->parent[seq];
+  out->ord = d->ord[seq];
+  out->link = d->link[seq] >= 0 ? d->ord[d->link[seq]] : -1;
+  out->parent = d->parent[seq] >= 0 ? d->ord[d->parent[seq]] : -1;
   out->depth = d->depth[seq];
   if (d->iter[seq] >= 0) {
     out->has_iteration = 1;
@@ -599,6 +620,10 @@ void dv_get(const dv_state *d, int64_t seq, dv_row *out) {
     out->has_dur = 1;
     out->dur = d->bdur[lo].dur;
   }
+}
+
+int64_t dv_ordinal(const dv_state *d, int64_t seq) {
+  return seq >= 0 && (size_t)seq < d->n ? d->ord[seq] : -1;
 }
 
 int dv_time_span(const dv_state *d, int64_t *min_ts, int64_t *max_end) {

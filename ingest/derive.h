@@ -38,8 +38,10 @@
 typedef struct dv_state dv_state;
 
 typedef struct dv_row {
-  int64_t link;       /* seq of the partner, -1 */
-  int64_t parent;     /* seq of the call-stack parent, -1 */
+  int64_t ord;        /* this event's ordinal among the file's event rows (the low half of
+                         its event_id), -1 when it is not an event row */
+  int64_t link;       /* ordinal of the partner, -1 */
+  int64_t parent;     /* ordinal of the call-stack parent, -1 */
   int64_t depth;      /* -1 when not in a call stack */
   int has_iteration;
   int64_t iteration;
@@ -67,6 +69,9 @@ int dv_add(dv_state *d, const kt_event *e);
 int dv_finish(dv_state *d);
 /* The derived values of event SEQ (after dv_finish). */
 void dv_get(const dv_state *d, int64_t seq, dv_row *out);
+
+/* The ordinal of event SEQ among the file's event rows, -1 (after dv_finish). */
+int64_t dv_ordinal(const dv_state *d, int64_t seq);
 
 /* File facts after dv_finish. */
 int dv_time_span(const dv_state *d, int64_t *min_ts, int64_t *max_end); /* 0 when no kept row */

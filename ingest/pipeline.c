@@ -195,8 +195,9 @@ static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, const dv_state 
   if (!(f & KT_HAS_TS)) return 0; /* counted by derive as no_timestamp */
   dv_row d;
   dv_get(dv, e->seq, &d);
-  if (d.skip) return 0;
+  if (d.skip || d.ord < 0) return 0;
   r->kind = BT_EVENT;
+  r->ord = d.ord;
   if (f & KT_HAS_DUR) r->has |= BT_DUR, r->dur = e->dur;
   if (d.has_dur) r->has |= BT_DUR, r->dur = d.dur, r->ph = 'X';
   if ((f & KT_HAS_STREAM) && (f & KT_GPU_WORK)) r->has |= BT_STREAM, r->stream = e->stream;

@@ -23,7 +23,7 @@
 #include "schema_sql.h"
 #include "version.h"
 
-#define WR_MULTI 16  /* rows per multi-row event INSERT */
+#define WR_MULTI 64  /* rows per multi-row event INSERT */
 #define EV_COLS 20
 #define FLOW_COLS 11
 
@@ -40,6 +40,7 @@ struct wr_db {
   /* the file being written */
   int64_t trace_id, rank;
   int64_t ncounters, nflows; /* rows so far: the low half of their ids */
+  int64_t next_ord;          /* ordinal the next event row should have */
   int64_t *lname, *lcat;   /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
   sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p, *ins_thread_t,
@@ -323,7 +324,7 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   sqlite3_finalize(st);
   w->rank = f->rank;
   w->lname_n = w->lcat_n = 0;
-  w->ncounters = w->nflows = 0;
+  w->ncounters = w->nflows = w->next_ord = 0;
   int shared = rank_count(w, f->rank) > 0;
   const kt_meta *m = f->meta;
   int64_t min_ts = 0, max_end = 0;
@@ -425,9 +426,14 @@ static const char *ph_text(char ph) {
   return p ? p : "?";
 }
 
+/* event_id: explicit for the first row of a file, then NULL, so that SQLite appends
+** (max + 1) instead of searching the B-tree for every row; ordinals are dense, so
+** max + 1 is the row's own ordinal (checked in wr_end). */
 static void bind_event(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, const char *arena) {
   int64_t hi = w->trace_id << 32;
-  sqlite3_bind_int64(st, base + 1, hi | r->seq);
+  if (r->ord == w->next_ord && r->ord > 0) sqlite3_bind_null(st, base + 1);
+  else sqlite3_bind_int64(st, base + 1, hi | r->ord);
+  w->next_ord = r->ord + 1;
   sqlite3_bind_int64(st, base + 2, w->trace_id);
   sqlite3_bind_int64(st, base + 3, w->rank);
   sqlite3_bind_int64(st, base + 4, r->seq);
@@ -457,7 +463,10 @@ static int wr_step(sqlite3_stmt *st) {
 }
 
 static void bind_flow(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, const char *arena) {
-  sqlite3_bind_int64(st, base + 1, w->trace_id << 32 | w->nflows++);
+  /* as for events: NULL lets SQLite append with max + 1, which is this id */
+  if (w->nflows) sqlite3_bind_null(st, base + 1);
+  else sqlite3_bind_int64(st, base + 1, w->trace_id << 32);
+  w->nflows++;
   sqlite3_bind_int64(st, base + 2, w->trace_id);
   sqlite3_bind_int64(st, base + 3, r->seq);
   sqlite3_bind_text(st, base + 4, ph_text(r->ph), 1, SQLITE_STATIC);
@@ -476,7 +485,9 @@ static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
   switch (r->kind) {
     case BT_COUNTER:
       st = w->ins_counter;
-      sqlite3_bind_int64(st, 1, w->trace_id << 32 | w->ncounters++);
+      if (w->ncounters) sqlite3_bind_null(st, 1);
+      else sqlite3_bind_int64(st, 1, w->trace_id << 32);
+      w->ncounters++;
       sqlite3_bind_int64(st, 2, w->trace_id);
       sqlite3_bind_int64(st, 3, w->rank);
       sqlite3_bind_int64(st, 4, r->seq);
@@ -544,7 +555,7 @@ int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]) {
   for (int i = 0; i < n; i++) {
     sqlite3_bind_int64(st, 1, w->trace_id);
     sqlite3_bind_int64(st, 2, steps[i].number);
-    sqlite3_bind_int64(st, 3, (w->trace_id << 32) | steps[i].seq);
+    sqlite3_bind_int64(st, 3, (w->trace_id << 32) | dv_ordinal(f->dv, steps[i].seq));
     sqlite3_bind_int64(st, 4, steps[i].ts);
     sqlite3_bind_int64(st, 5, steps[i].dur);
     if (wr_step(st)) {
@@ -578,6 +589,18 @@ int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]) {
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return wr_fail(w, err, "device");
+  }
+  /* the rows SQLite numbered must have landed on their ordinals */
+  if (sqlite3_prepare_v2(w->db, "SELECT max(event_id) FROM event WHERE event_id <= (?1 << 32) | 0xffffffff", -1, &st,
+                         NULL) != SQLITE_OK)
+    return wr_fail(w, err, "check");
+  sqlite3_bind_int64(st, 1, w->trace_id);
+  int64_t last = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+  sqlite3_finalize(st);
+  if (w->next_ord > 0 && last != ((w->trace_id << 32) | (w->next_ord - 1))) {
+    snprintf(err, WR_ERR_MAX, "internal error: event ids out of step (%lld, expected %lld)", (long long)last,
+             (long long)((w->trace_id << 32) | (w->next_ord - 1)));
+    return -1;
   }
   if (sqlite3_prepare_v2(w->db, "UPDATE trace SET event_count = ? WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace");

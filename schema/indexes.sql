@@ -1,7 +1,7 @@
 -- Foreign keys to trace need no index: event, counter and flow ids encode trace_id (schema.sql).
 -- Built after the bulk load of a new database (cheaper than maintaining them row by row).
 -- GPU work is 10-20% of events: a partial covering index serves every per-stream analysis.
-CREATE INDEX IF NOT EXISTS event_gpu ON event(trace_id, stream, ts, dur, name_id, category_id, link_id)
+CREATE INDEX IF NOT EXISTS event_gpu ON event(trace_id, stream, ts, dur, name_id, category_id, link_id, correlation, seq)
   WHERE stream IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ingest_issue_trace ON ingest_issue(trace_id);
 CREATE INDEX IF NOT EXISTS profiler_step_step ON profiler_step(step);

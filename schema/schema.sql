@@ -1,8 +1,9 @@
 -- hta-sqlite database schema: the one definition, compiled into hta-ingest and hta.so.
 -- Times are integer nanoseconds, absolute as in the trace (µs × 1000, fractional µs kept).
--- event_id = (trace_id << 32) | seq, so one trace's events are one contiguous rowid range:
--- that range is the index for event.trace_id (no separate index is built for it). counter_id
--- and flow_id are (trace_id << 32) | n likewise.
+-- event_id = (trace_id << 32) | n, n = 0, 1, 2... the event's ordinal among its trace's event
+-- rows (in traceEvents order; `seq` is its position in traceEvents). One trace's events are one
+-- contiguous rowid range: that range is the index for event.trace_id (none is built for it).
+-- counter_id and flow_id are (trace_id << 32) | n likewise.
 PRAGMA application_id = 0x48544131;  -- 'HTA1'
 
 CREATE TABLE IF NOT EXISTS meta(
@@ -63,7 +64,7 @@ CREATE TABLE IF NOT EXISTS thread(
 );
 
 CREATE TABLE IF NOT EXISTS event(
-  event_id    INTEGER PRIMARY KEY,       -- (trace_id << 32) | seq
+  event_id    INTEGER PRIMARY KEY,       -- (trace_id << 32) | ordinal in the trace
   trace_id    INTEGER NOT NULL REFERENCES trace,
   rank        INTEGER NOT NULL,
   seq         INTEGER NOT NULL,          -- position in traceEvents (HTA's `index`)

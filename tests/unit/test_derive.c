@@ -55,22 +55,27 @@ int main(void) {
   for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) CHECK_EQ(dv_add(d, &evs[i]), 0);
   CHECK_EQ(dv_finish(d), 0);
   dv_row r;
-  /* links both ways; the orphan kernel has none */
-  dv_get(d, 2, &r); CHECK_EQ(r.link, 3);
-  dv_get(d, 3, &r); CHECK_EQ(r.link, 2);
+  /* ordinals: dense over the event rows; the folded E (seq 7) has none */
+  CHECK_EQ(dv_ordinal(d, 6), 6);
+  CHECK_EQ(dv_ordinal(d, 7), -1);
+  CHECK_EQ(dv_ordinal(d, 8), 7);
+  CHECK_EQ(dv_ordinal(d, 15), 14);
+  /* links both ways (as ordinals); the orphan kernel has none */
+  dv_get(d, 2, &r); CHECK_EQ(r.link, dv_ordinal(d, 3));
+  dv_get(d, 3, &r); CHECK_EQ(r.link, dv_ordinal(d, 2));
   dv_get(d, 10, &r); CHECK_EQ(r.link, -1);
   /* call stack */
   dv_get(d, 0, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, 0);
-  dv_get(d, 1, &r); CHECK_EQ(r.parent, 0); CHECK_EQ(r.depth, 1);
-  dv_get(d, 2, &r); CHECK_EQ(r.parent, 1); CHECK_EQ(r.depth, 2);
-  dv_get(d, 3, &r); CHECK_EQ(r.parent, 2); CHECK_EQ(r.depth, 3); /* GPU row under its launch */
-  dv_get(d, 4, &r); CHECK_EQ(r.parent, 0); CHECK_EQ(r.depth, 1);
+  dv_get(d, 1, &r); CHECK_EQ(r.parent, dv_ordinal(d, 0)); CHECK_EQ(r.depth, 1);
+  dv_get(d, 2, &r); CHECK_EQ(r.parent, dv_ordinal(d, 1)); CHECK_EQ(r.depth, 2);
+  dv_get(d, 3, &r); CHECK_EQ(r.parent, dv_ordinal(d, 2)); CHECK_EQ(r.depth, 3); /* GPU row under its launch */
+  dv_get(d, 4, &r); CHECK_EQ(r.parent, dv_ordinal(d, 0)); CHECK_EQ(r.depth, 1);
   dv_get(d, 8, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, 0);  /* step 5 ends where step 6 starts */
-  dv_get(d, 9, &r); CHECK_EQ(r.parent, 8); CHECK_EQ(r.depth, 1);   /* zero-length inside */
+  dv_get(d, 9, &r); CHECK_EQ(r.parent, dv_ordinal(d, 8)); CHECK_EQ(r.depth, 1);   /* zero-length inside */
   dv_get(d, 11, &r); CHECK_EQ(r.depth, -1);                         /* Trace span: not HTA's */
   dv_get(d, 13, &r); CHECK_EQ(r.parent, -1); /* A ends at 2100 before B starts: not its parent */
   dv_get(d, 15, &r); CHECK_EQ(r.parent, -1); /* step 6 ended at 2000 */
-  dv_get(d, 14, &r); CHECK_EQ(r.parent, 15); CHECK_EQ(r.depth, 1); /* longer first at equal start */
+  dv_get(d, 14, &r); CHECK_EQ(r.parent, dv_ordinal(d, 15)); CHECK_EQ(r.depth, 1); /* longer first at equal start */
   dv_get(d, 10, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, -1);
   /* iterations: host by time, GPU through the link, none for the unlinked kernel */
   dv_get(d, 1, &r); CHECK(r.has_iteration); CHECK_EQ(r.iteration, 5);
