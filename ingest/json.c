@@ -24,10 +24,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #if defined(__GNUC__)
 #define JS_NOINLINE __attribute__((noinline))
 #define JS_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -36,55 +32,6 @@
 #define JS_LIKELY(x) (x)
 #endif
 
-#define JS_DIGIT(c) ((unsigned char)((c) - '0') < 10)
-
-enum {
-  ST_VALUE,       /* a value must follow */
-  ST_FIRST_VALUE, /* after '[': a value or ']' */
-  ST_FIRST_KEY,   /* after '{': a key or '}' */
-  ST_KEY,         /* after ',' in an object: a key */
-  ST_COLON,       /* after a key */
-  ST_AFTER_OBJ,   /* after a member value: ',' or '}' */
-  ST_AFTER_ARR,   /* after an element: ',' or ']' */
-  ST_AFTER_TOP,   /* after the top-level value: only the end of input */
-  ST_DONE,        /* JS_EOF was returned */
-  ST_ERROR
-};
-
-/* 1 for JSON whitespace. */
-static const unsigned char jsWs[256] = {
-    ['\t'] = 1, ['\n'] = 1, ['\r'] = 1, [' '] = 1};
-
-/*
-** First non-whitespace byte at or after P. Most runs are empty or one space
-** (after ':' and ','); indentation runs are skipped 16 bytes at a time. The
-** 0 after the buffer end is not whitespace, so this stops there.
-*/
-static inline const char *jsSkipWs(const char *p) {
-  if (!jsWs[(unsigned char)*p]) return p;
-  p++;
-  if (!jsWs[(unsigned char)*p]) return p;
-#if defined(__SSE2__)
-  const __m128i sp = _mm_set1_epi8(' '), nl = _mm_set1_epi8('\n');
-  const __m128i cr = _mm_set1_epi8('\r'), tb = _mm_set1_epi8('\t');
-  for (;;) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, sp), _mm_cmpeq_epi8(v, nl)),
-                             _mm_or_si128(_mm_cmpeq_epi8(v, cr), _mm_cmpeq_epi8(v, tb)));
-    unsigned mask = ~(unsigned)_mm_movemask_epi8(m) & 0xFFFFu;
-    if (mask) return p + __builtin_ctz(mask);
-    p += 16;
-  }
-#else
-  while (jsWs[(unsigned char)*p]) p++;
-  return p;
-#endif
-}
-
-/* Offset of P in the uncompressed input: one add (adj = base - buf). */
-static inline uint64_t jsOff(const js_lexer *js, const char *p) {
-  return js->adj + (uint64_t)(uintptr_t)p;
-}
 
 /* rd_refill() that keeps adj in step. */
 static int jsRefill(js_lexer *js, const char *keep) {
@@ -93,47 +40,21 @@ static int jsRefill(js_lexer *js, const char *keep) {
   return r;
 }
 
-/*
-** First byte at or after Q that is not an ASCII digit, 8 bytes at a time (the
-** 0 after the buffer end stops it; RD_PAD covers the over-read). A byte is a
-** digit iff its high nibble is 3 and adding 6 keeps it there; the lowest
-** flagged byte is exact because only a non-digit below could carry into it.
-*/
-static inline const char *jsDigits(const char *q) {
-#if defined(__GNUC__)
-  for (;;) {
-    uint64_t v;
-    memcpy(&v, q, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    uint64_t t = ((v & 0xF0F0F0F0F0F0F0F0ULL) |
-                  (((v + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) >> 4)) ^
-                 0x3333333333333333ULL;
-    if (t) return q + (__builtin_ctzll(t) >> 3);
-    q += 8;
-  }
-#else
-  while (JS_DIGIT(*q)) q++;
-  return q;
-#endif
-}
-
 /* ------------------------------------------------------------ errors */
 
 js_tok js_fail(js_lexer *js, uint64_t off, const char *fmt, ...) {
-  if (js->state == ST_ERROR) return JS_ERROR; /* keep the first error */
+  if (js->state == JS_ST_ERROR) return JS_ERROR; /* keep the first error */
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(js->err, sizeof js->err, fmt, ap);
   va_end(ap);
   js->err_off = off;
-  js->state = ST_ERROR;
+  js->state = JS_ST_ERROR;
   return JS_ERROR;
 }
 
 static js_tok jsFailAt(js_lexer *js, const char *p, const char *msg) {
-  return js_fail(js, jsOff(js, p), "%s", msg);
+  return js_fail(js, js_offset(js, p), "%s", msg);
 }
 
 /* An error from rd_refill() (R = -1 reader error, -2 token too long). */
@@ -146,8 +67,8 @@ static js_tok jsReaderFail(js_lexer *js, int r, const char *p, const char *what)
 static js_tok jsUnexpected(js_lexer *js, const char *p) {
   unsigned char c = (unsigned char)*p;
   if (c > 0x20 && c < 0x7f)
-    return js_fail(js, jsOff(js, p), "unexpected character '%c'", c);
-  return js_fail(js, jsOff(js, p), "unexpected byte 0x%02x", c);
+    return js_fail(js, js_offset(js, p), "unexpected character '%c'", c);
+  return js_fail(js, js_offset(js, p), "unexpected byte 0x%02x", c);
 }
 
 /* ------------------------------------------------------------ scratch */
@@ -178,30 +99,6 @@ static int jsAppend(js_lexer *js, const char *src, size_t n, const char *p) {
 }
 
 /* ------------------------------------------------------------ strings */
-
-/* First byte at or after P that is '"', '\\', < 0x20 or >= 0x80. */
-static inline const char *jsScanStr(const char *p) {
-#if defined(__SSE2__)
-  const __m128i q = _mm_set1_epi8('"');
-  const __m128i b = _mm_set1_epi8('\\');
-  const __m128i c = _mm_set1_epi8(0x20);
-  for (;;) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    /* Signed compare: bytes >= 0x80 are negative, so "< 0x20" catches both. */
-    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, q), _mm_cmpeq_epi8(v, b)),
-                             _mm_cmplt_epi8(v, c));
-    unsigned mask = (unsigned)_mm_movemask_epi8(m);
-    if (mask) return p + __builtin_ctz(mask);
-    p += 16;
-  }
-#else
-  for (;;) {
-    unsigned char ch = (unsigned char)*p;
-    if (ch == '"' || ch == '\\' || ch < 0x20 || ch >= 0x80) return p;
-    p++;
-  }
-#endif
-}
 
 /*
 ** Length of the valid UTF-8 sequence at S (S[0] >= 0x80), or 0. Reads the
@@ -334,7 +231,7 @@ static JS_NOINLINE int jsString(js_lexer *js, const char *p) {
   int copied = 0;      /* the value is being built in scratch */
   js->plain = 1;
   for (;;) {
-    p = jsScanStr(p);
+    p = js_str_scan(p);
     unsigned char c = (unsigned char)*p;
     if (c == '"') {
       if (!copied) {
@@ -480,7 +377,7 @@ void js_init(js_lexer *js, rd_reader *rd) {
   js->rd = rd;
   js->p = rd->p;
   js->adj = rd->base - (uint64_t)(uintptr_t)rd->buf;
-  js->state = ST_VALUE;
+  js->state = JS_ST_VALUE;
 }
 
 void js_free(js_lexer *js) {
@@ -489,11 +386,6 @@ void js_free(js_lexer *js) {
   js->scratch_n = js->scratch_cap = 0;
 }
 
-/* After a value: what may follow depends on the enclosing container. */
-static inline int jsAfter(const js_lexer *js) {
-  if (js->depth == 0) return ST_AFTER_TOP;
-  return js->stack[js->depth - 1] ? ST_AFTER_OBJ : ST_AFTER_ARR;
-}
 
 /*
 ** The byte at P is not what the state allows, or it is the 0 at the buffer
@@ -511,20 +403,20 @@ static JS_NOINLINE js_tok jsSlow(js_lexer *js, const char *p, int *more) {
       *more = 1;
       return JS_EOF;
     }
-    if (js->state == ST_AFTER_TOP) {
-      js->state = ST_DONE;
-      js->tok_off = jsOff(js, js->p);
+    if (js->state == JS_ST_AFTER_TOP) {
+      js->state = JS_ST_DONE;
+      js->tok_off = js_offset(js, js->p);
       return JS_EOF;
     }
     return jsFailAt(js, js->p, "unexpected end of input");
   }
   switch (js->state) {
-  case ST_AFTER_TOP: return jsFailAt(js, p, "trailing data after JSON value");
-  case ST_AFTER_OBJ: return jsFailAt(js, p, "expected ',' or '}'");
-  case ST_AFTER_ARR: return jsFailAt(js, p, "expected ',' or ']'");
-  case ST_COLON: return jsFailAt(js, p, "expected ':' after object key");
-  case ST_FIRST_KEY:
-  case ST_KEY: return jsFailAt(js, p, "expected a string key");
+  case JS_ST_AFTER_TOP: return jsFailAt(js, p, "trailing data after JSON value");
+  case JS_ST_AFTER_OBJ: return jsFailAt(js, p, "expected ',' or '}'");
+  case JS_ST_AFTER_ARR: return jsFailAt(js, p, "expected ',' or ']'");
+  case JS_ST_COLON: return jsFailAt(js, p, "expected ':' after object key");
+  case JS_ST_FIRST_KEY:
+  case JS_ST_KEY: return jsFailAt(js, p, "expected a string key");
   default: return jsUnexpected(js, p);
   }
 }
@@ -532,39 +424,45 @@ static JS_NOINLINE js_tok jsSlow(js_lexer *js, const char *p, int *more) {
 js_tok js_next(js_lexer *js) {
   const char *p = js->p;
   for (;;) {
-    p = jsSkipWs(p);
+    p = js_ws_skip(p);
     unsigned char c = (unsigned char)*p;
-    js->tok_off = jsOff(js, p);
+    js->tok_off = js_offset(js, p);
     switch (js->state) {
-    case ST_AFTER_OBJ:
+    case JS_ST_AFTER_OBJ:
       if (c == ',') {
-        js->state = ST_KEY;
-        p++;
+        /* The next key, straight away (the common case). */
+        p = js_ws_skip(p + 1);
+        c = (unsigned char)*p;
+        js->tok_off = js_offset(js, p);
+        js->state = JS_ST_KEY;
+        if (c == '"') goto key;
         continue;
       }
       if (c == '}') goto close;
       break;
-    case ST_AFTER_ARR:
+    case JS_ST_AFTER_ARR:
       if (c == ',') {
-        js->state = ST_VALUE;
-        p++;
-        continue;
+        p = js_ws_skip(p + 1);
+        c = (unsigned char)*p;
+        js->tok_off = js_offset(js, p);
+        js->state = JS_ST_VALUE;
+        goto value;
       }
       if (c == ']') goto close;
       break;
-    case ST_COLON:
+    case JS_ST_COLON:
       if (c != ':') break;
-      js->state = ST_VALUE;
+      js->state = JS_ST_VALUE;
       p++;
       continue;
-    case ST_FIRST_KEY:
+    case JS_ST_FIRST_KEY:
       if (c == '}') goto close;
       /* fall through */
-    case ST_KEY:
+    case JS_ST_KEY:
       if (c != '"') break;
-      {
+    key: {
         /* Fast path: no escape, ASCII, inside the buffer. */
-        const char *q = jsScanStr(p + 1);
+        const char *q = js_str_scan(p + 1);
         if (JS_LIKELY(*q == '"')) {
           js->s = p + 1;
           js->n = (size_t)(q - p - 1);
@@ -574,21 +472,22 @@ js_tok js_next(js_lexer *js) {
           return JS_ERROR;
         }
       }
-      /* Take the colon now when it is right there (the common case). */
+      /* Take the colon (and one space) now when right there (the common case). */
       if (*js->p == ':') {
-        js->p++;
-        js->state = ST_VALUE;
+        js->p += 1 + (js->p[1] == ' ');
+        js->state = JS_ST_VALUE;
       } else {
-        js->state = ST_COLON;
+        js->state = JS_ST_COLON;
       }
       return JS_KEY;
-    case ST_FIRST_VALUE:
+    case JS_ST_FIRST_VALUE:
       if (c == ']') goto close;
       /* fall through */
-    case ST_VALUE:
+    case JS_ST_VALUE:
+    value:
       switch (c) {
       case '"': {
-        const char *q = jsScanStr(p + 1);
+        const char *q = js_str_scan(p + 1);
         if (JS_LIKELY(*q == '"')) {
           js->s = p + 1;
           js->n = (size_t)(q - p - 1);
@@ -597,29 +496,22 @@ js_tok js_next(js_lexer *js) {
         } else if (jsString(js, p + 1)) {
           return JS_ERROR;
         }
-        js->state = jsAfter(js);
+        js->state = js_after(js);
         return JS_STRING;
       }
       case '-':
       case '0': case '1': case '2': case '3': case '4':
       case '5': case '6': case '7': case '8': case '9': {
         /* Fast path: [-]int[.frac] ending inside the buffer; else the full scan. */
-        const char *q = p + (c == '-');
-        if (*q == '0') {
-          q++;
-        } else {
-          q = jsDigits(q);
-        }
-        if (*q == '.' && JS_DIGIT(q[1])) q = jsDigits(q + 2);
-        if (JS_LIKELY(q > p + (c == '-') && q - p < 64 && *q != 'e' && *q != 'E' &&
-                      *q != '.' && !JS_DIGIT(*q) && q != js->rd->end)) {
+        const char *q = js_number_end(js, p);
+        if (JS_LIKELY(q != NULL)) {
           js->s = p;
           js->n = (size_t)(q - p);
           js->p = q;
         } else if (jsNumber(js, p)) {
           return JS_ERROR;
         }
-        js->state = jsAfter(js);
+        js->state = js_after(js);
         return JS_NUMBER;
       }
       case '{':
@@ -627,25 +519,25 @@ js_tok js_next(js_lexer *js) {
         if (js->depth >= JS_MAX_DEPTH)
           return jsFailAt(js, p, "nesting deeper than 512 levels");
         js->stack[js->depth++] = (c == '{');
-        js->state = c == '{' ? ST_FIRST_KEY : ST_FIRST_VALUE;
+        js->state = c == '{' ? JS_ST_FIRST_KEY : JS_ST_FIRST_VALUE;
         js->p = p + 1;
         return c == '{' ? JS_OBJ_BEGIN : JS_ARR_BEGIN;
       case 't':
         if (jsLiteral(js, p, "true", 4)) return JS_ERROR;
-        js->state = jsAfter(js);
+        js->state = js_after(js);
         return JS_TRUE;
       case 'f':
         if (jsLiteral(js, p, "false", 5)) return JS_ERROR;
-        js->state = jsAfter(js);
+        js->state = js_after(js);
         return JS_FALSE;
       case 'n':
         if (jsLiteral(js, p, "null", 4)) return JS_ERROR;
-        js->state = jsAfter(js);
+        js->state = js_after(js);
         return JS_NULL;
       }
       break;
-    case ST_DONE: return JS_EOF;
-    case ST_ERROR: return JS_ERROR;
+    case JS_ST_DONE: return JS_EOF;
+    case JS_ST_ERROR: return JS_ERROR;
     }
     /* Not what the state allows: the buffer end, or an error. */
     int more;
@@ -655,7 +547,7 @@ js_tok js_next(js_lexer *js) {
     continue;
   close:
     js->depth--;
-    js->state = jsAfter(js);
+    js->state = js_after(js);
     js->p = p + 1;
     return c == '}' ? JS_OBJ_END : JS_ARR_END;
   }
@@ -679,53 +571,53 @@ int js_skip(js_lexer *js, js_tok tok) {
   const char *p = js->p;
   int state = js->state, depth = js->depth;
   for (;;) {
-    p = jsSkipWs(p);
+    p = js_ws_skip(p);
     unsigned char c = (unsigned char)*p;
     const char *q;
     switch (state) {
-    case ST_AFTER_OBJ:
+    case JS_ST_AFTER_OBJ:
       if (c == ',') {
-        state = ST_KEY;
+        state = JS_ST_KEY;
         p++;
         continue;
       }
       if (c == '}') goto close;
       goto slow;
-    case ST_AFTER_ARR:
+    case JS_ST_AFTER_ARR:
       if (c == ',') {
-        state = ST_VALUE;
+        state = JS_ST_VALUE;
         p++;
         continue;
       }
       if (c == ']') goto close;
       goto slow;
-    case ST_COLON:
+    case JS_ST_COLON:
       if (c != ':') goto slow;
-      state = ST_VALUE;
+      state = JS_ST_VALUE;
       p++;
       continue;
-    case ST_FIRST_KEY:
+    case JS_ST_FIRST_KEY:
       if (c == '}') goto close;
       /* fall through */
-    case ST_KEY:
+    case JS_ST_KEY:
       if (c != '"') goto slow;
-      q = jsScanStr(p + 1);
+      q = js_str_scan(p + 1);
       if (*q != '"') goto slow;
       p = q + 1;
       if (*p == ':') {
         p++;
-        state = ST_VALUE;
+        state = JS_ST_VALUE;
       } else {
-        state = ST_COLON;
+        state = JS_ST_COLON;
       }
       continue;
-    case ST_FIRST_VALUE:
+    case JS_ST_FIRST_VALUE:
       if (c == ']') goto close;
       /* fall through */
-    case ST_VALUE:
+    case JS_ST_VALUE:
       switch (c) {
       case '"':
-        q = jsScanStr(p + 1);
+        q = js_str_scan(p + 1);
         if (*q != '"') goto slow;
         p = q + 1;
         break;
@@ -733,22 +625,14 @@ int js_skip(js_lexer *js, js_tok tok) {
       case '[':
         if (depth >= JS_MAX_DEPTH) goto slow;
         js->stack[depth++] = (c == '{');
-        state = c == '{' ? ST_FIRST_KEY : ST_FIRST_VALUE;
+        state = c == '{' ? JS_ST_FIRST_KEY : JS_ST_FIRST_VALUE;
         p++;
         continue;
       case '-':
       case '0': case '1': case '2': case '3': case '4':
       case '5': case '6': case '7': case '8': case '9':
-        q = p + (c == '-');
-        if (*q == '0') {
-          q++;
-        } else {
-          q = jsDigits(q);
-        }
-        if (*q == '.' && JS_DIGIT(q[1])) q = jsDigits(q + 2);
-        if (q == p + (c == '-') || q - p >= 64 || *q == 'e' || *q == 'E' || *q == '.' ||
-            JS_DIGIT(*q) || q == js->rd->end)
-          goto slow;
+        q = js_number_end(js, p);
+        if (!q) goto slow;
         p = q;
         break;
       case 't':
@@ -766,7 +650,7 @@ int js_skip(js_lexer *js, js_tok tok) {
       default:
         goto slow;
       }
-      state = js->stack[depth - 1] ? ST_AFTER_OBJ : ST_AFTER_ARR; /* depth > base >= 0 */
+      state = js->stack[depth - 1] ? JS_ST_AFTER_OBJ : JS_ST_AFTER_ARR; /* depth > base >= 0 */
       continue;
     default:
       goto slow;
@@ -776,11 +660,11 @@ int js_skip(js_lexer *js, js_tok tok) {
     p++;
     if (depth == base) {
       js->depth = depth;
-      js->state = jsAfter(js);
+      js->state = js_after(js);
       js->p = p;
       return 0;
     }
-    state = js->stack[depth - 1] ? ST_AFTER_OBJ : ST_AFTER_ARR;
+    state = js->stack[depth - 1] ? JS_ST_AFTER_OBJ : JS_ST_AFTER_ARR;
     continue;
   slow:
     js->p = p;

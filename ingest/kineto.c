@@ -660,7 +660,7 @@ static int ktArgs(kt_file *f, js_tok t) {
     if (ktPutc(f, a, '{')) return -1;
   }
   for (;;) {
-    t = js_next(js);
+    t = js_key(js);
     if (t == JS_OBJ_END) break;
     if (t != JS_KEY) return -1;
     int k = ktArgKey(js->s, js->n);
@@ -671,7 +671,7 @@ static int ktArgs(kt_file *f, js_tok t) {
       if (ktPutStr(f, a, js->s, js->n, js->plain) || ktPutc(f, a, ':')) return -1;
     }
     if (counters && ktKeep(f, &key)) return -1;
-    t = js_next(js);
+    t = js_value(js);
     if (t == JS_ERROR) return -1;
     if (k != AK_OTHER) {
       int drop = ktPromoted(f, k, t);
@@ -729,11 +729,11 @@ static int ktEvent(kt_file *f) {
   f->has_meta_name = 0;
   f->bp.n = 0;
   for (;;) {
-    js_tok t = js_next(js);
+    js_tok t = js_key(js);
     if (t == JS_OBJ_END) break;
     if (t != JS_KEY) return -1;
     int k = ktEventKey(js->s, js->n);
-    t = js_next(js);
+    t = js_value(js);
     int rc = 0;
     switch (k) {
     case EK_PH:
@@ -1034,7 +1034,7 @@ uint64_t kt_error_offset(const kt_file *f) {
 
 const kt_meta *kt_meta_get(const kt_file *f) { return &f->m; }
 
-uint64_t kt_raw_offset(const kt_file *f) { return f->rd.raw_off; }
+uint64_t kt_raw_offset(const kt_file *f) { return rd_raw_offset(&f->rd); }
 
 uint64_t kt_json_offset(const kt_file *f) {
   return f->js.p ? rd_offset(&f->rd, f->js.p) : 0;

@@ -255,6 +255,108 @@ fail:
   return cap > zs->avail_out ? (long)(cap - zs->avail_out) : -1;
 }
 
+/* ------------------------------------------------------------ inflate thread */
+
+/*
+** The producer: inflates blocks into the ring until the end, an error, or stop.
+** It alone uses zs, in, in_member, raw_eof, raw_off, hash, failed and err while
+** it runs; a block's flags tell the consumer what follows its data.
+*/
+static void *rdProducer(void *arg) {
+  rd_reader *rd = arg;
+  rd_async *a = rd->async;
+  for (;;) {
+    pthread_mutex_lock(&a->mu);
+    while (!a->stop && a->tail - a->head == RD_BLOCKS) pthread_cond_wait(&a->drained, &a->mu);
+    int stop = a->stop;
+    pthread_mutex_unlock(&a->mu);
+    if (stop) return NULL;
+    rd_block *b = &a->ring[a->tail % RD_BLOCKS];
+    long k = rdInflate(rd, b->data, RD_BLOCK);
+    b->n = k > 0 ? (size_t)k : 0;
+    b->failed = k < 0 || rd->failed;
+    b->eof = !b->failed && k == 0;
+    b->raw_off = rd->raw_off;
+    pthread_mutex_lock(&a->mu);
+    a->tail++;
+    pthread_cond_signal(&a->filled);
+    pthread_mutex_unlock(&a->mu);
+    if (b->failed || b->eof) return NULL;
+  }
+}
+
+static int rdAsyncStart(rd_reader *rd) {
+  rd_async *a = calloc(1, sizeof *a);
+  if (!a) return -1;
+  for (int i = 0; i < RD_BLOCKS; i++)
+    if (!(a->ring[i].data = malloc(RD_BLOCK))) {
+      for (int j = 0; j < i; j++) free(a->ring[j].data);
+      free(a);
+      return -1;
+    }
+  pthread_mutex_init(&a->mu, NULL);
+  pthread_cond_init(&a->filled, NULL);
+  pthread_cond_init(&a->drained, NULL);
+  rd->async = a;
+  if (pthread_create(&a->thread, NULL, rdProducer, rd) != 0) {
+    rd->async = NULL;
+    pthread_mutex_destroy(&a->mu);
+    pthread_cond_destroy(&a->filled);
+    pthread_cond_destroy(&a->drained);
+    for (int i = 0; i < RD_BLOCKS; i++) free(a->ring[i].data);
+    free(a);
+    return -1;
+  }
+  return 0;
+}
+
+static void rdAsyncStop(rd_reader *rd) {
+  rd_async *a = rd->async;
+  if (!a) return;
+  pthread_mutex_lock(&a->mu);
+  a->stop = 1;
+  pthread_cond_signal(&a->drained);
+  pthread_mutex_unlock(&a->mu);
+  pthread_join(a->thread, NULL);
+  pthread_mutex_destroy(&a->mu);
+  pthread_cond_destroy(&a->filled);
+  pthread_cond_destroy(&a->drained);
+  for (int i = 0; i < RD_BLOCKS; i++) free(a->ring[i].data);
+  free(a);
+  rd->async = NULL;
+}
+
+/* Copies up to ROOM inflated bytes from the ring to DST: the count, 0 at the end, -1 on error. */
+static long rdAsyncTake(rd_reader *rd, unsigned char *dst, size_t room) {
+  rd_async *a = rd->async;
+  pthread_mutex_lock(&a->mu);
+  while (a->head == a->tail) pthread_cond_wait(&a->filled, &a->mu);
+  pthread_mutex_unlock(&a->mu);
+  rd_block *b = &a->ring[a->head % RD_BLOCKS]; /* ours until head moves on */
+  size_t n = b->n - a->pos;
+  if (n > room) n = room;
+  memcpy(dst, b->data + a->pos, n);
+  a->pos += n;
+  if (a->pos < b->n) return (long)n;
+  /* block used up: what follows it? (the producer has stopped after eof/failed) */
+  rd->raw_seen = b->raw_off;
+  int eof = b->eof, failed = b->failed;
+  a->pos = 0;
+  if (!eof && !failed) {
+    pthread_mutex_lock(&a->mu);
+    a->head++;
+    pthread_cond_signal(&a->drained);
+    pthread_mutex_unlock(&a->mu);
+  }
+  if (failed) {
+    rd->async_failed = 1; /* rd->err was written by the producer before it published */
+    return n ? (long)n : -1;
+  }
+  if (eof && n == 0) return 0;
+  if (eof) rd->eof_next = 1;
+  return (long)n;
+}
+
 #if defined(__GNUC__)
 #define RD_NOINLINE __attribute__((noinline))
 #else
@@ -270,17 +372,30 @@ RD_NOINLINE int rd_refill(rd_reader *rd, const char *keep) {
   rd->p = rd->buf;
   rd->end = rd->buf + kept;
   *rd->end = 0;
-  if (rd->failed) return -1;
+  if (rd->async ? rd->async_failed : rd->failed) return -1; /* failed is the producer's while it runs */
   if (rd->eof) return 0;
+  if (rd->eof_next) {
+    rd->eof = 1;
+    return 0;
+  }
   size_t room = RD_BUF_SIZE - kept;
   if (room > rd->chunk) room = rd->chunk;
   long k;
-  if (rd->gz)
+  if (rd->gz && !rd->mem && !rd->async && rdAsyncStart(rd) != 0) {
+    rd->failed = 1;
+    rdErr(rd, "cannot start the inflate thread", 0);
+    return -1;
+  }
+  if (rd->async)
+    k = rdAsyncTake(rd, (unsigned char *)rd->buf + kept, room);
+  else if (rd->gz)
     k = rdInflate(rd, (unsigned char *)rd->buf + kept, room);
   else
     k = rdRaw(rd, (unsigned char *)rd->buf + kept, room);
+  if (!rd->async) rd->raw_seen = rd->raw_off;
   if (k < 0) {
-    rd->failed = 1;
+    if (rd->async) rd->async_failed = 1;
+    else rd->failed = 1;
     return -1;
   }
   if (k == 0) rd->eof = 1;
@@ -349,6 +464,7 @@ int rd_open_mem(rd_reader *rd, const void *data, size_t n) {
 }
 
 void rd_close(rd_reader *rd) {
+  rdAsyncStop(rd);
   if (rd->zinit) inflateEnd(&rd->zs);
   if (rd->fd >= 0) close(rd->fd);
   free(rd->buf);

@@ -12,7 +12,8 @@
 **   rd_close(&r);
 **
 ** Gzip is detected by the magic bytes 1f 8b, not by the file name, and is
-** inflated with zlib into a 1 MiB buffer. Several concatenated gzip members
+** inflated with zlib; from a file, on a second thread that fills a ring of
+** RD_BLOCKS blocks ahead of the reader, so inflating and parsing overlap. Several concatenated gzip members
 ** are one stream (as gzip(1) writes them). A member cut short, or anything
 ** after a member that is not another member, is an error, never a clean end.
 **
@@ -29,6 +30,7 @@
 #ifndef HTA_READER_H
 #define HTA_READER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <zlib.h>
@@ -36,6 +38,8 @@
 #define RD_BUF_SIZE (1u << 20) /* 1 MiB: output buffer and gzip input buffer */
 #define RD_PAD 64              /* readable bytes after end: 0 sentinel + SIMD over-read */
 #define RD_ERR_MAX 200
+#define RD_BLOCKS 4            /* ring of inflated blocks when gzip is inflated on its own thread */
+#define RD_BLOCK (1u << 19)    /* 512 KiB each */
 
 /* Streaming XXH64 (seed 0) state; rd_hash64() finishes it. */
 typedef struct rd_xxh64 {
@@ -44,6 +48,26 @@ typedef struct rd_xxh64 {
   unsigned char tail[32];
   unsigned ntail;
 } rd_xxh64;
+
+/* A block inflated by the background thread: data, then end-of-input or an error. */
+typedef struct rd_block {
+  unsigned char *data;
+  size_t n;              /* bytes of data */
+  int eof;               /* the clean end of the input follows the data */
+  int failed;            /* an error follows the data (message in the reader's async_err) */
+  uint64_t raw_off;      /* raw bytes read when this block was filled */
+} rd_block;
+
+typedef struct rd_async {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t filled, drained;
+  rd_block ring[RD_BLOCKS];
+  unsigned head, tail;   /* consumer takes ring[head % N], producer fills ring[tail % N] */
+  int stop;              /* rd_close asks the producer to stop */
+  size_t pos;            /* consumer's position in ring[head % N] */
+  char err[RD_ERR_MAX];  /* the producer's error message */
+} rd_async;
 
 typedef struct rd_reader {
   char *p;       /* next unread byte */
@@ -59,6 +83,8 @@ typedef struct rd_reader {
   int raw_eof;           /* no more raw input */
   int eof;               /* no more uncompressed output */
   int failed;            /* an error is pending: the next refill reports it */
+  int eof_next;          /* async: the data handed out last ended the input */
+  int async_failed;      /* async: the consumer reached the producer's error */
   size_t chunk;          /* most bytes one refill adds: RD_BUF_SIZE; tests
                             lower it to put buffer boundaries everywhere */
   z_stream zs;
@@ -66,6 +92,9 @@ typedef struct rd_reader {
   uint64_t raw_off;      /* raw bytes read so far */
   uint64_t file_size;    /* raw size (st_size, or the memory block length) */
   rd_xxh64 hash;         /* of the raw bytes read so far */
+  rd_async *async;       /* gzip from a file: inflated on a second thread (NULL otherwise);
+                            then zs, in, raw_off and hash belong to that thread until it ends */
+  uint64_t raw_seen;     /* raw bytes behind the data handed out (== raw_off when synchronous) */
   char err[RD_ERR_MAX];  /* message of the last error */
 } rd_reader;
 
@@ -91,7 +120,10 @@ static inline uint64_t rd_offset(const rd_reader *rd, const char *q) {
   return rd->base + (uint64_t)(q - rd->buf);
 }
 
-/* XXH64 (seed 0) of the raw bytes read so far: the whole file once at the end. */
+/* Raw (on-disk) bytes behind the data handed out so far. */
+static inline uint64_t rd_raw_offset(const rd_reader *rd) { return rd->raw_seen; }
+
+/* XXH64 (seed 0) of the raw bytes read so far: the whole file once the end was reached. */
 uint64_t rd_hash64(const rd_reader *rd);
 
 /* XXH64 of one block, seed 0 (for tests and for callers hashing other data). */

@@ -13,7 +13,8 @@
 ** runs a scan pass, then a full pass). The input is also tokenized with js_
 ** twice, once in whole buffers and once with buffer boundaries every 1..16
 ** bytes (from the first input byte): the token streams, offsets and errors
-** must be identical. Any difference aborts, and so do the sanitizers.
+** must be identical, and identical again when read through the inline fast
+** paths js_key()/js_value(). Any difference aborts, and so do the sanitizers.
 */
 #include <stdint.h>
 #include <stdio.h>
@@ -81,8 +82,11 @@ static void fzDecode(const uint8_t *data, size_t size, kt_mode mode, fz_result *
   kt_close(f);
 }
 
-/* Digest of the token stream with buffer boundaries every CHUNK bytes. */
-static uint64_t fzTokens(const uint8_t *data, size_t size, size_t chunk, char *err) {
+/*
+** Digest of the token stream with buffer boundaries every CHUNK bytes. FAST:
+** read through js_key()/js_value() wherever a decoder would use them.
+*/
+static uint64_t fzTokens(const uint8_t *data, size_t size, size_t chunk, int fast, char *err) {
   rd_reader rd;
   js_lexer js;
   uint64_t h = 1469598103934665603ULL;
@@ -95,7 +99,13 @@ static uint64_t fzTokens(const uint8_t *data, size_t size, size_t chunk, char *e
   rd.chunk = chunk;
   js_init(&js, &rd);
   for (;;) {
-    js_tok t = js_next(&js);
+    js_tok t;
+    if (fast && (js.state == JS_ST_AFTER_OBJ || js.state == JS_ST_FIRST_KEY))
+      t = js_key(&js);
+    else if (fast && js.state == JS_ST_VALUE)
+      t = js_value(&js);
+    else
+      t = js_next(&js);
     fzMix(&h, &t, sizeof t);
     fzMix(&h, &js.tok_off, sizeof js.tok_off);
     if (t == JS_ERROR) {
@@ -126,10 +136,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   char e1[KT_ERR_MAX], e2[KT_ERR_MAX];
   size_t chunk = size ? 1 + data[0] % 16 : 1;
-  uint64_t a = fzTokens(data, size, RD_BUF_SIZE, e1);
-  uint64_t b = fzTokens(data, size, chunk, e2);
+  uint64_t a = fzTokens(data, size, RD_BUF_SIZE, 0, e1);
+  uint64_t b = fzTokens(data, size, chunk, 0, e2);
   if (a != b || strcmp(e1, e2) != 0) {
     fprintf(stderr, "chunk %zu differs: \"%s\" vs \"%s\"\n", chunk, e1, e2);
+    abort();
+  }
+  b = fzTokens(data, size, chunk, 1, e2);
+  if (a != b || strcmp(e1, e2) != 0) {
+    fprintf(stderr, "js_key/js_value differ (chunk %zu): \"%s\" vs \"%s\"\n", chunk, e1, e2);
     abort();
   }
   return 0;

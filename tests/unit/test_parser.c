@@ -275,7 +275,7 @@ static void testMagicNotName(void) {
 ** "<tag>[!]<text>@<offset> " per token ('!': not plain), bytes < 0x20 as \xNN,
 ** then "EOF <offset>" or "ERR <offset> <message>".
 */
-static void tokens(const void *data, size_t n, size_t chunk, char *out, size_t cap) {
+static void tokens(const void *data, size_t n, size_t chunk, int fast, char *out, size_t cap) {
   rd_reader rd;
   js_lexer js;
   size_t o = 0;
@@ -287,7 +287,13 @@ static void tokens(const void *data, size_t n, size_t chunk, char *out, size_t c
   rd.chunk = chunk;
   js_init(&js, &rd);
   for (;;) {
-    js_tok t = js_next(&js);
+    js_tok t;
+    if (fast && (js.state == JS_ST_AFTER_OBJ || js.state == JS_ST_FIRST_KEY))
+      t = js_key(&js); /* the decoder's fast paths must agree with js_next() */
+    else if (fast && js.state == JS_ST_VALUE)
+      t = js_value(&js);
+    else
+      t = js_next(&js);
     if (o + 64 >= cap) break;
     if (t == JS_ERROR) {
       snprintf(out + o, cap - o, "ERR %llu %s", (unsigned long long)js.err_off, js.err);
@@ -350,7 +356,8 @@ static void skipEnd(const void *data, size_t n, size_t chunk, char *out, size_t 
 
 /*
 ** The token stream of DATA (N bytes) must be EXPECTED at every chunk size
-** 1..40 and a whole buffer, plain and gzip: buffer boundaries fall inside
+** 1..40 and a whole buffer, plain and gzip, through js_next() alone and
+** through the fast paths js_key()/js_value(): buffer boundaries fall inside
 ** every token, escape and UTF-8 sequence, and nothing changes (J6).
 */
 #define EXPECT_TOKENS(data, expected) expectTokens(__LINE__, data, sizeof(data) - 1, expected)
@@ -361,23 +368,23 @@ static void expectTokens(int line, const char *data, size_t n, const char *expec
   size_t gn = storedGz(gz, data, n);
   for (size_t chunk = 1; chunk <= 41; chunk++) {
     size_t c = chunk == 41 ? RD_BUF_SIZE : chunk;
-    for (int z = 0; z < 2; z++) {
-      if (z)
-        tokens(gz, gn, c, got, sizeof got);
+    for (int z = 0; z < 4; z++) {
+      if (z & 1)
+        tokens(gz, gn, c, z >> 1, got, sizeof got);
       else
-        tokens(data, n, c, got, sizeof got);
+        tokens(data, n, c, z >> 1, got, sizeof got);
       tu_checks++;
       if (strcmp(got, expected) != 0) {
         tu_failures++;
-        fprintf(stderr, "%s:%d: chunk %zu gzip %d:\n  got      %s\n  expected %s\n",
-                __FILE__, line, c, z, got, expected);
+        fprintf(stderr, "%s:%d: chunk %zu gzip %d fast %d:\n  got      %s\n  expected %s\n",
+                __FILE__, line, c, z & 1, z >> 1, got, expected);
         return;
       }
       /* js_skip() ends the same way: same error at the same offset, or EOF. */
       const char *end = strstr(expected, "EOF ");
       if (!end) end = strstr(expected, "ERR ");
       if (!end) continue;
-      if (z)
+      if (z & 1)
         skipEnd(gz, gn, c, got, sizeof got);
       else
         skipEnd(data, n, c, got, sizeof got);
@@ -385,7 +392,7 @@ static void expectTokens(int line, const char *data, size_t n, const char *expec
       if (strcmp(got, end) != 0) {
         tu_failures++;
         fprintf(stderr, "%s:%d: js_skip, chunk %zu gzip %d:\n  got      %s\n  expected %s\n",
-                __FILE__, line, c, z, got, end);
+                __FILE__, line, c, z & 1, got, end);
         return;
       }
     }
@@ -404,6 +411,10 @@ static void testTokenizer(void) {
                 "{@0 Ka@1 [@7 N1@8 N-0.5e+3@11 N0@20 N12.25E-1@23 T@33 F@38 Z@46 ]@50 "
                 "K!b\\x0a@54 S!x\"\xc3\xa9\xf0\x9f\x98\x80/@60 "
                 "K\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80@87 {@99 }@100 }@101 EOF 104");
+  /* Spacing around ':' and ',' (the fast paths take only "key":). */
+  EXPECT_TOKENS("{\"a\":1,\"b\" :2, \"c\": \"x\",\"d\":\"\\u0041\",\"e\":{\"f\":[]}}",
+                "{@0 Ka@1 N1@5 Kb@7 N2@12 Kc@15 Sx@20 Kd@24 SA@28 Ke@37 {@41 Kf@42 [@46 ]@47 "
+                "}@48 }@49 EOF 50");
   EXPECT_TOKENS("7", "N7@0 EOF 1");
   EXPECT_TOKENS(" \"\" ", "S@1 EOF 4");
   EXPECT_TOKENS("[\"\\u0000\\t\\u001f\"]", "[@0 S!\\x00\\x09\\x1f@1 ]@17 EOF 18");
