@@ -393,3 +393,37 @@ const hta_tvf hta_memory_bw_summary_tvf = {
     .params = mbParams,
     .run = msRun,
 };
+
+/* ---------------------------------------------------------------- points for writers */
+
+/* Trace T's series (MB-1..5 with the default parameters) as C points for
+** hta_write_trace_with_counters (io.c): one per row of hta_memory_bw WHERE
+** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
+int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
+  hta_classifier *cls = 0;
+  mb_series s;
+  int rc = hta_classifier_open(db, &cls);
+  *pa = 0;
+  *pn = 0;
+  if (rc == SQLITE_OK) rc = mbBuild(db, t, cls, mbParams[MB_P_FROM_BYTES].dflt != 0, 0, &s);
+  hta_classifier_free(cls);
+  if (rc != SQLITE_OK) return rc;
+  if (s.n > 0) {
+    hta_series_point *a = sqlite3_malloc64(s.n * sizeof *a);
+    if (!a) {
+      mbFree(&s);
+      return SQLITE_NOMEM;
+    }
+    memset(a, 0, s.n * sizeof *a);
+    for (size_t i = 0; i < s.n; i++) {
+      a[i].ts = s.a[i].ts;
+      a[i].event_id = s.a[i].event_id;
+      memcpy(a[i].kind, s.a[i].kind, sizeof a[i].kind);
+      a[i].value = s.a[i].bw;
+    }
+    *pa = a;
+    *pn = s.n;
+  }
+  mbFree(&s);
+  return SQLITE_OK;
+}

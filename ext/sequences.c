@@ -118,6 +118,7 @@ typedef struct fks_cursor {
 typedef struct fks_root {
   size_t off, n; /* n includes the root's own name id first */
   sqlite3_int64 kernel_ns, cpu_ns;
+  size_t occ_off, occ_n; /* its stack rows in fks_occ.seqs (only when collecting) */
 } fks_root;
 
 /* The state of one trace's analysis; freed by fksJobFree. */
@@ -396,6 +397,76 @@ static const fks_gpu *fksGpuOf(const fks_tree *tr, sqlite3_uint64 seq) {
   return &tr->gpu[a];
 }
 
+/*
+** Occurrence sets for the overlay (hta_fks_patterns): while collecting, every
+** kept root's stack rows (the root, its host descendants, its GPU rows; spec 2.6
+** step 4) go to seqs; at the end the first top_k rows get their sets in out.
+*/
+typedef struct fks_occ {
+  sqlite3_int64 top_k;
+  sqlite3_uint64 *seqs;      /* stack rows of every kept root, root after root */
+  size_t nseqs, aseqs;
+  hta_fks_pattern *out;      /* the result: top_k patterns, FKS-7 order */
+  size_t nout;
+} fks_occ;
+
+/* A group of equal patterns while collecting: its row's pattern and its roots. */
+typedef struct fks_group {
+  const char *pattern; /* owned by the row */
+  size_t a, b;         /* refs[a..b) */
+} fks_group;
+
+static int fksCmpU64(const void *pa, const void *pb) {
+  sqlite3_uint64 a = *(const sqlite3_uint64 *)pa, b = *(const sqlite3_uint64 *)pb;
+  return a < b ? -1 : a > b;
+}
+
+/* Fills OCC->out with the first top_k rows of C (from FIRST on, sorted) and the
+** union of their roots' stack rows, as event_ids (LO = the trace's first). */
+static int fksOccFinish(fks_occ *occ, const fks_cursor *c, sqlite3_int64 first, sqlite3_int64 lo,
+                        const fks_rootref *refs, const fks_group *groups, size_t ngroups) {
+  sqlite3_int64 nrows = c->n - first;
+  size_t k = (size_t)(occ->top_k < nrows ? occ->top_k : nrows);
+  occ->out = sqlite3_malloc64((k ? k : 1) * sizeof *occ->out);
+  if (!occ->out)
+    return SQLITE_NOMEM;
+  memset(occ->out, 0, (k ? k : 1) * sizeof *occ->out);
+  for (size_t i = 0; i < k; i++) {
+    const fks_row *row = &c->a[first + (sqlite3_int64)i];
+    const fks_group *g = 0;
+    hta_fks_pattern *o = &occ->out[occ->nout++];
+    size_t n = 0, m = 0;
+    for (size_t x = 0; x < ngroups && !g; x++)
+      if (groups[x].pattern == row->pattern)
+        g = &groups[x];
+    if (!g)
+      return SQLITE_ERROR; /* cannot happen: every row has its group */
+    o->pattern = sqlite3_mprintf("%s", row->pattern);
+    if (!o->pattern)
+      return SQLITE_NOMEM;
+    o->count = row->count;
+    for (size_t x = g->a; x < g->b; x++)
+      n += refs[x].r->occ_n;
+    sqlite3_uint64 *v = sqlite3_malloc64((n ? n : 1) * sizeof *v);
+    if (!v)
+      return SQLITE_NOMEM;
+    for (size_t x = g->a; x < g->b; x++) {
+      memcpy(v + m, occ->seqs + refs[x].r->occ_off, refs[x].r->occ_n * sizeof *v);
+      m += refs[x].r->occ_n;
+    }
+    qsort(v, n, sizeof *v, fksCmpU64);
+    m = 0;
+    for (size_t x = 0; x < n; x++)
+      if (m == 0 || v[m - 1] != v[x])
+        v[m++] = v[x];
+    o->event_ids = (int64_t *)v; /* in place: offsets < 2^32 become event_ids */
+    for (size_t x = 0; x < m; x++)
+      o->event_ids[x] = lo + (sqlite3_int64)v[x];
+    o->n = m;
+  }
+  return SQLITE_OK;
+}
+
 /* One candidate at the lowest depth seen so far. */
 typedef struct fks_cand {
   sqlite3_uint64 seq;
@@ -409,7 +480,7 @@ typedef struct fks_cand {
 ** copies it into the vtab).
 */
 static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const char *opname,
-                       sqlite3_int64 minlen, int has_index) {
+                       sqlite3_int64 minlen, int has_index, fks_occ *occ) {
   sqlite3_stmt *q = 0, *qs = 0, *qn = 0;
   fks_job j;
   fks_tree tr;
@@ -417,7 +488,9 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
   fks_cand *cand = 0;
   fks_gpu *hits = 0;
   unsigned *stack = 0;
+  fks_group *groups = 0;
   size_t ncand = 0, acand = 0, nhits = 0, ahits = 0, nstack = 0, astack = 0;
+  size_t ngroups = 0, agroups = 0;
   sqlite3_int64 lo = t->trace_id * ((sqlite3_int64)1 << 32);
   sqlite3_int64 hi = lo + (((sqlite3_int64)1 << 32) - 1);
   sqlite3_int64 cut = t->has_cut ? t->cut_ts : INT64_MAX;
@@ -487,6 +560,10 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     r.off = j.nids;
     r.cpu_ns = cd->dur;
     nhits = 0;
+    if (occ) { /* the stack starts with the root itself */
+      r.occ_off = occ->nseqs;
+      FKS_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256, cd->seq, fks_run_oom);
+    }
     if (cd->is_gpu) { /* a GPU row as root: itself */
       fks_gpu g = {cd->ts, cd->dur, cd->name_id, cd->seq};
       FKS_PUSH(hits, nhits, ahits, 64, g, fks_run_oom);
@@ -494,6 +571,9 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       sqlite3_bind_int64(qs, 1, lo + (sqlite3_int64)cd->seq);
       while ((rc = sqlite3_step(qs)) == SQLITE_ROW) {
         budget--;
+        if (occ)
+          FKS_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256,
+                   (sqlite3_uint64)sqlite3_column_int64(qs, 4), fks_run_oom);
         if (!sqlite3_column_int(qs, 0))
           continue;
         fks_gpu g;
@@ -535,6 +615,8 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
             if (FKS_BIT(tr.seen, ch))
               continue;
             FKS_SETBIT(tr.seen, ch);
+            if (occ)
+              FKS_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256, (sqlite3_uint64)ch, fks_run_oom);
             if (FKS_BIT(tr.isgpu, ch))
               FKS_PUSH(hits, nhits, ahits, 64, *fksGpuOf(&tr, ch), fks_run_oom);
             else
@@ -543,8 +625,13 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
         }
       }
     }
-    if ((sqlite3_int64)nhits < minlen)
+    if ((sqlite3_int64)nhits < minlen) {
+      if (occ)
+        occ->nseqs = r.occ_off; /* not a root: forget its stack */
       continue; /* FKS-3: too few kernels */
+    }
+    if (occ)
+      r.occ_n = occ->nseqs - r.occ_off;
     if (nhits > 1)
       qsort(hits, nhits, sizeof *hits, fksCmpGpu);
     FKS_PUSH(j.ids, j.nids, j.aids, 256, cd->name_id, fks_run_oom);
@@ -589,9 +676,15 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     rc = fksAddRow(c, t, (sqlite3_int64)(b - a), gpu, cpu, pat);
     if (rc != SQLITE_OK)
       goto fks_run_error;
+    if (occ) {
+      fks_group g = {pat, a, b};
+      FKS_PUSH(groups, ngroups, agroups, 64, g, fks_run_oom);
+    }
     a = b;
   }
   qsort(c->a + first, (size_t)(c->n - first), sizeof *c->a, fksCmpRow); /* FKS-7 */
+  if (occ)
+    rc = fksOccFinish(occ, c, first, lo, refs, groups, ngroups);
   goto fks_run_done;
 
 fks_run_oom:
@@ -607,6 +700,7 @@ fks_run_done:
   sqlite3_free(cand);
   sqlite3_free(hits);
   sqlite3_free(stack);
+  sqlite3_free(groups);
   fksTreeFree(&tr);
   fksJobFree(&j);
   return rc;
@@ -743,7 +837,7 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   if (rc == SQLITE_OK)
     rc = hta_traces_load(vt->db, has_rank, rank, 0, &tr);
   for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
-    rc = fksRunTrace(c, vt->db, &tr.a[t], opname, c->min_pattern_len, has_index);
+    rc = fksRunTrace(c, vt->db, &tr.a[t], opname, c->min_pattern_len, has_index, 0);
   hta_traces_free(&tr);
   if (rc != SQLITE_OK) {
     if (rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
@@ -857,4 +951,53 @@ int hta_register_sequences(sqlite3 *db) {
   if (rc == SQLITE_OK)
     rc = hta_register_aten_ops(db);
   return rc;
+}
+
+/* ---------------------------------------------------------------- occurrence sets */
+
+/* The first TOP_K patterns of trace T with their occurrence sets, for
+** hta_write_sequence_overlay (io_overlay.c). The same analysis as the table
+** (FKS-2..7); *pa (free with hta_fks_patterns_free) is NULL when empty. */
+int hta_fks_patterns(sqlite3 *db, const hta_trace *t, const char *opname, int64_t min_pattern_len,
+                     int64_t top_k, hta_fks_pattern **pa, size_t *pn) {
+  fks_cursor c;
+  fks_occ occ;
+  sqlite3_stmt *q = 0;
+  int has_index = 0;
+  int rc;
+  memset(&c, 0, sizeof c);
+  memset(&occ, 0, sizeof occ);
+  occ.top_k = top_k;
+  *pa = 0;
+  *pn = 0;
+  if (!opname || !opname[0] || top_k <= 0)
+    return SQLITE_OK;
+  rc = sqlite3_prepare_v2(db, fks_sql_has_index, -1, &q, 0);
+  if (rc == SQLITE_OK) {
+    has_index = sqlite3_step(q) == SQLITE_ROW;
+    rc = sqlite3_finalize(q);
+  }
+  if (rc == SQLITE_OK)
+    rc = fksRunTrace(&c, db, t, opname, min_pattern_len, has_index, &occ);
+  fksReset(&c);
+  sqlite3_free(occ.seqs);
+  if (rc != SQLITE_OK) {
+    hta_fks_patterns_free(occ.out, occ.nout);
+    return rc;
+  }
+  if (occ.nout == 0) {
+    sqlite3_free(occ.out);
+    return SQLITE_OK;
+  }
+  *pa = occ.out;
+  *pn = occ.nout;
+  return SQLITE_OK;
+}
+
+void hta_fks_patterns_free(hta_fks_pattern *a, size_t n) {
+  for (size_t i = 0; a && i < n; i++) {
+    sqlite3_free(a[i].pattern);
+    sqlite3_free(a[i].event_ids);
+  }
+  sqlite3_free(a);
 }

@@ -21,7 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "io.h"
 #include "pipeline.h"
+#include "report.h"
 #include "writer.h"
 #include "version.h"
 
@@ -53,6 +55,12 @@ static void usage(FILE *out) {
           "Options:\n"
           "  -j N            parse N files in parallel (default: number of cores)\n"
           "  --replace       re-ingest files whose content is already in DB\n"
+          "  --report OUT    write an HTML report of DB to OUT instead (no PATH):\n"
+          "                  hta-ingest --report report.html DB\n"
+          "  --write-counters RANK OUT\n"
+          "                  write RANK's trace with its queue-length and memory-bandwidth\n"
+          "                  counter events to OUT (.gz: gzip) instead (no PATH):\n"
+          "                  hta-ingest --write-counters 0 rank0_counters.json.gz DB\n"
           "  -q, --quiet     print errors only\n"
           "  -v, --verbose   print one line per file\n"
           "  --progress      draw progress even when stderr is not a terminal\n"
@@ -189,6 +197,50 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* --report OUT DB: the HTML report of DB (report.c). Returns the exit status. */
+static int report_cmd(cli *c, const char *out, const char *db) {
+  sqlite3 *h = NULL;
+  char err[HR_ERR_MAX];
+  double t0 = now_s();
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
+    sqlite3_close(h);
+    return EXIT_USAGE;
+  }
+  int rc = hr_write_report(h, out, err, sizeof err);
+  sqlite3_close(h);
+  if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
+  else if (rc == HR_PARTIAL) say(c, 1, "hta-ingest: %s: written, but an analysis failed: %s\n", out, err);
+  else say(c, 2, "hta-ingest: %s: report written (%.2f s)\n", out, now_s() - t0);
+  return rc == HR_OK ? 0 : rc == HR_PARTIAL ? EXIT_FAILED : EXIT_USAGE;
+}
+
+/* --write-counters RANK OUT DB: hta_write_trace_with_counters (ext/io_counters.c).
+** Returns the exit status: 1 when the file could not be written (input missing or
+** changed, output refused or unwritable, no such rank), 2 for a database error. */
+static int write_counters_cmd(cli *c, const char *rank, const char *out, const char *db) {
+  sqlite3 *h = NULL;
+  char *end, *err = NULL;
+  int64_t n = 0;
+  hta_io_sel sel = {.has_rank = 1};
+  sel.rank = strtoll(rank, &end, 10);
+  if (!*rank || *end) {
+    fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters needs an integer RANK, not %s\n", rank);
+    return EXIT_USAGE;
+  }
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
+    sqlite3_close(h);
+    return EXIT_USAGE;
+  }
+  int rc = hta_io_write_counters(h, &sel, out, &n, &err);
+  sqlite3_close(h);
+  if (rc == SQLITE_OK) say(c, 2, "hta-ingest: %s: %lld counter events written\n", out, (long long)n);
+  else say(c, 1, "hta-ingest: %s: %s\n", out, err ? err : sqlite3_errstr(rc));
+  sqlite3_free(err);
+  return rc == SQLITE_OK ? 0 : rc == SQLITE_IOERR || rc == SQLITE_NOTFOUND ? EXIT_FAILED : EXIT_USAGE;
+}
+
 int main(int argc, char **argv) {
   /* Only the writer thread uses SQLite: no mutexes, no memory statistics. */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
@@ -198,6 +250,8 @@ int main(int argc, char **argv) {
   const char *db = NULL;
   list paths = {0}, files = {0};
   pl_file *pf = NULL;
+  const char *report = NULL; /* --report OUT */
+  const char *wc_rank = NULL, *wc_out = NULL; /* --write-counters RANK OUT */
   int code = 0, bad_path = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -217,6 +271,23 @@ int main(int argc, char **argv) {
       c.progress = 0;
     } else if (!strcmp(a, "--replace")) {
       o.replace = 1;
+    } else if (!strcmp(a, "--write-counters")) {
+      if (i + 2 >= argc) {
+        fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters needs RANK and OUT\n");
+        usage(stderr);
+        code = EXIT_USAGE;
+        goto end;
+      }
+      wc_rank = argv[++i];
+      wc_out = argv[++i];
+    } else if (!strcmp(a, "--report")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "hta-ingest: Incorrect parameter: --report needs an output file\n");
+        usage(stderr);
+        code = EXIT_USAGE;
+        goto end;
+      }
+      report = argv[++i];
     } else if (!strcmp(a, "-j") || !strncmp(a, "-j", 2)) {
       const char *v = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
       char *endp;
@@ -239,6 +310,24 @@ int main(int argc, char **argv) {
       code = EXIT_USAGE;
       goto end;
     }
+  }
+  if (wc_out) {
+    if (db && paths.n == 0 && !report) code = write_counters_cmd(&c, wc_rank, wc_out, db);
+    else {
+      fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters RANK OUT takes one database and no trace PATH\n");
+      usage(stderr);
+      code = EXIT_USAGE;
+    }
+    goto end;
+  }
+  if (report) {
+    if (db && paths.n == 0) code = report_cmd(&c, report, db);
+    else {
+      fprintf(stderr, "hta-ingest: Incorrect parameter: --report OUT takes one database and no trace PATH\n");
+      usage(stderr);
+      code = EXIT_USAGE;
+    }
+    goto end;
   }
   if (!db || paths.n == 0) {
     fprintf(stderr, "hta-ingest: Incorrect parameter: need a database and at least one trace PATH\n");

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coldocs.h"
 #include "schema_sql.h"
 #include "version.h"
 
@@ -212,6 +213,11 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
       return -1;
   }
   if (wr_exec(w, HTA_SCHEMA_SQL, err)) return -1;
+  int drc = hr_write_column_docs(w->db); /* _hta_column: descriptions a browser can show */
+  if (drc != SQLITE_OK) {
+    snprintf(err, WR_ERR_MAX, "column docs: %s", sqlite3_errstr(drc));
+    return -1;
+  }
   if ((!w->is_new || getenv("HTA_EARLY_INDEX")) && wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
   if (wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
                   &w->next_string_id) ||

@@ -1,0 +1,176 @@
+-- Canned queries for Datasette, one per analysis of hta.so (the default entry point).
+-- examples/datasette/coldocs.sh turns this file into the `queries:` of metadata.yml;
+-- tests/cli/report_metadata.sh runs every query with the sqlite3 shell, with its
+-- parameters empty (the defaults) and set.
+-- Datasette passes every :parameter as text, '' when the form field is empty, so each
+-- one reads `coalesce(nullif(:p, ''), default)`, and an empty :rank means every rank.
+-- Format: a `-- name:`, `-- title:` and `-- description:` line, then the query, ending in `;`.
+
+-- name: traces
+-- title: Traces
+-- description: One row per ingested trace file: its rank, where the rank came from, device, size and time span (µs).
+SELECT rank, trace_id, rank_source, file_name, device_type, world_size, backend,
+       event_count, (max_end - min_ts) / 1000.0 AS span_us, file_size
+FROM trace
+ORDER BY rank, trace_id;
+
+-- name: temporal_breakdown
+-- title: Temporal breakdown
+-- description: Per rank: idle, compute and non-compute GPU time between the first and the last kernel (µs and %). HTA get_temporal_breakdown.
+SELECT *
+FROM hta_temporal_breakdown
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: kernel_type_breakdown
+-- title: Kernel type breakdown
+-- description: GPU time of all ranks by kernel type and overlap of types (µs, %). HTA get_gpu_kernel_breakdown, first table. include_memory_kernels: 1 or 0.
+SELECT *
+FROM hta_kernel_type_breakdown(coalesce(nullif(:include_memory_kernels, ''), 1));
+
+-- name: kernel_breakdown
+-- title: Top kernels per type and rank
+-- description: Per rank and kernel type, the kernels that take most of the time and "others" (count, sum, max, min, mean, stddev in µs). HTA get_gpu_kernel_breakdown, second table.
+SELECT *
+FROM hta_kernel_breakdown(coalesce(nullif(:duration_ratio, ''), 0.8),
+                          coalesce(nullif(:num_kernels, ''), 10),
+                          coalesce(nullif(:include_memory_kernels, ''), 1))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: idle_time_breakdown
+-- title: Idle time per stream
+-- description: GPU idle time per stream by cause: host_wait, kernel_wait (gap < consecutive_kernel_delay_us), other (µs and ratio). HTA get_idle_time_breakdown.
+SELECT *
+FROM hta_idle_time_breakdown(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: idle_interval_stats
+-- title: Idle interval statistics
+-- description: describe() of the idle gaps per stream and cause (µs). HTA get_idle_time_breakdown(show_idle_interval_stats=True).
+SELECT *
+FROM hta_idle_interval_stats(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: comm_comp_overlap
+-- title: Communication / computation overlap
+-- description: Per rank, the % of communication time during which computation runs. HTA get_comm_comp_overlap.
+SELECT *
+FROM hta_comm_comp_overlap
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: kernel_launch_stats
+-- title: Kernel launch statistics
+-- description: Each launch call with its GPU work: CPU and GPU duration, launch delay (µs) and the outlier flags for the cutoffs. HTA get_cuda_kernel_launch_stats.
+SELECT *
+FROM hta_kernel_launch_stats(coalesce(nullif(:include_memory_events, ''), 1),
+                             coalesce(nullif(:runtime_cutoff_us, ''), 50),
+                             coalesce(nullif(:launch_delay_cutoff_us, ''), 100))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: launch_outliers
+-- title: Launch outliers per rank
+-- description: Per rank: launches, short kernels, runtime outliers (CPU > runtime_cutoff_us) and launch-delay outliers (delay > launch_delay_cutoff_us), with median and max delays (µs).
+SELECT rank, trace_id, count(*) AS launches,
+       sum(is_short_kernel) AS short_kernels,
+       sum(is_runtime_outlier) AS runtime_outliers,
+       sum(is_launch_delay_outlier) AS launch_delay_outliers,
+       hta_median(launch_delay_us) AS delay_p50_us, max(launch_delay_us) AS delay_max_us
+FROM hta_kernel_launch_stats(1, coalesce(nullif(:runtime_cutoff_us, ''), 50),
+                             coalesce(nullif(:launch_delay_cutoff_us, ''), 100))
+GROUP BY rank, trace_id
+ORDER BY rank, trace_id;
+
+-- name: queue_length
+-- title: Queue length over time
+-- description: Per stream, launched GPU work not yet started, after every change (ts_us from the job's first event). collapse_ties 1 keeps one point per timestamp. HTA get_queue_length_time_series.
+SELECT *
+FROM hta_queue_length(0, coalesce(nullif(:collapse_ties, ''), 0))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: queue_length_summary
+-- title: Queue length summary
+-- description: describe() of the queue length per stream. HTA get_queue_length_summary.
+SELECT *
+FROM hta_queue_length_summary
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: queue_full_time
+-- title: Time blocked on a full queue
+-- description: Per stream, the time (µs) and share of the trace spent with at least max_queue_length launches queued. HTA get_time_spent_blocked_on_full_queue.
+SELECT *
+FROM hta_queue_full_time(coalesce(nullif(:max_queue_length, ''), 1024))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: memory_bw
+-- title: Memory bandwidth over time
+-- description: Per memory kind, the bandwidth of the copies in flight (GB/s) after every change. bw_from_bytes 0 gives HTA's numbers for AMD copies. HTA get_memory_bw_time_series.
+SELECT *
+FROM hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, ''), 1))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: memory_bw_summary
+-- title: Memory bandwidth summary
+-- description: describe() of the bandwidth (GB/s, points above 0) per memory kind. HTA get_memory_bw_summary.
+SELECT *
+FROM hta_memory_bw_summary(0, coalesce(nullif(:bw_from_bytes, ''), 1))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: frequent_kernel_sequences
+-- title: Frequent kernel sequences
+-- description: Operators whose name contains operator_name (default AddmmBackward0), grouped by their whole kernel sequence: count and GPU / CPU time (µs). HTA get_frequent_cuda_kernel_sequences.
+SELECT *
+FROM hta_frequent_kernel_sequences(coalesce(nullif(:operator_name, ''), 'AddmmBackward0'),
+                                   coalesce(nullif(:min_pattern_len, ''), 3))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: cupti_counters
+-- title: CUPTI counters
+-- description: CUPTI range-profiler counters of each kernel with the CPU operators that launched it (one row per kernel and counter). HTA get_cupti_counter_data_with_operators.
+SELECT *
+FROM hta_cupti_counters
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: user_annotation_breakdown
+-- title: User annotation breakdown
+-- description: Time per user annotation (record_function), GPU-side (use_gpu_annotation 1) or CPU-side (0), with "others" (µs).
+SELECT *
+FROM hta_user_annotation_breakdown(coalesce(nullif(:use_gpu_annotation, ''), 1),
+                                   coalesce(nullif(:duration_ratio, ''), 0.8),
+                                   coalesce(nullif(:num_kernels, ''), 1000))
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: profiler_steps
+-- title: Profiler steps
+-- description: The ProfilerStep#N iterations of each rank (ts absolute, dur; µs).
+SELECT *
+FROM hta_profiler_steps
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: potential_stragglers
+-- title: Potential stragglers
+-- description: The ranks whose collectives start last most often. HTA's straggler analysis.
+SELECT *
+FROM hta_potential_stragglers(coalesce(nullif(:num_candidates, ''), 2));
+
+-- name: trace_diff
+-- title: Trace diff
+-- description: Per event name, counts and total duration (µs) in a control and a test (rank, iteration); empty fields mean the lowest rank and the first step. HTA TraceDiff.compare_traces.
+SELECT *
+FROM hta_trace_diff(nullif(:control_rank, ''), nullif(:control_iteration, ''),
+                    nullif(:test_rank, ''), nullif(:test_iteration, ''));
+
+-- name: aten_op_kernels
+-- title: Kernels of each aten operator
+-- description: Per aten:: operator and kernel sequence: occurrences and average launch delays (µs). HTA get_aten_op_kernels_and_delay.
+SELECT *
+FROM hta_aten_op_kernels
+WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+
+-- name: top_kernels
+-- title: Top GPU kernels (SQL over the kernels view)
+-- description: The kernels with the most total time over all ranks, with HTA's shortened names (µs).
+SELECT kernel_type, hta_shorten_name(name) AS kernel, count(*) AS n,
+       sum(dur) / 1000.0 AS total_us, avg(dur) / 1000.0 AS mean_us
+FROM kernels
+GROUP BY name
+ORDER BY sum(dur) DESC
+LIMIT coalesce(nullif(:limit, ''), 20);
