@@ -117,8 +117,8 @@ int ioSelArgs(sqlite3_context *ctx, const char *fn, sqlite3_value *rank, sqlite3
   }
   if (sqlite3_value_type(rank) == SQLITE_NULL && sel->has_trace_id) return 1;
   if (!ioIntArg(rank, &sel->rank)) {
-    char *m = sqlite3_mprintf("%s: rank must be an integer%s", fn,
-                              sel->has_trace_id ? " or NULL" : "");
+    char *m =
+        sqlite3_mprintf("%s: rank must be an integer%s", fn, sel->has_trace_id ? " or NULL" : "");
     sqlite3_result_error(ctx, m ? m : "out of memory", -1);
     sqlite3_free(m);
     return 0;
@@ -199,12 +199,15 @@ int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, char **pzErr) {
       if (rc == SQLITE_OK) rc = ioColumnText(st, 3, &t->content_hash);
       if (rc != SQLITE_OK) break;
     }
-    if (n <= 10) sqlite3_str_appendf(ids, "%s%lld", n > 1 ? ", " : "",
-                                     (long long)sqlite3_column_int64(st, 0));
-    else if (n == 11) sqlite3_str_appendall(ids, ", ...");
+    if (n <= 10)
+      sqlite3_str_appendf(ids, "%s%lld", n > 1 ? ", " : "", (long long)sqlite3_column_int64(st, 0));
+    else if (n == 11)
+      sqlite3_str_appendall(ids, ", ...");
   }
-  if (rc == SQLITE_DONE) rc = SQLITE_OK;
-  else if (rc != SQLITE_NOMEM) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  if (rc == SQLITE_DONE)
+    rc = SQLITE_OK;
+  else if (rc != SQLITE_NOMEM)
+    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
   if (rc == SQLITE_OK && sqlite3_str_errcode(ids)) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) { /* IO-1 */
@@ -303,7 +306,8 @@ static int ioCheckOutput(sqlite3 *db, const char *out, char **pzErr) {
     }
     rc = SQLITE_OK;
   }
-  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  if (rc == SQLITE_DONE)
+    rc = SQLITE_OK;
   else if (rc != SQLITE_OK && rc != SQLITE_IOERR && !*pzErr)
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
@@ -345,8 +349,9 @@ int ioRewrite(sqlite3 *db, const io_trace *t, const char *out, const tw_hooks *h
     snprintf(hash, sizeof hash, "%016llx-%llu", (unsigned long long)res.hash,
              (unsigned long long)res.raw_size);
     if (strcmp(hash, t->content_hash) != 0) {
-      *pzErr = sqlite3_mprintf("input %s changed since it was ingested (content hash %s, ingested %s)",
-                               t->file_path, hash, t->content_hash);
+      *pzErr =
+          sqlite3_mprintf("input %s changed since it was ingested (content hash %s, ingested %s)",
+                          t->file_path, hash, t->content_hash);
       rc = SQLITE_IOERR;
     } else if (tw_commit(&o) != 0) {
       *pzErr = sqlite3_mprintf("%s", o.err);

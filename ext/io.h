@@ -45,8 +45,8 @@ int hta_io_write_overlay(sqlite3 *db, const hta_io_sel *sel, const char *opname,
 typedef struct io_trace {
   int64_t trace_id;
   int64_t rank;
-  char *file_path;       /* absolute path at ingest time (sqlite3_malloc'd) */
-  char *content_hash;    /* "%016llx-%llu" (sqlite3_malloc'd) */
+  char *file_path;    /* absolute path at ingest time (sqlite3_malloc'd) */
+  char *content_hash; /* "%016llx-%llu" (sqlite3_malloc'd) */
 } io_trace;
 
 /* Resolves SEL to one trace of the database (SQLITE_NOTFOUND otherwise). */
@@ -64,8 +64,8 @@ int ioRewrite(sqlite3 *db, const io_trace *t, const char *out, const tw_hooks *h
 /* The status of a writer's hook: the first member of every tw_hooks.ctx that
 ** ioRewrite is given, so that a hook's failure (TW_EHOOK) reaches the caller. */
 typedef struct io_hook_status {
-  int rc;                /* an SQLite code */
-  char *zErr;            /* sqlite3_malloc'd message, or NULL */
+  int rc;     /* an SQLite code */
+  char *zErr; /* sqlite3_malloc'd message, or NULL */
 } io_hook_status;
 
 /* SQL argument helpers: on a bad argument they set the function's error

@@ -58,9 +58,9 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 typedef struct io_counters {
-  io_hook_status st;     /* first: see io_hook_status */
+  io_hook_status st; /* first: see io_hook_status */
   sqlite3 *db;
-  sqlite3_stmt *pid;     /* SELECT pid FROM event WHERE event_id = ?1 */
+  sqlite3_stmt *pid; /* SELECT pid FROM event WHERE event_id = ?1 */
   hta_series_point *ql, *mb;
   size_t nql, nmb;
   int64_t written;
@@ -186,7 +186,9 @@ void hta_io_counters_func(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   if (!ioSelArgs(ctx, fn, argv[0], argc > 2 ? argv[2] : 0, &sel)) return;
   if (!(path = ioPathArg(ctx, fn, argv[1]))) return;
   rc = hta_io_write_counters(sqlite3_context_db_handle(ctx), &sel, path, &n, &err);
-  if (rc == SQLITE_OK) sqlite3_result_int64(ctx, n);
-  else ioResultError(ctx, fn, path, rc, err);
+  if (rc == SQLITE_OK)
+    sqlite3_result_int64(ctx, n);
+  else
+    ioResultError(ctx, fn, path, rc, err);
   sqlite3_free(err);
 }

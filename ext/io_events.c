@@ -68,10 +68,10 @@ enum { EV_START, EV_TOP, EV_EVENTS, EV_EOF };
 
 /* A scalar cell of the current row. */
 typedef struct ev_val {
-  int type;        /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT */
+  int type; /* SQLITE_NULL, SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT */
   int64_t i;
   double d;
-  size_t off, n;   /* TEXT: bytes in ev_cursor.strs */
+  size_t off, n; /* TEXT: bytes in ev_cursor.strs */
 } ev_val;
 
 typedef struct ev_vtab {
@@ -82,19 +82,19 @@ typedef struct ev_cursor {
   sqlite3_vtab_cursor base;
   rd_reader rd;
   js_lexer js;
-  int is_open;          /* rd and js hold a file */
-  int state;            /* EV_* */
-  int seen;             /* a traceEvents array was found */
-  int is_array;         /* bare-array layout */
-  int64_t count;        /* elements of traceEvents so far */
-  sqlite3_value *path;  /* copy of the argument */
+  int is_open;         /* rd and js hold a file */
+  int state;           /* EV_* */
+  int seen;            /* a traceEvents array was found */
+  int is_array;        /* bare-array layout */
+  int64_t count;       /* elements of traceEvents so far */
+  sqlite3_value *path; /* copy of the argument */
   /* the current row */
   int64_t seq;
   ev_val v[EV_NSCALAR];
   ev_val ts, dur;
   int has_args;
-  tw_out strs;          /* texts of v[] */
-  tw_out args;          /* args JSON text */
+  tw_out strs; /* texts of v[] */
+  tw_out args; /* args JSON text */
 } ev_cursor;
 
 /* ---------------------------------------------------------------- decoding */
@@ -159,9 +159,7 @@ static int evScalar(ev_cursor *c, js_tok t, ev_val *v) {
     v->type = r ? SQLITE_INTEGER : SQLITE_FLOAT;
     return SQLITE_OK;
   }
-  default:
-    v->type = SQLITE_NULL;
-    return js_skip(&c->js, t) ? evJsonError(c) : SQLITE_OK;
+  default: v->type = SQLITE_NULL; return js_skip(&c->js, t) ? evJsonError(c) : SQLITE_OK;
   }
 }
 
@@ -194,8 +192,10 @@ static int evEvent(ev_cursor *c) {
     } else if (which == 5 || which == 6) {
       ev_val *v = which == 5 ? &c->ts : &c->dur;
       rc = evScalar(c, t, v);
-      if (v->type == SQLITE_TEXT) v->type = SQLITE_NULL; /* EV-3: numbers only */
-      else if (v->type == SQLITE_INTEGER) v->type = SQLITE_FLOAT;
+      if (v->type == SQLITE_TEXT)
+        v->type = SQLITE_NULL; /* EV-3: numbers only */
+      else if (v->type == SQLITE_INTEGER)
+        v->type = SQLITE_FLOAT;
     } else if (which == 7) {
       int comma = 0;
       c->args.n = 0;

@@ -68,9 +68,9 @@ typedef struct io_overlay {
   io_hook_status st; /* first: see io_hook_status */
   hta_fks_pattern *p;
   size_t np;
-  io_mark *marks;    /* sorted by (seq, pattern) */
+  io_mark *marks; /* sorted by (seq, pattern) */
   size_t nmarks, next;
-  tw_out text;       /* the Patterns object of the current event */
+  tw_out text; /* the Patterns object of the current event */
 } io_overlay;
 
 static int ioCmpMark(const void *pa, const void *pb) {
@@ -190,7 +190,9 @@ void hta_io_overlay_func(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   rc = hta_io_write_overlay(sqlite3_context_db_handle(ctx), &sel, opname, top_k, path, &n, &err);
-  if (rc == SQLITE_OK) sqlite3_result_int64(ctx, n);
-  else ioResultError(ctx, fn, path, rc, err);
+  if (rc == SQLITE_OK)
+    sqlite3_result_int64(ctx, n);
+  else
+    ioResultError(ctx, fn, path, rc, err);
   sqlite3_free(err);
 }

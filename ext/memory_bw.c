@@ -56,6 +56,8 @@
 ** cut. For each MEMORY row the arguments are read by its rowid with
 ** json_extract. The changes of a trace go into one array, sorted by (kind, ts,
 ** MB-4), and a running sum per kind makes the points.
+** hta_memory_bw_points() hands the same points, as a C array, to
+** hta_write_trace_with_counters (io_counters.c).
 */
 #include <stdlib.h>
 #include <string.h>

@@ -66,6 +66,8 @@
 ** with the name and ts of its linked host row. The runtime names are looked up
 ** once in the string table. The +1/-1 changes of a trace go into one array,
 ** sorted by (stream, ts, QL-3), and a running sum per stream makes the points.
+** hta_queue_length_points() hands the same points, as a C array, to
+** hta_write_trace_with_counters (io_counters.c).
 */
 #include <stdlib.h>
 #include <string.h>

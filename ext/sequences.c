@@ -55,6 +55,9 @@
 ** scan turns the trace's parent_id column into child lists indexed by seq (about
 ** 20 bytes per row). Roots are sorted by their sequence of name ids to group
 ** equal patterns, and only one name string per group is built.
+** hta_fks_patterns() runs the same analysis for hta_write_sequence_overlay
+** (io_overlay.c), collecting on the way every root's stack rows (the root, the
+** host rows below it, its GPU rows) as the occurrence set of its pattern.
 */
 #include <stdlib.h>
 #include <string.h>

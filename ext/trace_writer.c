@@ -24,8 +24,10 @@
 static int twFail(tw_out *o, const char *what, int err) {
   if (!o->failed) {
     o->failed = 1;
-    if (err) snprintf(o->err, sizeof o->err, "%s: %s", what, strerror(err));
-    else snprintf(o->err, sizeof o->err, "%s", what);
+    if (err)
+      snprintf(o->err, sizeof o->err, "%s: %s", what, strerror(err));
+    else
+      snprintf(o->err, sizeof o->err, "%s", what);
   }
   return -1;
 }
@@ -61,8 +63,7 @@ static int twFlush(tw_out *o, int flush) {
     int zr = deflate(&o->zs, flush);
     if (zr == Z_STREAM_ERROR) return twFail(o, "cannot compress the output", 0);
     if (twWriteFd(o, o->zbuf, TW_BUF - o->zs.avail_out)) return -1;
-    if (flush == Z_FINISH ? zr == Z_STREAM_END : o->zs.avail_in == 0 && o->zs.avail_out != 0)
-      break;
+    if (flush == Z_FINISH ? zr == Z_STREAM_END : o->zs.avail_in == 0 && o->zs.avail_out != 0) break;
   }
   o->n = 0;
   return 0;
@@ -180,8 +181,8 @@ int tw_open_file(tw_out *o, const char *dst) {
   if (o->gz) {
     o->zbuf = malloc(TW_BUF);
     if (!o->zbuf) return twFail(o, "out of memory", 0);
-    if (deflateInit2(&o->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8,
-                     Z_DEFAULT_STRATEGY) != Z_OK)
+    if (deflateInit2(&o->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
+        Z_OK)
       return twFail(o, "out of memory", 0);
     o->zinit = 1;
   }
@@ -190,8 +191,8 @@ int tw_open_file(tw_out *o, const char *dst) {
   unsigned seed = (unsigned)getpid() ^ (unsigned)time(NULL) ^ (unsigned)(uintptr_t)o;
   for (int attempt = 0; attempt < 100; attempt++) {
     seed = seed * 1103515245u + 12345u;
-    snprintf(o->tmp, strlen(dst) + 64, "%.*s.%s.tmp-%ld-%u", (int)dirlen, dst, base,
-             (long)getpid(), (seed >> 8) & 0xFFFFFu);
+    snprintf(o->tmp, strlen(dst) + 64, "%.*s.%s.tmp-%ld-%u", (int)dirlen, dst, base, (long)getpid(),
+             (seed >> 8) & 0xFFFFFu);
     o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (o->fd >= 0 || errno != EEXIST) break;
   }
@@ -421,8 +422,7 @@ static int twCopyTop(tw_copier *c) {
   return js_next(js) == JS_EOF ? TW_OK : TW_EINPUT;
 }
 
-int tw_copy(const char *path, tw_out *o, const tw_hooks *h, tw_result *res,
-            char err[TW_ERR_MAX]) {
+int tw_copy(const char *path, tw_out *o, const tw_hooks *h, tw_result *res, char err[TW_ERR_MAX]) {
   rd_reader rd;
   js_lexer js;
   tw_copier c;

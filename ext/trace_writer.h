@@ -61,17 +61,17 @@ enum { TW_OK = 0, TW_EINPUT = -1, TW_EOUTPUT = -2, TW_EHOOK = -3, TW_ENOMEM = -4
 
 /* An output: a file written through a temporary, or a growable memory block. */
 typedef struct tw_out {
-  int fd;               /* the temporary file; -1 for memory (or when closed) */
-  int mem;              /* 1: memory sink; the content is buf[0..n) */
-  int gz;               /* deflate with a gzip header */
-  int zinit;            /* zs is initialised */
+  int fd;    /* the temporary file; -1 for memory (or when closed) */
+  int mem;   /* 1: memory sink; the content is buf[0..n) */
+  int gz;    /* deflate with a gzip header */
+  int zinit; /* zs is initialised */
   z_stream zs;
-  unsigned char *buf;   /* pending bytes (file) or the content (memory) */
+  unsigned char *buf; /* pending bytes (file) or the content (memory) */
   size_t n, cap;
-  unsigned char *zbuf;  /* deflate output, TW_BUF bytes */
-  char *tmp;            /* temporary path (malloc'd); NULL once renamed or removed */
-  char *dst;            /* destination path (malloc'd) */
-  int failed;           /* a write failed: err says why, later writes do nothing */
+  unsigned char *zbuf; /* deflate output, TW_BUF bytes */
+  char *tmp;           /* temporary path (malloc'd); NULL once renamed or removed */
+  char *dst;           /* destination path (malloc'd) */
+  int failed;          /* a write failed: err says why, later writes do nothing */
   char err[TW_ERR_MAX];
 } tw_out;
 
@@ -109,18 +109,17 @@ typedef struct tw_hooks {
 } tw_hooks;
 
 typedef struct tw_result {
-  uint64_t hash;        /* XXH64 of the raw input bytes (trace.content_hash's) */
-  uint64_t raw_size;    /* input size in bytes */
-  int64_t events;       /* elements of traceEvents */
-  int64_t patched;      /* events that got the patch member */
-  int is_array;         /* the input was a bare array */
+  uint64_t hash;     /* XXH64 of the raw input bytes (trace.content_hash's) */
+  uint64_t raw_size; /* input size in bytes */
+  int64_t events;    /* elements of traceEvents */
+  int64_t patched;   /* events that got the patch member */
+  int is_array;      /* the input was a bare array */
 } tw_result;
 
 /*
 ** Copies the trace at PATH into O (TW-1..4). TW_OK; TW_EINPUT with ERR set
 ** (TW-6); TW_EOUTPUT (o->err); TW_EHOOK; TW_ENOMEM.
 */
-int tw_copy(const char *path, tw_out *o, const tw_hooks *h, tw_result *res,
-            char err[TW_ERR_MAX]);
+int tw_copy(const char *path, tw_out *o, const tw_hooks *h, tw_result *res, char err[TW_ERR_MAX]);
 
 #endif
