@@ -151,6 +151,16 @@ typedef struct ag_quantile {
   int error;
 } ag_quantile;
 
+/* Fails the aggregate: "<NTH> argument to <FN>() must be <WHAT>" (AG-3, AG-4). */
+static void agQuantileFail(sqlite3_context *ctx, ag_quantile *p, const char *nth, const char *fn,
+                           const char *what) {
+  char *m = sqlite3_mprintf("%s argument to %s() must be %s", nth, fn, what);
+  p->error = 1;
+  if (m) sqlite3_result_error(ctx, m, -1);
+  else sqlite3_result_error_nomem(ctx);
+  sqlite3_free(m);
+}
+
 /* Shared step of hta_quantile (QV = its 2nd argument) and hta_median (QV = NULL: 0.5). */
 static void agQuantileAdd(sqlite3_context *ctx, const char *fn, sqlite3_value *x,
                           sqlite3_value *qv) {
@@ -165,31 +175,19 @@ static void agQuantileAdd(sqlite3_context *ctx, const char *fn, sqlite3_value *x
     int t = sqlite3_value_numeric_type(qv);
     q = sqlite3_value_double(qv);
     if ((t != SQLITE_INTEGER && t != SQLITE_FLOAT) || !(q >= 0.0 && q <= 1.0)) {
-      char *m = sqlite3_mprintf("2nd argument to %s() must be a number between 0.0 and 1.0", fn);
-      p->error = 1;
-      if (m) sqlite3_result_error(ctx, m, -1);
-      else sqlite3_result_error_nomem(ctx);
-      sqlite3_free(m);
+      agQuantileFail(ctx, p, "2nd", fn, "a number between 0.0 and 1.0");
       return;
     }
   }
   if (p->has_q && q != p->q) {
-    char *m = sqlite3_mprintf("2nd argument to %s() must be the same for all rows", fn);
-    p->error = 1;
-    if (m) sqlite3_result_error(ctx, m, -1);
-    else sqlite3_result_error_nomem(ctx);
-    sqlite3_free(m);
+    agQuantileFail(ctx, p, "2nd", fn, "the same for all rows");
     return;
   }
   p->q = q;
   p->has_q = 1;
   if (sqlite3_value_type(x) == SQLITE_NULL) return;
   if (!agNumber(x)) {
-    char *m = sqlite3_mprintf("1st argument to %s() must be a number", fn);
-    p->error = 1;
-    if (m) sqlite3_result_error(ctx, m, -1);
-    else sqlite3_result_error_nomem(ctx);
-    sqlite3_free(m);
+    agQuantileFail(ctx, p, "1st", fn, "a number");
     return;
   }
   if (p->n == p->cap) {

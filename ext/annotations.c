@@ -70,14 +70,26 @@ SQLITE_EXTENSION_INIT3
 
 /* ---------------------------------------------------------------- shared helpers */
 
-/* The event_id range of trace T's rows (schema: event_id = trace_id << 32 | ordinal). */
-static sqlite3_int64 annLo(const hta_trace *t) { return (sqlite3_int64)((uint64_t)t->trace_id << 32); }
-static sqlite3_int64 annHi(const hta_trace *t) { return annLo(t) | (sqlite3_int64)0xffffffff; }
-/* Rows with ts < this bound stay (R1). */
-static sqlite3_int64 annCut(const hta_trace *t) { return t->has_cut ? t->cut_ts : INT64_MAX; }
-
 /* ns -> µs, rounded once: epoch-scale ns do not fit a double exactly, µs do (R3). */
 static double annUs(int64_t ns) { return (double)(ns / 1000) + (double)(ns % 1000) / 1000.0; }
+
+/* Growable int64 array. */
+typedef struct ann_vec {
+  int64_t *a;
+  size_t n, nAlloc;
+} ann_vec;
+
+static int annPush(ann_vec *v, int64_t x) {
+  if (v->n == v->nAlloc) {
+    size_t n = v->nAlloc ? v->nAlloc * 2 : 64;
+    int64_t *a = sqlite3_realloc64(v->a, n * sizeof(int64_t));
+    if (!a) return SQLITE_NOMEM;
+    v->a = a;
+    v->nAlloc = n;
+  }
+  v->a[v->n++] = x;
+  return SQLITE_OK;
+}
 
 /* *pId = category_id of zCat, or -1 when the category is absent. */
 static int annCategoryId(sqlite3 *db, const char *zCat, sqlite3_int64 *pId) {
@@ -118,21 +130,21 @@ static const char uabSchema[] =
 /* The instances of one trace, grouped by name (rows come ordered by name_id). */
 typedef struct uab_acc {
   char **azName;          /* one per group, sqlite3_malloc'd */
-  size_t *aStart;         /* group g = aDur[aStart[g] .. aStart[g+1]) */
-  int64_t *aDur;          /* ns */
-  size_t nGroup, nGroupAlloc, nDur, nDurAlloc;
+  size_t *aStart;         /* group g = dur.a[aStart[g] .. aStart[g+1]) */
+  ann_vec dur;            /* ns */
+  size_t nGroup, nGroupAlloc;
 } uab_acc;
 
 static void uabAccReset(uab_acc *a) {
   for (size_t g = 0; g < a->nGroup; g++) sqlite3_free(a->azName[g]);
-  a->nGroup = a->nDur = 0;
+  a->nGroup = a->dur.n = 0;
 }
 
 static void uabAccFree(uab_acc *a) {
   uabAccReset(a);
   sqlite3_free(a->azName);
   sqlite3_free(a->aStart);
-  sqlite3_free(a->aDur);
+  sqlite3_free(a->dur.a);
   memset(a, 0, sizeof(*a));
 }
 
@@ -150,23 +162,16 @@ static int uabAccGroup(uab_acc *a, const char *z) {
   }
   a->azName[a->nGroup] = sqlite3_mprintf("%s", z ? z : "");
   if (!a->azName[a->nGroup]) return SQLITE_NOMEM;
-  a->aStart[a->nGroup] = a->nDur;
+  a->aStart[a->nGroup] = a->dur.n;
   a->nGroup++;
-  a->aStart[a->nGroup] = a->nDur;
+  a->aStart[a->nGroup] = a->dur.n;
   return SQLITE_OK;
 }
 
 static int uabAccDur(uab_acc *a, int64_t dur) {
-  if (a->nDur == a->nDurAlloc) {
-    size_t n = a->nDurAlloc ? a->nDurAlloc * 2 : 256;
-    int64_t *ad = sqlite3_realloc64(a->aDur, n * sizeof(int64_t));
-    if (!ad) return SQLITE_NOMEM;
-    a->aDur = ad;
-    a->nDurAlloc = n;
-  }
-  a->aDur[a->nDur++] = dur;
-  a->aStart[a->nGroup] = a->nDur;
-  return SQLITE_OK;
+  int rc = annPush(&a->dur, dur);
+  if (rc == SQLITE_OK) a->aStart[a->nGroup] = a->dur.n;
+  return rc;
 }
 
 /* Aggregates one trace's groups (R2) and appends its rows, ordered by name. */
@@ -180,7 +185,7 @@ static int uabEmit(const hta_tvf_args *args, const hta_trace *t, uab_acc *a, hta
   if (!aGroup) return SQLITE_NOMEM;
   for (g = 0; g < a->nGroup; g++) {
     aGroup[g].name = a->azName[g];
-    aGroup[g].dur = &a->aDur[a->aStart[g]];
+    aGroup[g].dur = &a->dur.a[a->aStart[g]];
     aGroup[g].n = a->aStart[g + 1] - a->aStart[g];
   }
   rc = hta_topk_aggregate(aGroup, a->nGroup, (int64_t)args->p[UAB_P_NUM_KERNELS],
@@ -190,12 +195,7 @@ static int uabEmit(const hta_tvf_args *args, const hta_trace *t, uab_acc *a, hta
     if (!row) { rc = SQLITE_NOMEM; break; }
     hta_cell_int(&row[UAB_RANK], t->rank);
     rc = hta_cell_text(&row[UAB_NAME], aRow[g].name);
-    hta_cell_int(&row[UAB_COUNT], aRow[g].count);
-    hta_cell_double(&row[UAB_SUM_US], aRow[g].sum_us);
-    hta_cell_double(&row[UAB_MAX_US], aRow[g].max_us);
-    hta_cell_double(&row[UAB_MIN_US], aRow[g].min_us);
-    hta_cell_double(&row[UAB_MEAN_US], aRow[g].mean_us);
-    hta_cell_double(&row[UAB_STDDEV_US], aRow[g].std_us);
+    hta_cells_topk(row, UAB_COUNT, &aRow[g]); /* UAB_COUNT .. UAB_STDDEV_US */
     hta_cell_int(&row[UAB_TRACE_ID], t->trace_id);
   }
   hta_topk_free(aRow, nRow);
@@ -228,10 +228,10 @@ static int uabRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
     sqlite3_int64 prevId = 0;
     uabAccReset(&acc);
     sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, annLo(t));
-    sqlite3_bind_int64(st, 2, annHi(t));
+    sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));
+    sqlite3_bind_int64(st, 2, hta_trace_last_id(t->trace_id));
     sqlite3_bind_int64(st, 3, catId);
-    sqlite3_bind_int64(st, 4, annCut(t));
+    sqlite3_bind_int64(st, 4, hta_trace_cut_bound(t));
     while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
       sqlite3_int64 nameId = sqlite3_column_int64(st, 0);
       rc = SQLITE_OK;
@@ -279,7 +279,7 @@ static int pstRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
     const hta_trace *t = &tr.a[i];
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, t->trace_id);
-    sqlite3_bind_int64(st, 2, annCut(t));
+    sqlite3_bind_int64(st, 2, hta_trace_cut_bound(t));
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       hta_cell *row = hta_table_add_row(out);
       if (!row) { rc = SQLITE_NOMEM; break; }
@@ -315,30 +315,12 @@ typedef struct stg_kernel {
   int nameOrd;            /* position of the name in byte order */
 } stg_kernel;
 
-/* Growable int64 array. */
-typedef struct stg_vec {
-  int64_t *a;
-  size_t n, nAlloc;
-} stg_vec;
-
-static int stgPush(stg_vec *v, int64_t x) {
-  if (v->n == v->nAlloc) {
-    size_t n = v->nAlloc ? v->nAlloc * 2 : 32;
-    int64_t *a = sqlite3_realloc64(v->a, n * sizeof(int64_t));
-    if (!a) return SQLITE_NOMEM;
-    v->a = a;
-    v->nAlloc = n;
-  }
-  v->a[v->n++] = x;
-  return SQLITE_OK;
-}
-
 static int stgCmpI64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
 }
 
-static int stgHas(const stg_vec *v, int64_t x) {
+static int stgHas(const ann_vec *v, int64_t x) {
   return bsearch(&x, v->a, v->n, sizeof(int64_t), stgCmpI64) != 0;
 }
 
@@ -407,7 +389,7 @@ static int stgNames(sqlite3 *db, stg_name **paName, size_t *pnName) {
 }
 
 /* R4a: the kept step numbers > 0 of every trace, sorted and distinct. */
-static int stgSteps(sqlite3 *db, const hta_traces *tr, stg_vec *steps) {
+static int stgSteps(sqlite3 *db, const hta_traces *tr, ann_vec *steps) {
   sqlite3_stmt *st = 0;
   int rc = sqlite3_prepare_v2(db,
                               "SELECT DISTINCT step FROM profiler_step"
@@ -416,9 +398,9 @@ static int stgSteps(sqlite3 *db, const hta_traces *tr, stg_vec *steps) {
   for (int i = 0; rc == SQLITE_OK && i < tr->n; i++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, tr->a[i].trace_id);
-    sqlite3_bind_int64(st, 2, annCut(&tr->a[i]));
+    sqlite3_bind_int64(st, 2, hta_trace_cut_bound(&tr->a[i]));
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-      rc = stgPush(steps, sqlite3_column_int64(st, 0));
+      rc = annPush(steps, sqlite3_column_int64(st, 0));
       if (rc != SQLITE_OK) break;
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
@@ -443,7 +425,7 @@ static int stgSteps(sqlite3 *db, const hta_traces *tr, stg_vec *steps) {
   " (SELECT l.ts FROM event l WHERE l.event_id = e.link_id) < ?3))"
 
 /* R4b: *pMin / *pMax over the kept rows of iterations in S. *pAny = 0 when none. */
-static int stgSpan(sqlite3 *db, const hta_traces *tr, const stg_vec *steps, int64_t *pMin,
+static int stgSpan(sqlite3 *db, const hta_traces *tr, const ann_vec *steps, int64_t *pMin,
                    int64_t *pMax, int *pAny) {
   static const char zSql[] =
       "SELECT e.iteration, min(e.ts), max(e.ts + e.dur) FROM event e"
@@ -458,9 +440,7 @@ static int stgSpan(sqlite3 *db, const hta_traces *tr, const stg_vec *steps, int6
   for (int i = 0; rc == SQLITE_OK && i < tr->n; i++) {
     const hta_trace *t = &tr->a[i];
     sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, annLo(t));
-    sqlite3_bind_int64(st, 2, annHi(t));
-    sqlite3_bind_int64(st, 3, annCut(t));
+    hta_bind_trace_scan(st, t);
     sqlite3_bind_int64(st, 4, traceCat);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       int64_t lo = sqlite3_column_int64(st, 1), hi = sqlite3_column_int64(st, 2);
@@ -476,7 +456,7 @@ static int stgSpan(sqlite3 *db, const hta_traces *tr, const stg_vec *steps, int6
 }
 
 /* R4c: the communication kernels of every trace, in (trace, row) order. */
-static int stgKernels(sqlite3 *db, const hta_traces *tr, const stg_vec *steps,
+static int stgKernels(sqlite3 *db, const hta_traces *tr, const ann_vec *steps,
                       const stg_name *aName, size_t nName, double minDur, stg_kernel **paK,
                       size_t *pnK) {
   static const char zSql[] =
@@ -491,9 +471,8 @@ static int stgKernels(sqlite3 *db, const hta_traces *tr, const stg_vec *steps,
   for (int i = 0; rc == SQLITE_OK && i < tr->n; i++) {
     const hta_trace *t = &tr->a[i];
     sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, annLo(t)); /* the rowid range, or the index event_gpu */
-    sqlite3_bind_int64(st, 2, annHi(t)); /* (trace_id, stream, ...) when it exists */
-    sqlite3_bind_int64(st, 3, annCut(t));
+    /* the rowid range, or the index event_gpu (trace_id, stream, ...) when it exists */
+    hta_bind_trace_scan(st, t);
     sqlite3_bind_int64(st, 4, t->trace_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       stg_kernel k;
@@ -635,7 +614,7 @@ static int stgCount(const stg_kernel *aK, size_t lo, size_t hi, int64_t nCand,
 
 static int stgRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **pzErr) {
   hta_traces tr;
-  stg_vec steps = {0, 0, 0};
+  ann_vec steps = {0, 0, 0};
   stg_name *aName = 0;
   stg_kernel *aK = 0;
   stg_count *aCount = 0;

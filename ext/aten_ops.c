@@ -259,38 +259,6 @@ static const char aok_sql_scan[] =
     "OR " AOK_LAUNCH_NAMES ")"
     " ORDER BY e.event_id";
 
-static const char aok_sql_name[] = "SELECT value FROM string WHERE string_id = ?1";
-
-/* Appends the name of string ID (nothing for -1 or a missing string) to S. */
-static int aokAppendName(sqlite3_stmt *qn, sqlite3_str *s, sqlite3_int64 id) {
-  int rc;
-  if (id < 0)
-    return SQLITE_OK;
-  sqlite3_bind_int64(qn, 1, id);
-  rc = sqlite3_step(qn);
-  if (rc == SQLITE_ROW) {
-    const char *v = (const char *)sqlite3_column_text(qn, 0);
-    if (v)
-      sqlite3_str_appendall(s, v);
-    rc = SQLITE_OK;
-  } else if (rc == SQLITE_DONE) {
-    rc = SQLITE_OK;
-  }
-  sqlite3_reset(qn);
-  return rc;
-}
-
-/* sqlite3_str_finish() that never returns NULL for "" (NULL means out of memory). */
-static char *aokFinish(sqlite3_str *s) {
-  int err = sqlite3_str_errcode(s);
-  char *z = sqlite3_str_finish(s);
-  if (err != SQLITE_OK) {
-    sqlite3_free(z);
-    return 0;
-  }
-  return z ? z : sqlite3_mprintf("");
-}
-
 /* Runs the analysis on trace T and appends its rows to OUT. Returns an SQLite code. */
 static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   sqlite3_stmt *q = 0, *qn = 0;
@@ -302,9 +270,6 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   sqlite3_int64 *ids = 0;
   aok_segtree st = {0, 0};
   size_t nops = 0, aops = 0, nl = 0, al = 0, nrecs = 0, ninst = 0, nids = 0;
-  sqlite3_int64 lo = t->trace_id * ((sqlite3_int64)1 << 32);
-  sqlite3_int64 hi = lo + (((sqlite3_int64)1 << 32) - 1);
-  sqlite3_int64 cut = t->has_cut ? t->cut_ts : INT64_MAX;
   aok_rows rows = {0, 0, 0};
   int rc;
 
@@ -312,40 +277,22 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   rc = sqlite3_prepare_v2(db, aok_sql_scan, -1, &q, 0);
   if (rc != SQLITE_OK)
     goto aok_run_error;
-  sqlite3_bind_int64(q, 1, lo);
-  sqlite3_bind_int64(q, 2, hi);
-  sqlite3_bind_int64(q, 3, cut);
+  hta_bind_trace_scan(q, t);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     if (sqlite3_column_int(q, 4)) {
-      if (nops == aops) {
-        size_t na = aops ? 2 * aops : 256;
-        aok_op *p = sqlite3_realloc64(ops, na * sizeof *p);
-        if (!p)
-          goto aok_run_oom;
-        ops = p;
-        aops = na;
-      }
-      ops[nops].id = sqlite3_column_int64(q, 0);
-      ops[nops].ts = sqlite3_column_int64(q, 1);
-      ops[nops].end = sqlite3_column_int64(q, 2);
-      ops[nops].name_id =
-          sqlite3_column_type(q, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 3);
-      nops++;
+      aok_op op;
+      op.id = sqlite3_column_int64(q, 0);
+      op.ts = sqlite3_column_int64(q, 1);
+      op.end = sqlite3_column_int64(q, 2);
+      op.name_id = sqlite3_column_type(q, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 3);
+      HTA_PUSH(ops, nops, aops, 256, op, aok_run_oom);
     } else if (sqlite3_column_int(q, 5)) {
-      if (nl == al) {
-        size_t na = al ? 2 * al : 256;
-        aok_launch *p = sqlite3_realloc64(launches, na * sizeof *p);
-        if (!p)
-          goto aok_run_oom;
-        launches = p;
-        al = na;
-      }
-      launches[nl].ts = sqlite3_column_int64(q, 1);
-      launches[nl].end = sqlite3_column_int64(q, 2);
-      launches[nl].kernel_ts = sqlite3_column_int64(q, 6);
-      launches[nl].kname =
-          sqlite3_column_type(q, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 7);
-      nl++;
+      aok_launch l;
+      l.ts = sqlite3_column_int64(q, 1);
+      l.end = sqlite3_column_int64(q, 2);
+      l.kernel_ts = sqlite3_column_int64(q, 6);
+      l.kname = sqlite3_column_type(q, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 7);
+      HTA_PUSH(launches, nl, al, 256, l, aok_run_oom);
     }
   }
   if (rc != SQLITE_DONE)
@@ -422,7 +369,7 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     refs[k].ids = ids;
   }
   qsort(refs, ninst, sizeof *refs, aokCmpInst);
-  rc = sqlite3_prepare_v2(db, aok_sql_name, -1, &qn, 0);
+  rc = sqlite3_prepare_v2(db, HTA_SQL_NAME_OF_ID, -1, &qn, 0);
   if (rc != SQLITE_OK)
     goto aok_run_error;
   for (size_t a = 0; a < ninst;) {
@@ -432,20 +379,13 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
       aten += refs[b].p->aten_ns;
       runtime += refs[b].p->runtime_ns;
     }
-    const sqlite3_int64 *g = ids + refs[a].p->off;
-    sqlite3_str *so = sqlite3_str_new(0), *ss = sqlite3_str_new(0);
-    rc = aokAppendName(qn, so, g[0]);
-    for (size_t k = 1; rc == SQLITE_OK && k < refs[a].p->n; k++) {
-      if (k > 1)
-        sqlite3_str_appendall(ss, " -> ");
-      rc = aokAppendName(qn, ss, g[k]);
-    }
-    char *zo = aokFinish(so), *zs = aokFinish(ss);
-    if (rc == SQLITE_OK && (!zo || !zs))
-      rc = SQLITE_NOMEM;
+    const sqlite3_int64 *g = ids + refs[a].p->off; /* op name, then kernel names */
+    char *zo = 0, *zs = 0;
+    rc = hta_join_names(qn, g, 1, "", &zo);
+    if (rc == SQLITE_OK)
+      rc = hta_join_names(qn, g + 1, refs[a].p->n - 1, " -> ", &zs);
     if (rc != SQLITE_OK) {
       sqlite3_free(zo);
-      sqlite3_free(zs);
       goto aok_run_error;
     }
     rc = aokAddRow(&rows, (sqlite3_int64)(b - a), aten, runtime, zo, zs);

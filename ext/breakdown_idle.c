@@ -170,14 +170,7 @@ static int itStream(it_ctx *k, const hta_trace *t, const hta_gpu_rows *g, const 
         if (cat[i] == c) v[m++] = gaps[i];
       }
       hta_describe_doubles(v, m, &d); /* IT-6 */
-      hta_cell_int(&row[IS_COUNT], d.count);
-      hta_cell_double(&row[IS_MEAN], d.mean);
-      hta_cell_double(&row[IS_STD], d.std);
-      hta_cell_double(&row[IS_MIN], d.min);
-      hta_cell_double(&row[IS_P25], d.p25);
-      hta_cell_double(&row[IS_P50], d.p50);
-      hta_cell_double(&row[IS_P75], d.p75);
-      hta_cell_double(&row[IS_MAX], d.max);
+      hta_cells_describe(row, IS_COUNT, &d); /* IS_COUNT .. IS_MAX */
       hta_cell_int(&row[IS_TRACE_ID], t->trace_id);
     }
   }

@@ -88,12 +88,8 @@ static int ktbTrace(void *pctx, const hta_trace *t, const hta_gpu_rows *g) {
   size_t off = 0;
   for (int l = 0; l < k->ntypes; l++) {
     lists[l] = buf + off;
-    for (size_t i = 0; i < g->n; i++) {
-      if (g->a[i].kernel_type != kbTypes[l]) continue;
-      lists[l][counts[l]++] = (hta_iv){g->a[i].ts, g->a[i].ts + g->a[i].dur};
-    }
+    counts[l] = hta_gpu_merged(g, kbTypes[l], lists[l]);
     off += counts[l];
-    counts[l] = hta_iv_merge(lists[l], counts[l]);
   }
   rc = hta_iv_sweep(lists, counts, k->ntypes, out); /* KB-2 */
   sqlite3_free(buf);
@@ -238,12 +234,7 @@ static int kbType(kb_ctx *k, const hta_trace *t, const hta_gpu_rows *g, int kt) 
     hta_cell_int(&row[KB_RANK], t->rank);
     hta_cell_static(&row[KB_KERNEL_TYPE], hta_kernel_type_name(kt));
     rc = hta_cell_text(&row[KB_NAME], rows[i].name);
-    hta_cell_int(&row[KB_COUNT], rows[i].count);
-    hta_cell_double(&row[KB_SUM], rows[i].sum_us);
-    hta_cell_double(&row[KB_MAX], rows[i].max_us);
-    hta_cell_double(&row[KB_MIN], rows[i].min_us);
-    hta_cell_double(&row[KB_MEAN], rows[i].mean_us);
-    hta_cell_double(&row[KB_STDDEV], rows[i].std_us);
+    hta_cells_topk(row, KB_COUNT, &rows[i]); /* KB_COUNT .. KB_STDDEV */
     hta_cell_int(&row[KB_TRACE_ID], t->trace_id);
   }
 

@@ -49,21 +49,16 @@ static const hta_param tbParams[] = {HTA_PARAM_LAST_STEP};
 static int tbTrace(void *ctx, const hta_trace *t, const hta_gpu_rows *g) {
   hta_table *out = ctx;
   hta_iv *all, *comp;
-  size_t nall, ncomp = 0;
+  size_t nall, ncomp;
   int64_t kernel, idle, compute;
   if (g->n == 0) return SQLITE_OK; /* TB-1 */
   all = sqlite3_malloc64(2 * g->n * sizeof *all);
   if (!all) return SQLITE_NOMEM;
   comp = all + g->n;
-  for (size_t i = 0; i < g->n; i++) {
-    hta_iv iv = {g->a[i].ts, g->a[i].ts + g->a[i].dur};
-    all[i] = iv;
-    if (g->a[i].kernel_type == HTA_KT_COMPUTATION) comp[ncomp++] = iv;
-  }
-  nall = hta_iv_merge(all, g->n); /* TB-2 */
+  nall = hta_gpu_merged(g, HTA_KT_ANY, all); /* TB-2 */
   kernel = all[nall - 1].end - all[0].start;
   idle = kernel - hta_iv_length(all, nall);
-  ncomp = hta_iv_merge(comp, ncomp);
+  ncomp = hta_gpu_merged(g, HTA_KT_COMPUTATION, comp);
   compute = hta_iv_length(comp, ncomp);
   sqlite3_free(all);
 

@@ -81,34 +81,21 @@ static int ktAdd(hta_classifier *c, int *cap, const char *pattern, int kt) {
   return SQLITE_OK;
 }
 
-/* 1 when the main schema has a kernel_type_rule table; 0 when not; <0 on error. */
-static int ktHasTable(sqlite3 *db) {
-  sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db,
-                              "SELECT 1 FROM sqlite_schema WHERE type = 'table'"
-                              " AND name = 'kernel_type_rule'",
-                              -1, &st, 0);
-  if (rc != SQLITE_OK) return -rc;
-  rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  if (rc == SQLITE_ROW) return 1;
-  return rc == SQLITE_DONE ? 0 : -rc;
-}
-
 int hta_classifier_open(sqlite3 *db, hta_classifier **pp) {
   hta_classifier *c = sqlite3_malloc64(sizeof *c);
   sqlite3_stmt *st = 0;
-  int cap = 0, rc;
+  int64_t one;
+  int cap = 0, no_table, rc;
   *pp = 0;
   if (!c) return SQLITE_NOMEM;
   memset(c, 0, sizeof *c);
 
-  rc = ktHasTable(db);
-  if (rc < 0) {
-    rc = -rc;
-    goto classifier_error;
-  }
-  if (rc == 0) { /* KT-2 */
+  rc = hta_query_int64(db,
+                       "SELECT 1 FROM sqlite_schema WHERE type = 'table'"
+                       " AND name = 'kernel_type_rule'",
+                       0, 0, &one, &no_table);
+  if (rc != SQLITE_OK) goto classifier_error;
+  if (no_table) { /* KT-2 */
     for (size_t i = 0; i < sizeof ktDefault / sizeof ktDefault[0]; i++) {
       rc = ktAdd(c, &cap, ktDefault[i].pattern, ktFromText(ktDefault[i].type));
       if (rc != SQLITE_OK) goto classifier_error;

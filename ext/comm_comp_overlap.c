@@ -43,17 +43,9 @@ static int ccTrace(void *ctx, const hta_trace *t, const hta_gpu_rows *g) {
     buf = sqlite3_malloc64(g->n * sizeof *buf);
     if (!buf) return SQLITE_NOMEM;
     lists[0] = buf; /* bit 0: communication */
-    for (size_t i = 0; i < g->n; i++) {
-      if (g->a[i].kernel_type == HTA_KT_COMMUNICATION)
-        lists[0][counts[0]++] = (hta_iv){g->a[i].ts, g->a[i].ts + g->a[i].dur};
-    }
+    counts[0] = hta_gpu_merged(g, HTA_KT_COMMUNICATION, lists[0]);
     lists[1] = buf + counts[0]; /* bit 1: computation */
-    for (size_t i = 0; i < g->n; i++) {
-      if (g->a[i].kernel_type == HTA_KT_COMPUTATION)
-        lists[1][counts[1]++] = (hta_iv){g->a[i].ts, g->a[i].ts + g->a[i].dur};
-    }
-    counts[0] = hta_iv_merge(lists[0], counts[0]);
-    counts[1] = hta_iv_merge(lists[1], counts[1]);
+    counts[1] = hta_gpu_merged(g, HTA_KT_COMPUTATION, lists[1]);
     comm = hta_iv_length(lists[0], counts[0]);
     int rc = hta_iv_sweep(lists, counts, 2, state); /* CC-2 */
     sqlite3_free(buf);

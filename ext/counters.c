@@ -30,9 +30,5 @@ int hta_register_counters(sqlite3 *db) {
       &hta_queue_length_tvf, &hta_queue_length_summary_tvf, &hta_queue_full_time_tvf,
       &hta_memory_bw_tvf,    &hta_memory_bw_summary_tvf,
   };
-  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
-    int rc = hta_tvf_register(db, defs[i]);
-    if (rc != SQLITE_OK) return rc;
-  }
-  return SQLITE_OK;
+  return hta_tvf_register_all(db, defs, sizeof defs / sizeof defs[0]);
 }

@@ -212,8 +212,8 @@ static int cupCmpId(const void *pa, const void *pb) {
 ** ancestors through rowid lookups, and the descendants of all launches level by
 ** level (one query per level). OPS is then sorted by (launch, ts, depth, id).
 */
-static int cupCollectStacks(sqlite3 *db, sqlite3_int64 lo, sqlite3_int64 hi, sqlite3_int64 cut,
-                            const sqlite3_int64 *launch, size_t nl, cup_ops *ops) {
+static int cupCollectStacks(sqlite3 *db, const hta_trace *t, const sqlite3_int64 *launch,
+                            size_t nl, cup_ops *ops) {
   sqlite3_stmt *qu = 0, *qd = 0;
   cup_ops front, next; /* the current level of descendants (all host rows) */
   sqlite3_str *js = 0;
@@ -243,9 +243,7 @@ static int cupCollectStacks(sqlite3 *db, sqlite3_int64 lo, sqlite3_int64 hi, sql
   /* descendants: level 0 is the launches themselves */
   for (size_t i = 0; i < nl && rc == SQLITE_OK; i++)
     rc = cupOpsPush(&front, launch[i], 0, 0, i, 0, 0);
-  sqlite3_bind_int64(qd, 1, lo);
-  sqlite3_bind_int64(qd, 2, hi);
-  sqlite3_bind_int64(qd, 3, cut);
+  hta_bind_trace_scan(qd, t);
   for (int level = 0; rc == SQLITE_OK && front.n > 0 && level < CUP_MAX_DEPTH; level++) {
     qsort(front.a, front.n, sizeof *front.a, cupCmpId);
     js = sqlite3_str_new(db);
@@ -387,9 +385,6 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   cup_ops ops = {0, 0, 0};
   sqlite3_int64 *launch = 0;
   size_t nl = 0, al = 0, nk = 0;
-  sqlite3_int64 lo = t->trace_id * ((sqlite3_int64)1 << 32);
-  sqlite3_int64 hi = lo + (((sqlite3_int64)1 << 32) - 1);
-  sqlite3_int64 cut = t->has_cut ? t->cut_ts : INT64_MAX;
   cup_kernel k;
   int rc;
   memset(&k, 0, sizeof k);
@@ -398,9 +393,7 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   rc = sqlite3_prepare_v2(db, cup_sql_kernels, -1, &qk, 0);
   if (rc != SQLITE_OK)
     goto cup_run_error;
-  sqlite3_bind_int64(qk, 1, lo);
-  sqlite3_bind_int64(qk, 2, hi);
-  sqlite3_bind_int64(qk, 3, cut);
+  hta_bind_trace_scan(qk, t);
   while ((rc = sqlite3_step(qk)) == SQLITE_ROW)
     nk++;
   if (rc != SQLITE_DONE)
@@ -414,20 +407,9 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   rc = sqlite3_prepare_v2(db, cup_sql_launches, -1, &ql, 0);
   if (rc != SQLITE_OK)
     goto cup_run_error;
-  sqlite3_bind_int64(ql, 1, lo);
-  sqlite3_bind_int64(ql, 2, hi);
-  sqlite3_bind_int64(ql, 3, cut);
-  while ((rc = sqlite3_step(ql)) == SQLITE_ROW) {
-    if (nl == al) {
-      size_t na = al ? 2 * al : 256;
-      sqlite3_int64 *p = sqlite3_realloc64(launch, na * sizeof *p);
-      if (!p)
-        goto cup_run_oom;
-      launch = p;
-      al = na;
-    }
-    launch[nl++] = sqlite3_column_int64(ql, 0);
-  }
+  hta_bind_trace_scan(ql, t);
+  while ((rc = sqlite3_step(ql)) == SQLITE_ROW)
+    HTA_PUSH(launch, nl, al, 256, sqlite3_column_int64(ql, 0), cup_run_oom);
   if (rc != SQLITE_DONE)
     goto cup_run_error;
   rc = SQLITE_OK;
@@ -450,7 +432,7 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     goto cup_run_done;
   }
 
-  rc = cupCollectStacks(db, lo, hi, cut, launch, nl, &ops);
+  rc = cupCollectStacks(db, t, launch, nl, &ops);
   if (rc != SQLITE_OK)
     goto cup_run_error;
   rc = sqlite3_prepare_v2(db, cup_sql_counters, -1, &qc, 0);
@@ -499,18 +481,13 @@ cup_run_done:
 /* hta_tvf run(): every trace (or those of rank a->rank), one after the other. */
 static int cupRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   hta_traces tr;
-  sqlite3_stmt *q = 0;
-  int rc, any;
+  int64_t one;
+  int none, rc;
   memset(&tr, 0, sizeof tr);
   /* Most databases have no CUPTI data at all: answer without scanning events. */
-  rc = sqlite3_prepare_v2(db, "SELECT 1 FROM category WHERE name = 'cuda_profiler_range'", -1, &q,
-                          0);
-  if (rc != SQLITE_OK)
-    return rc;
-  rc = sqlite3_step(q);
-  any = rc == SQLITE_ROW;
-  rc = sqlite3_finalize(q);
-  if (rc != SQLITE_OK || !any)
+  rc = hta_query_int64(db, "SELECT 1 FROM category WHERE name = 'cuda_profiler_range'", 0, 0, &one,
+                       &none);
+  if (rc != SQLITE_OK || none)
     return rc;
   rc = hta_traces_load(db, a->has_rank, a->rank, 0, &tr);
   for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)

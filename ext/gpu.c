@@ -100,32 +100,23 @@ static int distinctIds(const hta_gpu *a, size_t n, size_t offset, int32_t **pids
   return SQLITE_OK;
 }
 
-/* Fetches the string of every id (NULL for unknown ids) with SQL (?1 = id). */
+/* Fetches the string of every id ("" for unknown ids) with SQL (?1 = id). */
 static int fetchStrings(sqlite3 *db, const char *sql, const int32_t *ids, size_t n, char **out) {
   sqlite3_stmt *st = 0;
   int rc = sqlite3_prepare_v2(db, sql, -1, &st, 0);
   if (rc != SQLITE_OK) return rc;
   for (size_t i = 0; i < n; i++) {
+    const char *s = 0;
     sqlite3_bind_int64(st, 1, ids[i]);
     rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-      const char *s = (const char *)sqlite3_column_text(st, 0);
-      out[i] = sqlite3_mprintf("%s", s ? s : "");
-      if (!out[i]) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      rc = SQLITE_OK;
-    } else if (rc == SQLITE_DONE) {
-      out[i] = sqlite3_mprintf("%s", "");
-      if (!out[i]) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      rc = SQLITE_OK;
-    } else {
+    if (rc == SQLITE_ROW) s = (const char *)sqlite3_column_text(st, 0);
+    else if (rc != SQLITE_DONE) break;
+    out[i] = sqlite3_mprintf("%s", s ? s : "");
+    if (!out[i]) {
+      rc = SQLITE_NOMEM;
       break;
     }
+    rc = SQLITE_OK;
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);
@@ -217,8 +208,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     goto gpu_error;
   }
   memset(out->names, 0, (out->nnames ? out->nnames : 1) * sizeof *out->names);
-  rc = fetchStrings(db, "SELECT value FROM string WHERE string_id = ?1", out->name_ids,
-                    out->nnames, out->names);
+  rc = fetchStrings(db, HTA_SQL_NAME_OF_ID, out->name_ids, out->nnames, out->names);
   if (rc != SQLITE_OK) goto gpu_error;
 
   /* Categories: a handful of ids. */
@@ -297,8 +287,17 @@ int hta_gpu_foreach(sqlite3 *db, int has_rank, int64_t rank, int include_last_st
     if (rc != SQLITE_OK) break;
     rc = fn(ctx, &tr.a[i], &g);
     hta_gpu_free(&g);
+    if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   }
   hta_classifier_free(c);
   hta_traces_free(&tr);
   return rc;
+}
+
+size_t hta_gpu_merged(const hta_gpu_rows *g, int types, hta_iv *out) {
+  size_t n = 0;
+  for (size_t i = 0; i < g->n; i++) {
+    if (g->a[i].kernel_type & types) out[n++] = (hta_iv){g->a[i].ts, g->a[i].ts + g->a[i].dur};
+  }
+  return hta_iv_merge(out, n);
 }

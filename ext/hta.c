@@ -12,8 +12,6 @@
 **  1. SQLite 3.40.0 or later (checked at load time).
 **  2. Each family registers from its own file (hta_register_* in hta_common.h);
 **     the first failure stops the load with "Error registering <family>: <why>".
-**  3. Families that other files do not provide yet fall back to the empty weak
-**     definitions of register_defaults.c.
 */
 #include "hta_common.h"
 #ifndef SQLITE_CORE
@@ -28,11 +26,7 @@ int hta_register_breakdown(sqlite3 *db) {
       &hta_temporal_breakdown_tvf,  &hta_kernel_type_breakdown_tvf, &hta_kernel_breakdown_tvf,
       &hta_idle_time_breakdown_tvf, &hta_idle_interval_stats_tvf,   &hta_comm_comp_overlap_tvf,
   };
-  for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
-    int rc = hta_tvf_register(db, defs[i]);
-    if (rc != SQLITE_OK) return rc;
-  }
-  return SQLITE_OK;
+  return hta_tvf_register_all(db, defs, sizeof defs / sizeof defs[0]);
 }
 
 static const struct {

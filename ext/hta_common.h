@@ -4,12 +4,14 @@
 **   traces.c     hta_traces_load(): the traces (ranks) an analysis runs over, the
 **                job's time base, and the last-ProfilerStep cut (spec 1.13, D7).
 **   gpu.c        hta_gpu_load(): one trace's GPU work rows with their kernel type.
+**   names.c      the string table: string ids of names, names of string ids.
 **   classify.c   hta_classifier: kernel_type_rule read from the database (spec 1.16).
 **   interval.c   interval union / merge (spec 2 "merge").
 **   stats.c      pandas-compatible describe(): mean, sample std, linear quantiles;
 **                HTA's "top kernels + others" aggregation (hta_topk_aggregate).
-**   vtab_util.c  small helpers for eponymous table-valued functions, result
-**                tables (hta_table) and the generic module (hta_tvf_register).
+**   vtab_util.c  small helpers for eponymous table-valued functions and SQL
+**                arguments, one-value queries, result tables (hta_table) and the
+**                generic module (hta_tvf_register).
 **
 ** Nothing here holds global mutable state: every object belongs to one call.
 ** All times are integer ns as stored; analyses convert to µs (REAL) on output.
@@ -31,6 +33,7 @@
 #define HTA_KT_COMMUNICATION 2
 #define HTA_KT_MEMORY        4
 #define HTA_KT_OTHER         8
+#define HTA_KT_ANY           15 /* every type, as a mask */
 
 typedef struct hta_classifier hta_classifier;
 
@@ -77,6 +80,15 @@ typedef struct hta_traces {
 int hta_traces_load(sqlite3 *db, int has_rank, int64_t rank, int include_last_step,
                     hta_traces *out);
 void hta_traces_free(hta_traces *t);
+/* The event_id range of trace TRACE_ID's rows (schema: event_id = trace_id << 32 |
+** ordinal), for "event_id BETWEEN first AND last" over the rowid. */
+int64_t hta_trace_first_id(int64_t trace_id);
+int64_t hta_trace_last_id(int64_t trace_id);
+/* Host rows with ts below this bound survive T's cut (INT64_MAX when it has none). */
+int64_t hta_trace_cut_bound(const hta_trace *t);
+/* Binds ?1 and ?2 of ST to T's event_id range and ?3 to its cut bound: the
+** parameters of a scan over one trace's rows. */
+void hta_bind_trace_scan(sqlite3_stmt *st, const hta_trace *t);
 
 /* ---------------------------------------------------------------- GPU rows */
 typedef struct hta_gpu {
@@ -116,7 +128,8 @@ const char *hta_gpu_name(const hta_gpu_rows *g, int32_t name_id);
 void hta_gpu_free(hta_gpu_rows *g);
 /* Loads the traces (hta_traces_load arguments) and calls FN once per trace, in
 ** (rank, trace_id) order, with its GPU rows (possibly none); one classifier is
-** opened for all. Stops at the first non-OK return of FN and returns it. */
+** opened for all. Stops at the first non-OK return of FN and returns it, or with
+** SQLITE_INTERRUPT when the connection is interrupted between two traces. */
 int hta_gpu_foreach(sqlite3 *db, int has_rank, int64_t rank, int include_last_step,
                     int (*fn)(void *ctx, const hta_trace *t, const hta_gpu_rows *g), void *ctx);
 
@@ -128,6 +141,9 @@ typedef struct hta_iv {
 /* Sorts by start and merges overlapping or touching intervals in place (spec 2 merge);
 ** returns the number of merged intervals. */
 size_t hta_iv_merge(hta_iv *iv, size_t n);
+/* The merged intervals [ts, ts + dur) of G's rows whose kernel_type is in TYPES (a mask
+** of HTA_KT_*) into OUT, which has room for g->n; returns their number (gpu.c). */
+size_t hta_gpu_merged(const hta_gpu_rows *g, int types, hta_iv *out);
 /* Sum of (end - start) over already merged intervals. */
 int64_t hta_iv_length(const hta_iv *iv, size_t n);
 /* Sweeps NLISTS (<= HTA_IV_MAXLISTS) merged lists together: out[mask] (1 << nlists
@@ -184,11 +200,45 @@ int hta_topk_aggregate(const hta_topk_group *g, size_t n, int64_t num, double ra
                        hta_topk_row **rows, size_t *nrows);
 void hta_topk_free(hta_topk_row *rows, size_t n);
 
+/* ---------------------------------------------------------------- the string table */
+/* The SQL that reads one name: ?1 = a string_id. */
+#define HTA_SQL_NAME_OF_ID "SELECT value FROM string WHERE string_id = ?1"
+/* ids[i] = the string_id of NAMES[i], -1 when the database has no such string. */
+int hta_string_ids(sqlite3 *db, const char *const *names, size_t n, int32_t *ids);
+/* The names of the string ids IDS[0..n) joined by SEP, read with QNAME (prepared from
+** HTA_SQL_NAME_OF_ID); an id < 0 or a missing string adds only its separator.
+** *pz is sqlite3_malloc'd ("" rather than NULL). */
+int hta_join_names(sqlite3_stmt *qname, const sqlite3_int64 *ids, size_t n, const char *sep,
+                   char **pz);
+
 /* ---------------------------------------------------------------- vtab helpers */
 /* Replaces pVtab->zErrMsg with a formatted message. */
 void hta_vtab_error(sqlite3_vtab *p, const char *fmt, ...);
 /* 1 when the connection was interrupted (sqlite3_is_interrupted needs 3.41; emulated). */
 int hta_interrupted(sqlite3 *db);
+/* 1 when V is an integer, or a REAL with an integral value that fits, stored in *OUT;
+** 0 for anything else (NULL, text, 1.5). */
+int hta_value_int64(sqlite3_value *v, int64_t *out);
+/* Runs SQL with the NBIND integers of BIND bound to ?1.. and returns the first column
+** of its first row in *OUT; *ISNULL = 1 (and *OUT = 0) when that is NULL or there is
+** no row. Returns SQLITE_OK or the error of prepare or step (SQLITE_INTERRUPT too). */
+int hta_query_int64(sqlite3 *db, const char *sql, int nbind, const int64_t *bind, int64_t *out,
+                    int *isnull);
+
+/* Appends V to the growable array P (N used, A allocated, growing from MINA);
+** jumps to OOM when out of memory (P is then unchanged and still owned). */
+#define HTA_PUSH(p, n, a, minA, v, oom)                                                            \
+  do {                                                                                             \
+    if ((n) == (a)) {                                                                              \
+      size_t na_ = (a) ? 2 * (a) : (minA);                                                         \
+      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p));                                       \
+      if (!np_)                                                                                    \
+        goto oom;                                                                                  \
+      (p) = np_;                                                                                   \
+      (a) = na_;                                                                                   \
+    }                                                                                              \
+    (p)[(n)++] = (v);                                                                              \
+  } while (0)
 
 /* ---------------------------------------------------------------- result tables */
 /* An analysis computes its whole result into an hta_table; a generic cursor then
@@ -216,6 +266,14 @@ void hta_cell_int(hta_cell *c, int64_t i);
 void hta_cell_double(hta_cell *c, double d); /* NaN stays NULL */
 void hta_cell_static(hta_cell *c, const char *s);
 int hta_cell_text(hta_cell *c, const char *s); /* copies s; SQLITE_OK or SQLITE_NOMEM */
+/* Hands cell C to SQLite as the column's result (NULL cell: NULL). */
+void hta_cell_result(sqlite3_context *ctx, const hta_cell *c);
+/* The eight describe() statistics (count, mean, std, min, p25, p50, p75, max) into
+** ROW[first_col ..], columns in that order. */
+void hta_cells_describe(hta_cell *row, int first_col, const hta_describe *d);
+/* A top-k row's count, sum_us, max_us, min_us, mean_us, std_us into ROW[first_col ..],
+** columns in that order. */
+void hta_cells_topk(hta_cell *row, int first_col, const hta_topk_row *r);
 
 /* ---------------------------------------------------------------- table-valued functions */
 /* One generic eponymous-only module (vtab_util.c) serves every analysis that
@@ -256,6 +314,8 @@ typedef struct hta_tvf {
 /* Registers DEF (which must outlive the connection: a static) as an eponymous-only
 ** innocuous virtual table. */
 int hta_tvf_register(sqlite3 *db, const hta_tvf *def);
+/* Registers the N DEFS in order; stops at and returns the first failure. */
+int hta_tvf_register_all(sqlite3 *db, const hta_tvf *const *defs, size_t n);
 
 /* The breakdown family (breakdown_*.c, comm_comp_overlap.c), registered by
 ** hta_register_breakdown in hta.c. */

@@ -45,8 +45,8 @@
 **  5. Errors name the output path first: "<function>: OUT: what" (input problems
 **     name the input: "input PATH: byte N: what").
 **
-** HOW IT WORKS: ioPickTrace reads the trace row, ioLoadTrace finds it among the
-** traces the analyses see (hta_traces_load: the last-ProfilerStep cut), and
+** HOW IT WORKS: ioPickTrace reads the trace row and finds it among the traces
+** the analyses see (hta_traces_load: the last-ProfilerStep cut), and
 ** ioRewrite checks the paths and streams the original through tw_copy with the
 ** caller's hooks, compares the hash computed on the way, and commits.
 */
@@ -87,27 +87,11 @@ int hta_register_io(sqlite3 *db) {
 
 /* ---------------------------------------------------------------- arguments */
 
-int ioIntArg(sqlite3_value *v, int64_t *out) {
-  int t = sqlite3_value_numeric_type(v);
-  if (t == SQLITE_INTEGER) {
-    *out = sqlite3_value_int64(v);
-    return 1;
-  }
-  if (t == SQLITE_FLOAT) {
-    double d = sqlite3_value_double(v);
-    if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d) {
-      *out = (int64_t)d;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 int ioSelArgs(sqlite3_context *ctx, const char *fn, sqlite3_value *rank, sqlite3_value *trace_id,
               hta_io_sel *sel) {
   memset(sel, 0, sizeof *sel);
   if (trace_id && sqlite3_value_type(trace_id) != SQLITE_NULL) {
-    if (!ioIntArg(trace_id, &sel->trace_id)) {
+    if (!hta_value_int64(trace_id, &sel->trace_id)) {
       char *m = sqlite3_mprintf("%s: trace_id must be an integer", fn);
       sqlite3_result_error(ctx, m ? m : "out of memory", -1);
       sqlite3_free(m);
@@ -116,7 +100,7 @@ int ioSelArgs(sqlite3_context *ctx, const char *fn, sqlite3_value *rank, sqlite3
     sel->has_trace_id = 1;
   }
   if (sqlite3_value_type(rank) == SQLITE_NULL && sel->has_trace_id) return 1;
-  if (!ioIntArg(rank, &sel->rank)) {
+  if (!hta_value_int64(rank, &sel->rank)) {
     char *m =
         sqlite3_mprintf("%s: rank must be an integer%s", fn, sel->has_trace_id ? " or NULL" : "");
     sqlite3_result_error(ctx, m ? m : "out of memory", -1);
@@ -138,7 +122,12 @@ const char *ioPathArg(sqlite3_context *ctx, const char *fn, sqlite3_value *v) {
   return p;
 }
 
-void ioResultError(sqlite3_context *ctx, const char *fn, const char *out, int rc, const char *err) {
+void ioResult(sqlite3_context *ctx, const char *fn, const char *out, int rc, int64_t n,
+              const char *err) {
+  if (rc == SQLITE_OK) {
+    sqlite3_result_int64(ctx, n);
+    return;
+  }
   if (rc == SQLITE_NOMEM) {
     sqlite3_result_error_nomem(ctx);
     return;
@@ -169,11 +158,29 @@ static int ioColumnText(sqlite3_stmt *st, int i, char **pz) {
   return *pz ? SQLITE_OK : SQLITE_NOMEM;
 }
 
-int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, char **pzErr) {
+/* Finds trace T among the traces the analyses see (the last-ProfilerStep cut). */
+static int ioLoadTrace(sqlite3 *db, const io_trace *t, hta_trace *out, int *found) {
+  hta_traces tr;
+  int rc = hta_traces_load(db, 1, t->rank, 0, &tr);
+  if (rc != SQLITE_OK) return rc;
+  for (int i = 0; i < tr.n; i++) {
+    if (tr.a[i].trace_id == t->trace_id) {
+      *out = tr.a[i];
+      *found = 1;
+    }
+  }
+  hta_traces_free(&tr);
+  return SQLITE_OK;
+}
+
+int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, hta_trace *ht, int *found,
+                char **pzErr) {
   sqlite3_stmt *st = 0;
   sqlite3_str *ids = 0;
   int rc, n = 0;
   memset(t, 0, sizeof *t);
+  memset(ht, 0, sizeof *ht);
+  *found = 0;
   if (!sel->has_rank && !sel->has_trace_id) {
     *pzErr = sqlite3_mprintf("a rank or a trace_id is required");
     return SQLITE_NOTFOUND;
@@ -232,24 +239,13 @@ int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, char **pzErr) {
     }
   }
   sqlite3_free(sqlite3_str_finish(ids));
+  if (rc == SQLITE_OK) {
+    rc = ioLoadTrace(db, t, ht, found);
+    if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
+      *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  }
   if (rc != SQLITE_OK) ioTraceFree(t);
   return rc;
-}
-
-int ioLoadTrace(sqlite3 *db, const io_trace *t, hta_trace *out, int *found) {
-  hta_traces tr;
-  int rc = hta_traces_load(db, 1, t->rank, 0, &tr);
-  *found = 0;
-  memset(out, 0, sizeof *out);
-  if (rc != SQLITE_OK) return rc;
-  for (int i = 0; i < tr.n; i++) {
-    if (tr.a[i].trace_id == t->trace_id) {
-      *out = tr.a[i];
-      *found = 1;
-    }
-  }
-  hta_traces_free(&tr);
-  return SQLITE_OK;
 }
 
 /* ---------------------------------------------------------------- paths */

@@ -49,12 +49,12 @@ typedef struct io_trace {
   char *content_hash; /* "%016llx-%llu" (sqlite3_malloc'd) */
 } io_trace;
 
-/* Resolves SEL to one trace of the database (SQLITE_NOTFOUND otherwise). */
-int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, char **pzErr);
+/* Resolves SEL to one trace T of the database (SQLITE_NOTFOUND otherwise) and loads
+** it as the analyses see it (last-ProfilerStep cut) into *HT; *found = 0 when the
+** trace has no event HTA keeps (then the series are empty). On error T is freed. */
+int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, hta_trace *ht, int *found,
+                char **pzErr);
 void ioTraceFree(io_trace *t);
-/* Loads trace T as the analyses see it (last-ProfilerStep cut); *found = 0 when
-** the trace has no event HTA keeps (then the series are empty). */
-int ioLoadTrace(sqlite3 *db, const io_trace *t, hta_trace *out, int *found);
 /* Copies T's original file to OUT through HOOKS: checks that OUT is not an input
 ** trace of the database, that the input still has its content hash, and writes
 ** atomically (trace_writer.h TW-5). *ppatched = events patched (may be NULL). */
@@ -70,12 +70,13 @@ typedef struct io_hook_status {
 
 /* SQL argument helpers: on a bad argument they set the function's error
 ** ("<fn>: rank must be an integer") and return 0 (NULL). */
-int ioIntArg(sqlite3_value *v, int64_t *out); /* 1: an integral number, in *out */
 int ioSelArgs(sqlite3_context *ctx, const char *fn, sqlite3_value *rank, sqlite3_value *trace_id,
               hta_io_sel *sel);
 const char *ioPathArg(sqlite3_context *ctx, const char *fn, sqlite3_value *v);
-/* Sets "<fn>: OUT: ERR" as the function's error (SQLITE_NOMEM: the nomem error). */
-void ioResultError(sqlite3_context *ctx, const char *fn, const char *out, int rc, const char *err);
+/* Sets the function's result: N when RC is SQLITE_OK, else the error "<fn>: OUT: ERR"
+** (ERR NULL: SQLite's text for RC; SQLITE_NOMEM: the nomem error). */
+void ioResult(sqlite3_context *ctx, const char *fn, const char *out, int rc, int64_t n,
+              const char *err);
 
 /* The SQL functions (registered by io.c). */
 void hta_io_counters_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);

@@ -147,14 +147,13 @@ int hta_io_write_counters(sqlite3 *db, const hta_io_sel *sel, const char *out, i
   io_trace t;
   hta_trace ht;
   tw_hooks hooks;
-  int found = 0;
-  int rc = ioPickTrace(db, sel, &t, pzErr);
+  int found;
+  int rc = ioPickTrace(db, sel, &t, &ht, &found, pzErr);
   *pcount = 0;
   if (rc != SQLITE_OK) return rc;
   memset(&c, 0, sizeof c);
   c.db = db;
-  rc = ioLoadTrace(db, &t, &ht, &found);
-  if (rc == SQLITE_OK && found) rc = hta_queue_length_points(db, &ht, &c.ql, &c.nql);
+  if (found) rc = hta_queue_length_points(db, &ht, &c.ql, &c.nql);
   if (rc == SQLITE_OK && found) rc = hta_memory_bw_points(db, &ht, &c.mb, &c.nmb);
   if (rc == SQLITE_OK)
     rc = sqlite3_prepare_v2(db, "SELECT pid FROM event WHERE event_id = ?1", -1, &c.pid, 0);
@@ -186,9 +185,6 @@ void hta_io_counters_func(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   if (!ioSelArgs(ctx, fn, argv[0], argc > 2 ? argv[2] : 0, &sel)) return;
   if (!(path = ioPathArg(ctx, fn, argv[1]))) return;
   rc = hta_io_write_counters(sqlite3_context_db_handle(ctx), &sel, path, &n, &err);
-  if (rc == SQLITE_OK)
-    sqlite3_result_int64(ctx, n);
-  else
-    ioResultError(ctx, fn, path, rc, err);
+  ioResult(ctx, fn, path, rc, n, err);
   sqlite3_free(err);
 }

@@ -449,7 +449,7 @@ static int evBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
 }
 
 /* Eponymous-only (no xCreate), read-only. */
-static sqlite3_module evModule = {
+static const sqlite3_module evModule = {
     .iVersion = 0,
     .xConnect = evConnect,
     .xBestIndex = evBestIndex,

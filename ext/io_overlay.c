@@ -134,15 +134,13 @@ int hta_io_write_overlay(sqlite3 *db, const hta_io_sel *sel, const char *opname,
   io_trace t;
   hta_trace ht;
   tw_hooks hooks;
-  int found = 0;
-  int rc = ioPickTrace(db, sel, &t, pzErr);
+  int found;
+  int rc = ioPickTrace(db, sel, &t, &ht, &found, pzErr);
   *pcount = 0;
   if (rc != SQLITE_OK) return rc;
   memset(&v, 0, sizeof v);
   tw_open_mem(&v.text);
-  rc = ioLoadTrace(db, &t, &ht, &found);
-  if (rc == SQLITE_OK && found)
-    rc = hta_fks_patterns(db, &ht, opname, IO_MIN_PATTERN_LEN, top_k, &v.p, &v.np);
+  if (found) rc = hta_fks_patterns(db, &ht, opname, IO_MIN_PATTERN_LEN, top_k, &v.p, &v.np);
   if (rc == SQLITE_OK) rc = ioMarks(db, &v);
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
@@ -184,15 +182,12 @@ void hta_io_overlay_func(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   if (!(path = ioPathArg(ctx, fn, argv[2]))) return;
-  if (argc > 3 && (!ioIntArg(argv[3], &top_k) || top_k < 0)) {
+  if (argc > 3 && (!hta_value_int64(argv[3], &top_k) || top_k < 0)) {
     sqlite3_result_error(ctx, "hta_write_sequence_overlay: top_k must be a non-negative integer",
                          -1);
     return;
   }
   rc = hta_io_write_overlay(sqlite3_context_db_handle(ctx), &sel, opname, top_k, path, &n, &err);
-  if (rc == SQLITE_OK)
-    sqlite3_result_int64(ctx, n);
-  else
-    ioResultError(ctx, fn, path, rc, err);
+  ioResult(ctx, fn, path, rc, n, err);
   sqlite3_free(err);
 }

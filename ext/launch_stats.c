@@ -113,22 +113,13 @@ typedef struct ls_pair {
 
 /* Looks up NAMES[0..n) in the string table and appends those present to OUT. */
 static int lsLookup(sqlite3 *db, const char *const *names, size_t n, ls_names *out) {
-  sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, "SELECT string_id FROM string WHERE value = ?1", -1, &st, 0);
-  if (rc != SQLITE_OK) return rc;
-  for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
-    sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-      out->id[out->n] = (int32_t)sqlite3_column_int64(st, 0);
-      out->name[out->n++] = names[i];
-      rc = SQLITE_OK;
-    } else if (rc == SQLITE_DONE) {
-      rc = SQLITE_OK;
-    }
-    sqlite3_reset(st);
+  int32_t ids[LS_MAXLAUNCH];
+  int rc = hta_string_ids(db, names, n, ids);
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+    if (ids[i] < 0) continue;
+    out->id[out->n] = ids[i];
+    out->name[out->n++] = names[i];
   }
-  sqlite3_finalize(st);
   return rc;
 }
 
@@ -147,23 +138,25 @@ static int lsPairCmp(const void *a, const void *b) {
   return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
 }
 
-/* Appends the rows of trace T to OUT. */
-static int lsTrace(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, const ls_names *ln,
-                   const hta_tvf_args *a, hta_table *out) {
-  hta_gpu_rows g;
-  ls_pair *pairs = 0;
+/* What lsTrace needs besides the trace. */
+typedef struct ls_ctx {
+  const ls_names *ln;
+  const hta_tvf_args *a;
+  hta_table *out;
+} ls_ctx;
+
+/* hta_gpu_foreach callback: appends the rows of trace T to the table. */
+static int lsTrace(void *pctx, const hta_trace *t, const hta_gpu_rows *g) {
+  const ls_ctx *x = pctx;
+  const hta_tvf_args *a = x->a;
+  ls_pair *pairs = sqlite3_malloc64((g->n ? g->n : 1) * sizeof *pairs);
   size_t np = 0;
-  int rc = hta_gpu_load(db, t, cls, &g);
-  if (rc != SQLITE_OK) return rc;
-  pairs = sqlite3_malloc64((g.n ? g.n : 1) * sizeof *pairs);
-  if (!pairs) {
-    rc = SQLITE_NOMEM;
-    goto ls_trace_end;
-  }
-  for (size_t i = 0; i < g.n; i++) { /* LS-2 */
-    const char *name = g.a[i].link_id ? lsLaunchName(ln, g.a[i].launch_name_id) : 0;
+  int rc = SQLITE_OK;
+  if (!pairs) return SQLITE_NOMEM;
+  for (size_t i = 0; i < g->n; i++) { /* LS-2 */
+    const char *name = g->a[i].link_id ? lsLaunchName(x->ln, g->a[i].launch_name_id) : 0;
     if (!name) continue;
-    pairs[np].g = &g.a[i];
+    pairs[np].g = &g->a[i];
     pairs[np++].launch_name = name;
   }
   qsort(pairs, np, sizeof *pairs, lsPairCmp);
@@ -172,18 +165,18 @@ static int lsTrace(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, c
     int64_t delay = k->ts - k->launch_ts - k->launch_dur;
     double cpu_us = (double)k->launch_dur / 1000.0, gpu_us = (double)k->dur / 1000.0;
     double delay_us = (double)(delay > 0 ? delay : 0) / 1000.0; /* LS-4 */
-    const char *kname = hta_gpu_name(&g, k->name_id);
-    hta_cell *row = hta_table_add_row(out);
+    const char *kname = hta_gpu_name(g, k->name_id);
+    hta_cell *row = hta_table_add_row(x->out);
     if (!row) {
       rc = SQLITE_NOMEM;
-      goto ls_trace_end;
+      break;
     }
     hta_cell_int(&row[LS_RANK], t->rank);
     hta_cell_int(&row[LS_CORRELATION], k->correlation);
     hta_cell_static(&row[LS_LAUNCH_NAME], pairs[i].launch_name);
     if (kname) {
       rc = hta_cell_text(&row[LS_KERNEL_NAME], kname);
-      if (rc != SQLITE_OK) goto ls_trace_end;
+      if (rc != SQLITE_OK) break;
     }
     hta_cell_double(&row[LS_CPU_DURATION], cpu_us);
     hta_cell_double(&row[LS_GPU_DURATION], gpu_us);
@@ -194,17 +187,13 @@ static int lsTrace(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, c
     hta_cell_int(&row[LS_IS_DELAY_OUTLIER], delay_us > a->p[LS_P_DELAY_CUTOFF]);
     hta_cell_int(&row[LS_TRACE_ID], t->trace_id);
   }
-
-ls_trace_end:
   sqlite3_free(pairs);
-  hta_gpu_free(&g);
   return rc;
 }
 
 static int lsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
-  hta_traces tr;
-  hta_classifier *cls = 0;
   ls_names ln;
+  ls_ctx x = {&ln, a, out};
   int rc;
   (void)pzErr;
   memset(&ln, 0, sizeof ln);
@@ -214,23 +203,14 @@ static int lsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   }
   if (rc != SQLITE_OK) return rc;
   if (ln.n == 0) return SQLITE_OK; /* no launch anywhere: no rows */
-  rc = hta_traces_load(db, a->has_rank, a->rank, a->p[LS_P_LAST_STEP] != 0, &tr);
-  if (rc != SQLITE_OK) return rc;
-  rc = hta_classifier_open(db, &cls);
-  for (int i = 0; i < tr.n && rc == SQLITE_OK; i++) {
-    rc = lsTrace(db, &tr.a[i], cls, &ln, a, out);
-    if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
-  }
-  hta_classifier_free(cls);
-  hta_traces_free(&tr);
-  return rc;
+  return hta_gpu_foreach(db, a->has_rank, a->rank, a->p[LS_P_LAST_STEP] != 0, lsTrace, &x);
 }
 
 static const hta_param lsParams[LS_NPARAM] = {
     {"include_memory_events", 0, 1, 0, 1, "0 or 1"},
     {"runtime_cutoff_us", 1, 50, 0, 1e18, "a number >= 0"},
     {"launch_delay_cutoff_us", 1, 100, 0, 1e18, "a number >= 0"},
-    {"include_last_profiler_step", 0, 0, 0, 1, "0 or 1"},
+    HTA_PARAM_LAST_STEP,
 };
 
 static const hta_tvf lsTvf = {

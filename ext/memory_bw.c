@@ -346,14 +346,7 @@ static int msEmitSummary(const hta_trace *t, const mb_series *s, const hta_tvf_a
       hta_cell_int(&row[MS_RANK], t->rank);
       rc = hta_cell_text(&row[MS_KIND], s->a[i].kind);
       if (rc != SQLITE_OK) break;
-      hta_cell_int(&row[MS_COUNT], d.count);
-      hta_cell_double(&row[MS_MEAN], d.mean);
-      hta_cell_double(&row[MS_STD], d.std);
-      hta_cell_double(&row[MS_MIN], d.min);
-      hta_cell_double(&row[MS_P25], d.p25);
-      hta_cell_double(&row[MS_P50], d.p50);
-      hta_cell_double(&row[MS_P75], d.p75);
-      hta_cell_double(&row[MS_MAX], d.max);
+      hta_cells_describe(row, MS_COUNT, &d); /* MS_COUNT .. MS_MAX */
       hta_cell_int(&row[MS_TRACE_ID], t->trace_id);
     }
     i = j;
@@ -370,7 +363,7 @@ static int msRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
 /* ---------------------------------------------------------------- definitions */
 
 static const hta_param mbParams[MB_NPARAM] = {
-    {"include_last_profiler_step", 0, 0, 0, 1, "0 or 1"},
+    HTA_PARAM_LAST_STEP,
     {"bw_from_bytes", 0, 1, 0, 1, "0 or 1"},
     {"collapse_ties", 0, 0, 0, 1, "0 or 1"},
     {"hta_tie_order", 0, 0, 0, 1, "0 or 1"},

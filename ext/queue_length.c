@@ -159,22 +159,12 @@ typedef struct ql_ids {
 } ql_ids;
 
 static int qlLookup(sqlite3 *db, ql_ids *out) {
-  sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, "SELECT string_id FROM string WHERE value = ?1", -1, &st, 0);
+  int32_t ids[QL_NRUNTIME];
+  int rc = hta_string_ids(db, qlRuntimeNames, QL_NRUNTIME, ids);
   memset(out, 0, sizeof *out);
-  if (rc != SQLITE_OK) return rc;
-  for (size_t i = 0; i < QL_NRUNTIME && rc == SQLITE_OK; i++) {
-    sqlite3_bind_text(st, 1, qlRuntimeNames[i], -1, SQLITE_STATIC);
-    rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
-      out->id[out->n++] = (int32_t)sqlite3_column_int64(st, 0);
-      rc = SQLITE_OK;
-    } else if (rc == SQLITE_DONE) {
-      rc = SQLITE_OK;
-    }
-    sqlite3_reset(st);
+  for (size_t i = 0; rc == SQLITE_OK && i < QL_NRUNTIME; i++) {
+    if (ids[i] >= 0) out->id[out->n++] = ids[i];
   }
-  sqlite3_finalize(st);
   return rc;
 }
 
@@ -380,14 +370,7 @@ static int qsEmitSummary(sqlite3 *db, const hta_trace *t, const ql_series *s,
     }
     hta_cell_int(&row[QS_RANK], t->rank);
     hta_cell_int(&row[QS_STREAM], s->a[i].stream);
-    hta_cell_int(&row[QS_COUNT], d.count);
-    hta_cell_double(&row[QS_MEAN], d.mean);
-    hta_cell_double(&row[QS_STD], d.std);
-    hta_cell_double(&row[QS_MIN], d.min);
-    hta_cell_double(&row[QS_P25], d.p25);
-    hta_cell_double(&row[QS_P50], d.p50);
-    hta_cell_double(&row[QS_P75], d.p75);
-    hta_cell_double(&row[QS_MAX], d.max);
+    hta_cells_describe(row, QS_COUNT, &d); /* QS_COUNT .. QS_MAX */
     hta_cell_int(&row[QS_TRACE_ID], t->trace_id);
     i = j;
   }
@@ -416,9 +399,7 @@ static int qfHostSpan(sqlite3 *db, const hta_trace *t, int64_t *lo, int64_t *hi,
       -1, &st, 0);
   *has = 0;
   if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_int64(st, 1, (int64_t)((uint64_t)t->trace_id << 32));
-  sqlite3_bind_int64(st, 2, (int64_t)((uint64_t)t->trace_id << 32 | 0xFFFFFFFFu));
-  sqlite3_bind_int64(st, 3, t->has_cut ? t->cut_ts : INT64_MAX);
+  hta_bind_trace_scan(st, t);
   rc = sqlite3_step(st);
   if (rc == SQLITE_ROW) {
     if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
@@ -483,14 +464,14 @@ static int qfRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
 /* ---------------------------------------------------------------- definitions */
 
 static const hta_param qlParams[] = {
-    {"include_last_profiler_step", 0, 0, 0, 1, "0 or 1"},
+    HTA_PARAM_LAST_STEP,
     {"collapse_ties", 0, 0, 0, 1, "0 or 1"},
     {"hta_tie_order", 0, 0, 0, 1, "0 or 1"},
 };
 
 static const hta_param qfParams[] = {
     {"max_queue_length", 1, 1024, -1e18, 1e18, "a number"},
-    {"include_last_profiler_step", 0, 0, 0, 1, "0 or 1"},
+    HTA_PARAM_LAST_STEP,
     {"hta_tie_order", 0, 0, 0, 1, "0 or 1"},
 };
 

@@ -112,7 +112,7 @@ typedef struct fks_cursor {
   sqlite3_int64 n, nalloc;
   sqlite3_int64 i;              /* current row */
   sqlite3_value *operator_name; /* copies of the arguments, for the HIDDEN columns */
-  sqlite3_int64 min_pattern_len, top_k;
+  int64_t min_pattern_len, top_k;
 } fks_cursor;
 
 /* ---------------------------------------------------------------- analysis */
@@ -232,53 +232,21 @@ static const char fks_sql_subtree[] =
     " SELECT e.stream IS NOT NULL, e.name_id, e.ts, e.dur, e.event_id - ?4"
     " FROM sub JOIN event e ON e.event_id = sub.id WHERE sub.lvl > 0";
 
-/* Is there an index whose first column is event.parent_id? */
-static const char fks_sql_has_index[] =
-    "SELECT 1 FROM pragma_index_list('event') l, pragma_index_info(l.name) i"
-    " WHERE i.seqno = 0 AND i.name = 'parent_id'";
+/* *has = 1 when an index of event starts with parent_id (the index walk can run). */
+static int fksHasIndex(sqlite3 *db, int *has) {
+  int64_t one;
+  int none;
+  int rc = hta_query_int64(db,
+                           "SELECT 1 FROM pragma_index_list('event') l, pragma_index_info(l.name) i"
+                           " WHERE i.seqno = 0 AND i.name = 'parent_id'",
+                           0, 0, &one, &none);
+  *has = !none;
+  return rc;
+}
 
 /* Longest parent chain the recursive query follows below a root. Call stacks are
 ** at most a few hundred deep; the bound only stops a corrupt parent_id cycle. */
 #define FKS_MAX_DEPTH 10000
-
-static const char fks_sql_name[] = "SELECT value FROM string WHERE string_id = ?1";
-
-/* Builds the '|'-joined pattern of IDS[0..n). *pz is sqlite3_malloc'd. */
-static int fksPattern(sqlite3_stmt *qname, const sqlite3_int64 *ids, size_t n, char **pz) {
-  sqlite3_str *s = sqlite3_str_new(0);
-  int rc = SQLITE_OK;
-  for (size_t k = 0; k < n && rc == SQLITE_OK; k++) {
-    if (k)
-      sqlite3_str_appendchar(s, 1, '|');
-    if (ids[k] < 0)
-      continue; /* an event without a name */
-    sqlite3_bind_int64(qname, 1, ids[k]);
-    rc = sqlite3_step(qname);
-    if (rc == SQLITE_ROW) {
-      const char *v = (const char *)sqlite3_column_text(qname, 0);
-      if (v)
-        sqlite3_str_appendall(s, v);
-      rc = SQLITE_OK;
-    } else if (rc == SQLITE_DONE) {
-      rc = SQLITE_OK;
-    }
-    sqlite3_reset(qname);
-  }
-  if (rc == SQLITE_OK)
-    rc = sqlite3_str_errcode(s);
-  char *z = sqlite3_str_finish(s);
-  if (rc == SQLITE_OK && !z) { /* sqlite3_str_finish gives NULL for "" */
-    z = sqlite3_mprintf("");
-    if (!z)
-      rc = SQLITE_NOMEM;
-  }
-  if (rc != SQLITE_OK) {
-    sqlite3_free(z);
-    return rc;
-  }
-  *pz = z;
-  return SQLITE_OK;
-}
 
 /* A GPU row of the trace (the kernels of patterns). */
 typedef struct fks_gpu {
@@ -312,20 +280,6 @@ static void fksTreeFree(fks_tree *tr) {
 #define FKS_BIT(m, i) ((m)[(i) >> 3] & (1u << ((i)&7)))
 #define FKS_SETBIT(m, i) ((m)[(i) >> 3] |= (unsigned char)(1u << ((i)&7)))
 
-/* Appends V to the growable array P (N used, A allocated); jumps to OOM on failure. */
-#define FKS_PUSH(p, n, a, minA, v, oom)                                                            \
-  do {                                                                                             \
-    if ((n) == (a)) {                                                                              \
-      size_t na_ = (a) ? 2 * (a) : (minA);                                                         \
-      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p));                                       \
-      if (!np_)                                                                                    \
-        goto oom;                                                                                  \
-      (p) = np_;                                                                                   \
-      (a) = na_;                                                                                   \
-    }                                                                                              \
-    (p)[(n)++] = (v);                                                                              \
-  } while (0)
-
 /* Loads trace T's kept rows (the scan's ?1..?6 bound in Q) into child lists. */
 static int fksTreeLoad(sqlite3_stmt *q, fks_tree *tr) {
   int rc;
@@ -337,15 +291,15 @@ static int fksTreeLoad(sqlite3_stmt *q, fks_tree *tr) {
       tr->nseq = seq + (sqlite3_uint64)1;
     if (parent + (sqlite3_uint64)1 > tr->nseq)
       tr->nseq = parent + (sqlite3_uint64)1;
-    FKS_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, parent, fks_tree_oom);
-    FKS_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, seq, fks_tree_oom);
+    HTA_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, parent, fks_tree_oom);
+    HTA_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, seq, fks_tree_oom);
     if (sqlite3_column_int(q, 1)) {
       fks_gpu g;
       g.name_id = sqlite3_column_type(q, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 2);
       g.ts = sqlite3_column_int64(q, 3);
       g.dur = sqlite3_column_int64(q, 4);
       g.seq = seq;
-      FKS_PUSH(tr->gpu, tr->ngpu, tr->agpu, 256, g, fks_tree_oom);
+      HTA_PUSH(tr->gpu, tr->ngpu, tr->agpu, 256, g, fks_tree_oom);
     }
   }
   if (rc != SQLITE_DONE)
@@ -494,9 +448,8 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
   fks_group *groups = 0;
   size_t ncand = 0, acand = 0, nhits = 0, ahits = 0, nstack = 0, astack = 0;
   size_t ngroups = 0, agroups = 0;
-  sqlite3_int64 lo = t->trace_id * ((sqlite3_int64)1 << 32);
-  sqlite3_int64 hi = lo + (((sqlite3_int64)1 << 32) - 1);
-  sqlite3_int64 cut = t->has_cut ? t->cut_ts : INT64_MAX;
+  sqlite3_int64 lo = hta_trace_first_id(t->trace_id), hi = hta_trace_last_id(t->trace_id);
+  sqlite3_int64 cut = hta_trace_cut_bound(t);
   sqlite3_int64 mindepth = INT64_MAX;
   sqlite3_int64 first = c->n;
   sqlite3_int64 budget = 0; /* rows the index walk may still visit (trace rows / 8) */
@@ -529,7 +482,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     cd.is_gpu = sqlite3_column_int(q, 3);
     cd.name_id = sqlite3_column_type(q, 5) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 5);
     cd.ts = sqlite3_column_int64(q, 6);
-    FKS_PUSH(cand, ncand, acand, 64, cd, fks_run_oom);
+    HTA_PUSH(cand, ncand, acand, 64, cd, fks_run_oom);
   }
   if (rc != SQLITE_DONE)
     goto fks_run_error;
@@ -540,13 +493,13 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     goto fks_run_done; /* FKS-3: roots outside stacks have no kernels */
 
   if (!in_memory) {
-    rc = sqlite3_prepare_v2(db, "SELECT event_count FROM trace WHERE trace_id = ?1", -1, &q, 0);
+    int64_t nrows;
+    int none;
+    rc = hta_query_int64(db, "SELECT event_count FROM trace WHERE trace_id = ?1", 1, &t->trace_id,
+                         &nrows, &none);
     if (rc != SQLITE_OK)
       goto fks_run_error;
-    sqlite3_bind_int64(q, 1, t->trace_id);
-    budget = sqlite3_step(q) == SQLITE_ROW ? sqlite3_column_int64(q, 0) / 8 : 0;
-    sqlite3_finalize(q);
-    q = 0;
+    budget = nrows / 8;
     rc = sqlite3_prepare_v2(db, fks_sql_subtree, -1, &qs, 0);
     if (rc != SQLITE_OK)
       goto fks_run_error;
@@ -565,17 +518,17 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     nhits = 0;
     if (occ) { /* the stack starts with the root itself */
       r.occ_off = occ->nseqs;
-      FKS_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256, cd->seq, fks_run_oom);
+      HTA_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256, cd->seq, fks_run_oom);
     }
     if (cd->is_gpu) { /* a GPU row as root: itself */
       fks_gpu g = {cd->ts, cd->dur, cd->name_id, cd->seq};
-      FKS_PUSH(hits, nhits, ahits, 64, g, fks_run_oom);
+      HTA_PUSH(hits, nhits, ahits, 64, g, fks_run_oom);
     } else if (!in_memory) {
       sqlite3_bind_int64(qs, 1, lo + (sqlite3_int64)cd->seq);
       while ((rc = sqlite3_step(qs)) == SQLITE_ROW) {
         budget--;
         if (occ)
-          FKS_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256,
+          HTA_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256,
                    (sqlite3_uint64)sqlite3_column_int64(qs, 4), fks_run_oom);
         if (!sqlite3_column_int(qs, 0))
           continue;
@@ -584,7 +537,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
         g.ts = sqlite3_column_int64(qs, 2);
         g.dur = sqlite3_column_int64(qs, 3);
         g.seq = (sqlite3_uint64)sqlite3_column_int64(qs, 4);
-        FKS_PUSH(hits, nhits, ahits, 64, g, fks_run_oom);
+        HTA_PUSH(hits, nhits, ahits, 64, g, fks_run_oom);
       }
       sqlite3_reset(qs);
       if (rc != SQLITE_DONE)
@@ -610,7 +563,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       if (cd->seq < tr.nseq && !FKS_BIT(tr.seen, cd->seq)) {
         nstack = 0;
         FKS_SETBIT(tr.seen, cd->seq);
-        FKS_PUSH(stack, nstack, astack, 256, (unsigned)cd->seq, fks_run_oom);
+        HTA_PUSH(stack, nstack, astack, 256, (unsigned)cd->seq, fks_run_oom);
         while (nstack) {
           unsigned sq = stack[--nstack];
           for (unsigned x = tr.off[sq]; x < tr.off[sq + 1]; x++) {
@@ -619,11 +572,11 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
               continue;
             FKS_SETBIT(tr.seen, ch);
             if (occ)
-              FKS_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256, (sqlite3_uint64)ch, fks_run_oom);
+              HTA_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256, (sqlite3_uint64)ch, fks_run_oom);
             if (FKS_BIT(tr.isgpu, ch))
-              FKS_PUSH(hits, nhits, ahits, 64, *fksGpuOf(&tr, ch), fks_run_oom);
+              HTA_PUSH(hits, nhits, ahits, 64, *fksGpuOf(&tr, ch), fks_run_oom);
             else
-              FKS_PUSH(stack, nstack, astack, 256, ch, fks_run_oom);
+              HTA_PUSH(stack, nstack, astack, 256, ch, fks_run_oom);
           }
         }
       }
@@ -637,13 +590,13 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       r.occ_n = occ->nseqs - r.occ_off;
     if (nhits > 1)
       qsort(hits, nhits, sizeof *hits, fksCmpGpu);
-    FKS_PUSH(j.ids, j.nids, j.aids, 256, cd->name_id, fks_run_oom);
+    HTA_PUSH(j.ids, j.nids, j.aids, 256, cd->name_id, fks_run_oom);
     for (size_t h = 0; h < nhits; h++) {
-      FKS_PUSH(j.ids, j.nids, j.aids, 256, hits[h].name_id, fks_run_oom);
+      HTA_PUSH(j.ids, j.nids, j.aids, 256, hits[h].name_id, fks_run_oom);
       r.kernel_ns += hits[h].dur;
     }
     r.n = j.nids - r.off;
-    FKS_PUSH(j.roots, j.nroots, j.aroots, 64, r, fks_run_oom);
+    HTA_PUSH(j.roots, j.nroots, j.aroots, 64, r, fks_run_oom);
     if ((k & 1023) == 1023 && hta_interrupted(db)) {
       rc = SQLITE_INTERRUPT;
       goto fks_run_error;
@@ -661,7 +614,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     refs[k].ids = j.ids;
   }
   qsort(refs, j.nroots, sizeof *refs, fksCmpRef);
-  rc = sqlite3_prepare_v2(db, fks_sql_name, -1, &qn, 0);
+  rc = sqlite3_prepare_v2(db, HTA_SQL_NAME_OF_ID, -1, &qn, 0);
   if (rc != SQLITE_OK)
     goto fks_run_error;
   for (size_t a = 0; a < j.nroots;) {
@@ -673,7 +626,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       b++;
     }
     char *pat = 0;
-    rc = fksPattern(qn, j.ids + refs[a].r->off, refs[a].r->n, &pat);
+    rc = hta_join_names(qn, j.ids + refs[a].r->off, refs[a].r->n, "|", &pat);
     if (rc != SQLITE_OK)
       goto fks_run_error;
     rc = fksAddRow(c, t, (sqlite3_int64)(b - a), gpu, cpu, pat);
@@ -681,7 +634,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       goto fks_run_error;
     if (occ) {
       fks_group g = {pat, a, b};
-      FKS_PUSH(groups, ngroups, agroups, 64, g, fks_run_oom);
+      HTA_PUSH(groups, ngroups, agroups, 64, g, fks_run_oom);
     }
     a = b;
   }
@@ -759,23 +712,6 @@ static int fksClose(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
-/* Reads an integer argument: 1 = *pv set, 0 = anything else (NULL, text, 1.5). */
-static int fksIntArg(sqlite3_value *v, sqlite3_int64 *pv) {
-  int t = sqlite3_value_numeric_type(v);
-  if (t == SQLITE_INTEGER) {
-    *pv = sqlite3_value_int64(v);
-    return 1;
-  }
-  if (t == SQLITE_FLOAT) {
-    double d = sqlite3_value_double(v);
-    if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(sqlite3_int64)d) {
-      *pv = (sqlite3_int64)d;
-      return 1;
-    }
-  }
-  return 0;
-}
-
 /*
 ** idxNum bits: FKS_HAS_OPERATOR (1), FKS_HAS_MINLEN (2), FKS_HAS_TOPK (4) and
 ** FKS_HAS_RANK (8) say which of operator_name, min_pattern_len, top_k, rank are
@@ -786,10 +722,9 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   fks_cursor *c = (fks_cursor *)cur;
   fks_vtab *vt = (fks_vtab *)cur->pVtab;
   hta_traces tr;
-  sqlite3_int64 rank = 0;
+  int64_t rank = 0;
   int has_rank = 0, has_index = 0, k = 0, rc = SQLITE_OK;
   const char *opname = 0;
-  sqlite3_stmt *q = 0;
   memset(&tr, 0, sizeof tr);
   fksReset(c);
   c->min_pattern_len = FKS_DEFAULT_MIN_PATTERN_LEN;
@@ -810,7 +745,7 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     k++;
   }
   if (idxNum & FKS_HAS_MINLEN) {
-    if (!fksIntArg(argv[k++], &c->min_pattern_len) || c->min_pattern_len < 0) {
+    if (!hta_value_int64(argv[k++], &c->min_pattern_len) || c->min_pattern_len < 0) {
       hta_vtab_error(
           cur->pVtab,
           "hta_frequent_kernel_sequences: min_pattern_len must be a non-negative integer");
@@ -818,25 +753,21 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     }
   }
   if (idxNum & FKS_HAS_TOPK) {
-    if (!fksIntArg(argv[k++], &c->top_k) || c->top_k < 0) {
+    if (!hta_value_int64(argv[k++], &c->top_k) || c->top_k < 0) {
       hta_vtab_error(cur->pVtab,
                      "hta_frequent_kernel_sequences: top_k must be a non-negative integer");
       return SQLITE_ERROR;
     }
   }
   if (idxNum & FKS_HAS_RANK) {
-    if (!fksIntArg(argv[k++], &rank))
+    if (!hta_value_int64(argv[k++], &rank))
       return SQLITE_OK; /* rank = NULL / 'x' / 1.5: no row */
     has_rank = 1;
   }
   if (!opname || !opname[0])
     return SQLITE_OK;
 
-  rc = sqlite3_prepare_v2(vt->db, fks_sql_has_index, -1, &q, 0);
-  if (rc == SQLITE_OK) {
-    has_index = sqlite3_step(q) == SQLITE_ROW;
-    rc = sqlite3_finalize(q);
-  }
+  rc = fksHasIndex(vt->db, &has_index);
   if (rc == SQLITE_OK)
     rc = hta_traces_load(vt->db, has_rank, rank, 0, &tr);
   for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
@@ -934,7 +865,7 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
 }
 
 /* Eponymous-only (no xCreate): the table exists in every schema, read-only. */
-static sqlite3_module fksModule = {
+static const sqlite3_module fksModule = {
     .iVersion = 0,
     .xConnect = fksConnect,
     .xBestIndex = fksBestIndex,
@@ -965,7 +896,6 @@ int hta_fks_patterns(sqlite3 *db, const hta_trace *t, const char *opname, int64_
                      int64_t top_k, hta_fks_pattern **pa, size_t *pn) {
   fks_cursor c;
   fks_occ occ;
-  sqlite3_stmt *q = 0;
   int has_index = 0;
   int rc;
   memset(&c, 0, sizeof c);
@@ -975,11 +905,7 @@ int hta_fks_patterns(sqlite3 *db, const hta_trace *t, const char *opname, int64_
   *pn = 0;
   if (!opname || !opname[0] || top_k <= 0)
     return SQLITE_OK;
-  rc = sqlite3_prepare_v2(db, fks_sql_has_index, -1, &q, 0);
-  if (rc == SQLITE_OK) {
-    has_index = sqlite3_step(q) == SQLITE_ROW;
-    rc = sqlite3_finalize(q);
-  }
+  rc = fksHasIndex(db, &has_index);
   if (rc == SQLITE_OK)
     rc = fksRunTrace(&c, db, t, opname, min_pattern_len, has_index, &occ);
   fksReset(&c);

@@ -221,38 +221,31 @@ static void npSwap(size_t *a, size_t *b) {
   *b = t;
 }
 
-/* numpy's aheapsort over tosort[0..n) (1-based sift-down). */
-static void npAheapsort(const int64_t *v, size_t *tosort, size_t n) {
-  size_t *a = tosort - 1, i, j, l, tmp;
-  for (l = n >> 1; l > 0; --l) {
-    tmp = a[l];
-    for (i = l, j = l << 1; j <= n;) {
-      if (j < n && v[a[j]] < v[a[j + 1]]) j += 1;
-      if (v[tmp] < v[a[j]]) {
-        a[i] = a[j];
-        i = j;
-        j += j;
-      } else {
-        break;
-      }
+/* numpy's heap sift-down of a[i] within the 1-based heap a[1..n]. */
+static void npSiftDown(const int64_t *v, size_t *a, size_t i, size_t n) {
+  size_t tmp = a[i], j;
+  for (j = i << 1; j <= n;) {
+    if (j < n && v[a[j]] < v[a[j + 1]]) j += 1;
+    if (v[tmp] < v[a[j]]) {
+      a[i] = a[j];
+      i = j;
+      j += j;
+    } else {
+      break;
     }
-    a[i] = tmp;
   }
-  for (; n > 1;) {
-    tmp = a[n];
+  a[i] = tmp;
+}
+
+/* numpy's aheapsort over tosort[0..n): build the heap, then move its top out. */
+static void npAheapsort(const int64_t *v, size_t *tosort, size_t n) {
+  size_t *a = tosort - 1; /* 1-based */
+  for (size_t l = n >> 1; l > 0; --l) npSiftDown(v, a, l, n);
+  for (; n > 1; n--) {
+    size_t tmp = a[n];
     a[n] = a[1];
-    n -= 1;
-    for (i = 1, j = 2; j <= n;) {
-      if (j < n && v[a[j]] < v[a[j + 1]]) j++;
-      if (v[tmp] < v[a[j]]) {
-        a[i] = a[j];
-        i = j;
-        j += j;
-      } else {
-        break;
-      }
-    }
-    a[i] = tmp;
+    a[1] = tmp;
+    npSiftDown(v, a, 1, n - 1);
   }
 }
 

@@ -131,31 +131,23 @@ static int tdSidePush(td_side *s, const char *z, int64_t count, int64_t dur) {
 /* ---------------------------------------------------------------- one side */
 
 /*
-** Runs zSql (a "%w" format taking the schema name) with the given integer binds
-** and returns its first column in *pVal; *pHas = 0 when no row or NULL.
+** Runs zFmt (a "%w" format taking the schema name) with the given integer binds
+** and returns its first column in *pVal; *pHas = 0 (*pVal unchanged) when no row
+** or NULL.
 */
 static int tdScalar(sqlite3 *db, const char *zFmt, const char *zSchema, int nBind,
                     const int64_t *aBind, int64_t *pVal, int *pHas) {
-  sqlite3_stmt *st = 0;
   char *zSql = sqlite3_mprintf(zFmt, zSchema);
-  int rc;
+  int64_t v;
+  int isnull, rc;
   *pHas = 0;
   if (!zSql) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  rc = hta_query_int64(db, zSql, nBind, aBind, &v, &isnull);
   sqlite3_free(zSql);
-  if (rc != SQLITE_OK) return rc;
-  for (int i = 0; i < nBind; i++) sqlite3_bind_int64(st, i + 1, aBind[i]);
-  rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-      *pVal = sqlite3_column_int64(st, 0);
-      *pHas = 1;
-    }
-    rc = SQLITE_OK;
-  } else if (rc == SQLITE_DONE) {
-    rc = SQLITE_OK;
+  if (rc == SQLITE_OK && !isnull) {
+    *pVal = v;
+    *pHas = 1;
   }
-  sqlite3_finalize(st);
   return rc;
 }
 
@@ -253,10 +245,10 @@ static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema,
   sqlite3_free(zSql);
   sqlite3_bind_int64(stT, 1, a->rank[k]);
   while (rc == SQLITE_OK && (rc = sqlite3_step(stT)) == SQLITE_ROW) {
-    uint64_t lo = (uint64_t)sqlite3_column_int64(stT, 0) << 32;
+    int64_t trace_id = sqlite3_column_int64(stT, 0);
     sqlite3_reset(st);
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)lo);
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)(lo | 0xffffffffu));
+    sqlite3_bind_int64(st, 1, hta_trace_first_id(trace_id));
+    sqlite3_bind_int64(st, 2, hta_trace_last_id(trace_id));
     sqlite3_bind_int64(st, 3, a->iter[k]);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       rc = tdSidePush(out, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
@@ -509,13 +501,7 @@ static int tdEof(sqlite3_vtab_cursor *cur) {
 static int tdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   td_cursor *c = (td_cursor *)cur;
   if (col < TD_NOUT) {
-    const hta_cell *x = &c->t.cells[c->i * TD_NOUT + (size_t)col];
-    switch (x->type) {
-      case SQLITE_INTEGER: sqlite3_result_int64(ctx, x->v.i); break;
-      case SQLITE_FLOAT: sqlite3_result_double(ctx, x->v.d); break;
-      case SQLITE_TEXT: sqlite3_result_text(ctx, x->v.s, -1, SQLITE_TRANSIENT); break;
-      default: break;
-    }
+    hta_cell_result(ctx, &c->t.cells[c->i * TD_NOUT + (size_t)col]);
     return SQLITE_OK;
   }
   switch (col) { /* hidden parameters: the values used (NULL when unresolved) */

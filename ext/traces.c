@@ -26,49 +26,34 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-/* Runs SQL (one integer parameter ?1 when BIND) and returns its first column in
-** *OUT; *ISNULL says whether it was NULL or there was no row. */
-static int trScalar(sqlite3 *db, const char *sql, int bind, int64_t arg, int64_t *out,
-                    int *isnull) {
-  sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &st, 0);
-  if (rc != SQLITE_OK) return rc;
-  if (bind) sqlite3_bind_int64(st, 1, arg);
-  rc = sqlite3_step(st);
-  *isnull = 1;
-  *out = 0;
-  if (rc == SQLITE_ROW) {
-    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-      *isnull = 0;
-      *out = sqlite3_column_int64(st, 0);
-    }
-    rc = SQLITE_OK;
-  } else if (rc == SQLITE_DONE) {
-    rc = SQLITE_OK;
-  }
-  sqlite3_finalize(st);
-  return rc;
+int64_t hta_trace_first_id(int64_t trace_id) { return (int64_t)((uint64_t)trace_id << 32); }
+
+int64_t hta_trace_last_id(int64_t trace_id) {
+  return (int64_t)((uint64_t)trace_id << 32 | 0xFFFFFFFFu);
 }
 
-/* 1 when trace T has at least one row HTA's cut treats as a host row: a kept
-** event without a stream, or GPU work without a correlation id (spec 1.13). */
+int64_t hta_trace_cut_bound(const hta_trace *t) { return t->has_cut ? t->cut_ts : INT64_MAX; }
+
+void hta_bind_trace_scan(sqlite3_stmt *st, const hta_trace *t) {
+  sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));
+  sqlite3_bind_int64(st, 2, hta_trace_last_id(t->trace_id));
+  sqlite3_bind_int64(st, 3, hta_trace_cut_bound(t));
+}
+
+/* 1 when T has at least one row HTA's cut treats as a host row: a kept event
+** without a stream, or GPU work without a correlation id (spec 1.13). */
 static int trHasHostRows(sqlite3 *db, int64_t trace_id, int *has) {
-  int rc;
-  sqlite3_stmt *st = 0;
-  rc = sqlite3_prepare_v2(db,
-                          "SELECT 1 FROM event WHERE event_id BETWEEN ?1 AND ?2"
-                          " AND dur IS NOT NULL AND category_id IS NOT NULL"
-                          " AND (stream IS NULL OR correlation IS NULL OR correlation < 0)"
-                          " AND category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
-                          " LIMIT 1",
-                          -1, &st, 0);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_int64(st, 1, (int64_t)((uint64_t)trace_id << 32));
-  sqlite3_bind_int64(st, 2, (int64_t)((uint64_t)trace_id << 32 | 0xFFFFFFFFu));
-  rc = sqlite3_step(st);
-  *has = rc == SQLITE_ROW;
-  if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
-  sqlite3_finalize(st);
+  const int64_t range[2] = {hta_trace_first_id(trace_id), hta_trace_last_id(trace_id)};
+  int64_t one;
+  int none;
+  int rc = hta_query_int64(db,
+                           "SELECT 1 FROM event WHERE event_id BETWEEN ?1 AND ?2"
+                           " AND dur IS NOT NULL AND category_id IS NOT NULL"
+                           " AND (stream IS NULL OR correlation IS NULL OR correlation < 0)"
+                           " AND category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
+                           " LIMIT 1",
+                           2, range, &one, &none);
+  *has = !none;
   return rc;
 }
 
@@ -79,10 +64,11 @@ int hta_traces_load(sqlite3 *db, int has_rank, int64_t rank, int include_last_st
   int64_t nsteps = 0;
   memset(out, 0, sizeof *out);
 
-  rc = trScalar(db, "SELECT min(min_ts) FROM trace", 0, 0, &out->job_min_ts, &isnull);
+  rc = hta_query_int64(db, "SELECT min(min_ts) FROM trace", 0, 0, &out->job_min_ts, &isnull);
   if (rc != SQLITE_OK) goto traces_error;
   if (!include_last_step) {
-    rc = trScalar(db, "SELECT count(DISTINCT step) FROM profiler_step", 0, 0, &nsteps, &isnull);
+    rc = hta_query_int64(db, "SELECT count(DISTINCT step) FROM profiler_step", 0, 0, &nsteps,
+                         &isnull);
     if (rc != SQLITE_OK) goto traces_error;
   }
   rc = sqlite3_prepare_v2(db,
@@ -119,8 +105,8 @@ int hta_traces_load(sqlite3 *db, int has_rank, int64_t rank, int include_last_st
   if (nsteps >= 2) { /* TR-3 */
     for (int i = 0; i < out->n; i++) {
       hta_trace *t = &out->a[i];
-      rc = trScalar(db, "SELECT max(ts) FROM profiler_step WHERE trace_id = ?1", 1, t->trace_id,
-                    &t->cut_ts, &isnull);
+      rc = hta_query_int64(db, "SELECT max(ts) FROM profiler_step WHERE trace_id = ?1", 1,
+                           &t->trace_id, &t->cut_ts, &isnull);
       if (rc != SQLITE_OK) goto traces_error;
       if (isnull) {
         int has;

@@ -3,7 +3,10 @@
 **
 **   hta_vtab_error()     replace a vtab's zErrMsg
 **   hta_interrupted()    was sqlite3_interrupt() called on this connection?
+**   hta_value_int64()    an integral SQL argument
+**   hta_query_int64()    the one value of a query
 **   hta_table_*          a computed result: rows of typed cells
+**   hta_cell*()          typed cells, and rows of statistics
 **   hta_tvf_register()   one generic eponymous-only module for analyses that
 **                        compute their whole result up front (the breakdowns)
 **
@@ -63,6 +66,44 @@ int hta_interrupted(sqlite3 *db) {
   return rc == SQLITE_INTERRUPT;
 }
 
+int hta_value_int64(sqlite3_value *v, int64_t *out) {
+  int t = sqlite3_value_numeric_type(v);
+  if (t == SQLITE_INTEGER) {
+    *out = sqlite3_value_int64(v);
+    return 1;
+  }
+  if (t == SQLITE_FLOAT) {
+    double d = sqlite3_value_double(v);
+    if (d >= -9.2e18 && d <= 9.2e18 && d == (double)(int64_t)d) {
+      *out = (int64_t)d;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+int hta_query_int64(sqlite3 *db, const char *sql, int nbind, const int64_t *bind, int64_t *out,
+                    int *isnull) {
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, 0);
+  *out = 0;
+  *isnull = 1;
+  if (rc != SQLITE_OK) return rc;
+  for (int i = 0; i < nbind; i++) sqlite3_bind_int64(st, i + 1, bind[i]);
+  rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+      *isnull = 0;
+      *out = sqlite3_column_int64(st, 0);
+    }
+    rc = SQLITE_OK;
+  } else if (rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- result tables */
 
 hta_cell *hta_table_add_row(hta_table *t) {
@@ -113,6 +154,37 @@ int hta_cell_text(hta_cell *c, const char *s) {
   c->owned = 1;
   c->v.s = p;
   return SQLITE_OK;
+}
+
+void hta_cell_result(sqlite3_context *ctx, const hta_cell *c) {
+  switch (c->type) {
+  case SQLITE_INTEGER: sqlite3_result_int64(ctx, c->v.i); break;
+  case SQLITE_FLOAT: sqlite3_result_double(ctx, c->v.d); break;
+  case SQLITE_TEXT: sqlite3_result_text(ctx, c->v.s, -1, SQLITE_TRANSIENT); break;
+  default: sqlite3_result_null(ctx); break;
+  }
+}
+
+void hta_cells_describe(hta_cell *row, int first_col, const hta_describe *d) {
+  hta_cell *c = row + first_col;
+  hta_cell_int(&c[0], d->count);
+  hta_cell_double(&c[1], d->mean);
+  hta_cell_double(&c[2], d->std);
+  hta_cell_double(&c[3], d->min);
+  hta_cell_double(&c[4], d->p25);
+  hta_cell_double(&c[5], d->p50);
+  hta_cell_double(&c[6], d->p75);
+  hta_cell_double(&c[7], d->max);
+}
+
+void hta_cells_topk(hta_cell *row, int first_col, const hta_topk_row *r) {
+  hta_cell *c = row + first_col;
+  hta_cell_int(&c[0], r->count);
+  hta_cell_double(&c[1], r->sum_us);
+  hta_cell_double(&c[2], r->max_us);
+  hta_cell_double(&c[3], r->min_us);
+  hta_cell_double(&c[4], r->mean_us);
+  hta_cell_double(&c[5], r->std_us);
 }
 
 /* ---------------------------------------------------------------- the generic module */
@@ -252,17 +324,9 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   for (int k = 0; k < def->nparam; k++) c->args.p[k] = def->params[k].dflt;
 
   if (idxNum & 1) {
-    sqlite3_value *v = argv[iArg++];
-    int t = sqlite3_value_numeric_type(v);
     c->args.has_rank = 1;
-    if (t == SQLITE_INTEGER) {
-      c->args.rank = sqlite3_value_int64(v);
-    } else if (t == SQLITE_FLOAT && sqlite3_value_double(v) == floor(sqlite3_value_double(v)) &&
-               fabs(sqlite3_value_double(v)) < 9.2e18) {
-      c->args.rank = (int64_t)sqlite3_value_double(v);
-    } else {
-      c->rank_null = 1; /* TVF-2: no rank equals NULL, text or 1.5 */
-    }
+    /* TVF-2: no rank equals NULL, text or 1.5 */
+    if (!hta_value_int64(argv[iArg++], &c->args.rank)) c->rank_null = 1;
   }
   for (int k = 0; k < def->nparam; k++) {
     if (!(idxNum >> (k + 1) & 1)) continue;
@@ -298,13 +362,7 @@ static int tvfColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   tvf_cursor *c = (tvf_cursor *)cur;
   const hta_tvf *def = ((tvf_vtab *)cur->pVtab)->def;
   if (col < def->nvisible) {
-    const hta_cell *x = &c->t.cells[c->i * c->t.ncol + col];
-    switch (x->type) {
-    case SQLITE_INTEGER: sqlite3_result_int64(ctx, x->v.i); break;
-    case SQLITE_FLOAT: sqlite3_result_double(ctx, x->v.d); break;
-    case SQLITE_TEXT: sqlite3_result_text(ctx, x->v.s, -1, SQLITE_TRANSIENT); break;
-    default: sqlite3_result_null(ctx); break;
-    }
+    hta_cell_result(ctx, &c->t.cells[c->i * c->t.ncol + col]);
   } else if (col < def->nvisible + def->nparam) {
     const hta_param *p = &def->params[col - def->nvisible];
     double d = c->args.p[col - def->nvisible];
@@ -339,4 +397,12 @@ static const sqlite3_module tvfModule = {
 
 int hta_tvf_register(sqlite3 *db, const hta_tvf *def) {
   return sqlite3_create_module_v2(db, def->name, &tvfModule, (void *)def, 0);
+}
+
+int hta_tvf_register_all(sqlite3 *db, const hta_tvf *const *defs, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    int rc = hta_tvf_register(db, defs[i]);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
 }

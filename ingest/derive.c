@@ -266,7 +266,7 @@ int dv_add(dv_state *d, const kt_event *e) {
     if (r->group >= 0 && (size_t)r->group < d->nbgroups && d->bstack_n[r->group] > 0) {
       int64_t b = d->bstack[r->group][--d->bstack_n[r->group]];
       dv_rec *br = &d->rec[b];
-      br->dur = e->ts - br->ts;
+      if (__builtin_sub_overflow(e->ts, br->ts, &br->dur)) br->dur = INT64_MAX; /* absurd, but defined */
       if (grow((void **)&d->bdur, &d->capbdur, d->nbdur + 1, sizeof *d->bdur)) return -1;
       d->bdur[d->nbdur].seq = b;
       d->bdur[d->nbdur++].dur = br->dur;

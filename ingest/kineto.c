@@ -777,6 +777,12 @@ static int ktEvent(kt_file *f) {
     js_fail(js, f->ctr_big_off, "number out of range (\"args\")");
     return -1;
   }
+  /* Every later computation uses the end ts + dur: it must fit int64 ns too. */
+  int64_t end_ns;
+  if ((e->flags & KT_HAS_TS) && (e->flags & KT_HAS_DUR) && __builtin_add_overflow(e->ts, e->dur, &end_ns)) {
+    js_fail(js, js->tok_off, "number out of range (\"ts\" + \"dur\")");
+    return -1;
+  }
   if (e->ph == 'C' && f->nctr) {
     for (int i = 0; i < f->nctr; i++) {
       f->counters[i].key = ktSpan(ar, f->ctr[i].key);

@@ -507,6 +507,39 @@ static void hrOverview(hr_ctx *x) {
   hrEndSection(x);
 }
 
+/* ---------------------------------------------------------------- per-trace bars */
+
+/* Draws a percent bar chart of the rows of ST: trace_id, then one value per series
+** (NSER), one bar group per trace; finalizes ST (NULL: nothing). */
+static void hrTraceBars(hr_ctx *x, sqlite3_stmt *st, const char *what, const char *title,
+                        const char *ylabel, int nser, const char *const *sers,
+                        const char *const *cols) {
+  hr_vec v = {0};
+  hr_strs cats = {0};
+  int bad = 0;
+  while (st && hrStep(x, st, what) == SQLITE_ROW) {
+    bad |= hrPushStr(&cats, hrLabel(x, sqlite3_column_int64(st, 0)));
+    for (int k = 1; k <= nser; k++) bad |= hrPush(&v, hrCol(st, k));
+  }
+  sqlite3_finalize(st);
+  if (bad) hrOom(x);
+  if (st && !bad) {
+    sv_bars c = {.title = title,
+                 .ylabel = ylabel,
+                 .ncat = (int)cats.n,
+                 .nser = nser,
+                 .cats = (const char *const *)cats.v,
+                 .sers = sers,
+                 .colors = cols,
+                 .v = v.v,
+                 .ymax = 100,
+                 .unit = "%"};
+    sv_bar_chart(x->o, &c);
+  }
+  free(v.v);
+  hrStrsFree(&cats);
+}
+
 /* ---------------------------------------------------------------- 2. temporal */
 
 static void hrTemporal(hr_ctx *x) {
@@ -526,30 +559,8 @@ static void hrTemporal(hr_ctx *x) {
                    "SELECT trace_id, compute_time_pctg, non_compute_time_pctg, idle_time_pctg"
                    " FROM temp.hr_tb",
                    src);
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (st && hrStep(x, st, "hta_temporal_breakdown") == SQLITE_ROW) {
-    bad |= hrPushStr(&cats, hrLabel(x, sqlite3_column_int64(st, 0)));
-    for (int k = 1; k <= 3; k++) bad |= hrPush(&v, hrCol(st, k));
-  }
-  sqlite3_finalize(st);
-  if (bad) hrOom(x);
-  if (st && !bad) {
-    sv_bars c = {.title = "Temporal breakdown per rank (% of kernel time)",
-                 .ylabel = "% of kernel time",
-                 .ncat = (int)cats.n,
-                 .nser = 3,
-                 .cats = (const char *const *)cats.v,
-                 .sers = sers,
-                 .colors = cols,
-                 .v = v.v,
-                 .ymax = 100,
-                 .unit = "%"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v.v);
-  hrStrsFree(&cats);
+  hrTraceBars(x, st, src, "Temporal breakdown per rank (% of kernel time)", "% of kernel time", 3,
+              sers, cols);
   if (ok)
     hrTableOf(x,
               "SELECT rank, trace_id, idle_time_us, compute_time_us, non_compute_time_us, "
@@ -883,32 +894,10 @@ static void hrOverlap(hr_ctx *x) {
   int ok = hrMat(x, "hr_cc", src) == 0;
   sqlite3_stmt *st =
       ok ? hrPrep(x, "SELECT trace_id, comp_comm_overlap_pctg FROM temp.hr_cc", src) : NULL;
-  hr_strs cats = {0};
-  hr_vec v = {0};
-  int bad = 0;
-  while (st && hrStep(x, st, "hta_comm_comp_overlap") == SQLITE_ROW) {
-    bad |= hrPushStr(&cats, hrLabel(x, sqlite3_column_int64(st, 0)));
-    bad |= hrPush(&v, hrCol(st, 1));
-  }
-  sqlite3_finalize(st);
-  if (bad) hrOom(x);
-  if (st && !bad) {
-    static const char *const ser[] = {"overlap"};
-    static const char *const col[] = {"#ab63fa"};
-    sv_bars c = {.title = "Communication overlapped by computation (%)",
-                 .ylabel = "% of communication time",
-                 .ncat = (int)cats.n,
-                 .nser = 1,
-                 .cats = (const char *const *)cats.v,
-                 .sers = ser,
-                 .colors = col,
-                 .v = v.v,
-                 .ymax = 100,
-                 .unit = "%"};
-    sv_bar_chart(x->o, &c);
-  }
-  hrStrsFree(&cats);
-  free(v.v);
+  static const char *const ser[] = {"overlap"};
+  static const char *const col[] = {"#ab63fa"};
+  hrTraceBars(x, st, src, "Communication overlapped by computation (%)",
+              "% of communication time", 1, ser, col);
   if (ok)
     hrTableOf(x, "SELECT rank, trace_id, comp_comm_overlap_pctg FROM {src}", src, "hr_cc", src);
   hrEndSection(x);

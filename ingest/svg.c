@@ -505,6 +505,14 @@ void sv_ds_free(sv_ds *d) {
 
 /* ---------------------------------------------------------------- step lines */
 
+/* A series' peak for a hover title: "<max><unit> at <x of the max>". */
+static void sv_peak(sv_buf *b, const sv_ds *d, const char *unit) {
+  sv_num(b, d->maxy);
+  sv_esc(b, unit);
+  sv_puts(b, " at ");
+  sv_num(b, d->maxx);
+}
+
 void sv_step_chart(sv_buf *b, const sv_lines *c) {
   int W = c->width ? c->width : 960, H = c->height ? c->height : 300;
   const char *names[64];
@@ -572,20 +580,14 @@ void sv_step_chart(sv_buf *b, const sv_lines *c) {
     sv_puts(b, "; min ");
     sv_num(b, d->miny);
     sv_puts(b, ", max ");
-    sv_num(b, d->maxy);
-    sv_esc(b, c->unit);
-    sv_puts(b, " at ");
-    sv_num(b, d->maxx);
+    sv_peak(b, d, c->unit);
     sv_puts(b, "</title></path>");
     /* the peak, marked so that hovering gives its exact value */
     sv_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>",
               p.l + (d->maxx - x0) / (x1 - x0) * p.w, sv_py(&p, d->maxy), col);
     sv_esc(b, c->s[i].name);
     sv_puts(b, " peak: ");
-    sv_num(b, d->maxy);
-    sv_esc(b, c->unit);
-    sv_puts(b, " at ");
-    sv_num(b, d->maxx);
+    sv_peak(b, d, c->unit);
     sv_puts(b, "</title></circle>");
   }
   sv_puts(b, "</svg>\n");

@@ -84,6 +84,11 @@ echo "garbage" > notadb.db
 $ING -q notadb.db good 2>err.txt; check "foreign db exit 2" [ $? = 2 ]
 check "foreign db untouched" [ "$(cat notadb.db)" = garbage ]
 
+# 7. an end (ts + dur) beyond int64 ns is refused with its byte offset
+printf '{"traceEvents": [{"ph": "X", "cat": "c", "name": "a", "pid": 1, "tid": 1, "ts": 9000000000000000, "dur": 9000000000000000}]}' > over.json
+$ING -q o.db over.json 2>err.txt; check "ts+dur overflow exit 1" [ $? = 1 ]
+check "ts+dur overflow message" grep -q 'over.json: byte [0-9]*: number out of range ("ts" + "dur")' err.txt
+
 # 6. summary line (the M event goes to thread, not event: 4 + 1 events)
 $ING s.db good 2>err.txt
 check "summary" grep -q "^hta-ingest: 2 files ingested; 2 ranks, 5 events, .* MB/s$" err.txt

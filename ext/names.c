@@ -1,0 +1,63 @@
+/*
+** names.c: the string table (`string`: string_id, value) as the analyses use it.
+**
+**   static const char *const launches[] = {"cudaLaunchKernel", "hipLaunchKernel"};
+**   int32_t ids[2];
+**   rc = hta_string_ids(db, launches, 2, ids);      // ids[i] = -1: not in this database
+**   rc = hta_join_names(qname, name_ids, n, " -> ", &z);  // "aten::mm -> gemm_kernel"
+**
+** hta_string_ids() finds the ids of fixed names once, so that rows can be matched
+** by name_id (launch_stats.c, queue_length.c); hta_join_names() builds a pattern
+** or sequence string from a list of name ids (sequences.c, aten_ops.c).
+*/
+#include "hta_common.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+int hta_string_ids(sqlite3 *db, const char *const *names, size_t n, int32_t *ids) {
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db, "SELECT string_id FROM string WHERE value = ?1", -1, &st, 0);
+  for (size_t i = 0; i < n; i++) ids[i] = -1;
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+    sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);
+    rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW) ids[i] = (int32_t)sqlite3_column_int64(st, 0);
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int hta_join_names(sqlite3_stmt *qname, const sqlite3_int64 *ids, size_t n, const char *sep,
+                   char **pz) {
+  sqlite3_str *s = sqlite3_str_new(0);
+  char *z;
+  int rc = SQLITE_OK;
+  *pz = 0;
+  for (size_t k = 0; k < n && rc == SQLITE_OK; k++) {
+    if (k) sqlite3_str_appendall(s, sep);
+    if (ids[k] < 0) continue; /* an event without a name */
+    sqlite3_bind_int64(qname, 1, ids[k]);
+    rc = sqlite3_step(qname);
+    if (rc == SQLITE_ROW) {
+      const char *v = (const char *)sqlite3_column_text(qname, 0);
+      if (v) sqlite3_str_appendall(s, v);
+    }
+    if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
+    sqlite3_reset(qname);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_str_errcode(s);
+  z = sqlite3_str_finish(s);
+  if (rc == SQLITE_OK && !z) { /* sqlite3_str_finish gives NULL for "" */
+    z = sqlite3_mprintf("");
+    if (!z) rc = SQLITE_NOMEM;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_free(z);
+    return rc;
+  }
+  *pz = z;
+  return SQLITE_OK;
+}
