@@ -31,6 +31,9 @@
 **     {"Patterns": ...} (trace_writer.h TW-3).
 **  3. Every other element, and every other member of a marked event, is copied
 **     unchanged (values exact, trace_writer.h TW-1).
+**  5. The Patterns text added may not exceed 1 GiB (IO_OVERLAY_MAX_ADDED): each marked
+**     event repeats its patterns in full, so an operator spanning the whole trace
+**     (ProfilerStep on a big trace) is refused with an error instead of filling the disk.
 **  4. No pattern (an empty operator_name, no match, top_k = 0): the copy is still
 **     written and 0 is returned.
 **
@@ -78,6 +81,9 @@ static int ioCmpMark(const void *pa, const void *pb) {
   if (a->seq != b->seq) return a->seq < b->seq ? -1 : 1;
   return a->pattern < b->pattern ? -1 : a->pattern > b->pattern;
 }
+
+/* Most pattern text an overlay may add (OV-5). */
+#define IO_OVERLAY_MAX_ADDED ((uint64_t)1 << 30)
 
 /* OV-1: every (seq, pattern) pair of the patterns' rows, sorted by seq. */
 static int ioMarks(sqlite3 *db, io_overlay *v) {
@@ -144,6 +150,18 @@ int hta_io_write_overlay(sqlite3 *db, const hta_io_sel *sel, const char *opname,
   if (rc == SQLITE_OK) rc = ioMarks(db, &v);
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  if (rc == SQLITE_OK) {
+    /* OV-5: every marked event repeats its patterns' full text; an operator whose
+       instances span the trace (e.g. ProfilerStep) would write gigabytes. */
+    uint64_t added = 0;
+    for (size_t i = 0; i < v.nmarks; i++) added += strlen(v.p[v.marks[i].pattern].pattern) + 24;
+    if (added > IO_OVERLAY_MAX_ADDED) {
+      *pzErr = sqlite3_mprintf("the overlay would add %llu MB of pattern text (limit %llu MB): choose a more"
+                               " specific operator_name or a smaller top_k",
+                               (unsigned long long)(added >> 20), (unsigned long long)(IO_OVERLAY_MAX_ADDED >> 20));
+      rc = SQLITE_TOOBIG;
+    }
+  }
   if (rc == SQLITE_OK) {
     memset(&hooks, 0, sizeof hooks);
     hooks.ctx = &v;
