@@ -588,11 +588,11 @@ static int stgCount(const stg_kernel *aK, size_t lo, size_t hi, int64_t nCand,
     for (j = i; j < hi && aK[j].iteration == aK[i].iteration; j++) {
       if (aK[j].ts < t0) t0 = aK[j].ts;
     }
-    for (size_t h = i; h < j; h++) aDelta[m++] = aK[h].ts - t0;
+    for (size_t h = i; h < j; h++) aDelta[m++] = hta_sub_sat(aK[h].ts, t0);
     qsort(aDelta, m, sizeof(int64_t), stgCmpI64);
     thr = (int64_t)m > nCand ? aDelta[m - (size_t)nCand] : aDelta[0];
     for (size_t h = i; h < j; h++) {
-      if (aK[h].ts - t0 >= thr) aRank[nRank++] = aK[h].rank;
+      if (hta_sub_sat(aK[h].ts, t0) >= thr) aRank[nRank++] = aK[h].rank;
     }
   }
   qsort(aRank, nRank, sizeof(int64_t), stgCmpI64);
@@ -628,7 +628,7 @@ static int stgRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
   if (rc != SQLITE_OK || steps.n == 0) goto stg_end;
   rc = stgSpan(db, &tr, &steps, &tMin, &tMax, &any); /* R4b */
   if (rc != SQLITE_OK || !any) goto stg_end;
-  meanIter = (double)(tMax - tMin) / (double)steps.n;
+  meanIter = (double)hta_sub_sat(tMax, tMin) / (double)steps.n;
   if (!(meanIter > 0.0)) goto stg_end;
   rc = stgNames(db, &aName, &nName);
   if (rc != SQLITE_OK || nName == 0) goto stg_end;

@@ -330,8 +330,8 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
       continue;
     recs[nrecs].op = (size_t)j;
     recs[nrecs].order = order;
-    recs[nrecs].aten_ns = L->ts - ops[j].ts;
-    recs[nrecs].runtime_ns = L->kernel_ts - L->ts;
+    recs[nrecs].aten_ns = hta_sub_sat(L->ts, ops[j].ts);
+    recs[nrecs].runtime_ns = hta_sub_sat(L->kernel_ts, L->ts);
     recs[nrecs].kname = L->kname;
     nrecs++;
   }
@@ -376,8 +376,8 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     size_t b = a;
     sqlite3_int64 aten = 0, runtime = 0;
     for (; b < ninst && aokCmpInst(&refs[a], &refs[b]) == 0; b++) {
-      aten += refs[b].p->aten_ns;
-      runtime += refs[b].p->runtime_ns;
+      aten = hta_add_sat(aten, refs[b].p->aten_ns);
+      runtime = hta_add_sat(runtime, refs[b].p->runtime_ns);
     }
     const sqlite3_int64 *g = ids + refs[a].p->off; /* op name, then kernel names */
     char *zo = 0, *zs = 0;

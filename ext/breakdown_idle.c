@@ -133,15 +133,15 @@ static int itStream(it_ctx *k, const hta_trace *t, const hta_gpu_rows *g, const 
   cat[0] = -1;
   for (size_t i = 1; i < n; i++) {
     const hta_gpu *prev = &g->a[K[i - 1].row], *cur = &g->a[K[i].row];
-    int64_t prev_end = prev->ts + prev->dur; /* IT-3 */
-    int64_t gap = cur->ts - prev_end;
+    int64_t prev_end = hta_end(prev->ts, prev->dur); /* IT-3 */
+    int64_t gap = hta_sub_sat(cur->ts, prev_end);
     int c = IT_OTHER;
     if (cur->link_id && cur->launch_ts != INT64_MIN && cur->launch_ts > prev_end) c = IT_HOST_WAIT;
     else if ((double)gap < k->delay_ns) c = IT_KERNEL_WAIT;
     cat[i] = c;
     present[c] = 1;
-    sum[c] += gap;
-    total += gap;
+    sum[c] = hta_add_sat(sum[c], gap);
+    total = hta_add_sat(total, gap);
     gaps[i] = gap / 1000.0;
   }
   for (int c = 0; c < IT_NCAT; c++) {

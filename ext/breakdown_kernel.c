@@ -93,7 +93,7 @@ static int ktbTrace(void *pctx, const hta_trace *t, const hta_gpu_rows *g) {
   }
   rc = hta_iv_sweep(lists, counts, k->ntypes, out); /* KB-2 */
   sqlite3_free(buf);
-  for (int m = 1; m < 8; m++) k->total[m] += out[m];
+  for (int m = 1; m < 8; m++) k->total[m] = hta_add_sat(k->total[m], out[m]);
   return rc;
 }
 
@@ -130,7 +130,7 @@ static int ktbRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
       if (l->name[0]) strcat(l->name, " overlapping ");
       strcat(l->name, hta_kernel_type_name(kbTypes[b]));
     }
-    all += l->ns;
+    all = hta_add_sat(all, l->ns);
   }
   qsort(lab, nlab, sizeof lab[0], ktbLabelCmp);
   for (int i = 0; i < nlab; i++) {

@@ -56,15 +56,15 @@ static int tbTrace(void *ctx, const hta_trace *t, const hta_gpu_rows *g) {
   if (!all) return SQLITE_NOMEM;
   comp = all + g->n;
   nall = hta_gpu_merged(g, HTA_KT_ANY, all); /* TB-2 */
-  kernel = all[nall - 1].end - all[0].start;
-  idle = kernel - hta_iv_length(all, nall);
+  kernel = hta_sub_sat(all[nall - 1].end, all[0].start);
+  idle = hta_sub_sat(kernel, hta_iv_length(all, nall));
   ncomp = hta_gpu_merged(g, HTA_KT_COMPUTATION, comp);
   compute = hta_iv_length(comp, ncomp);
   sqlite3_free(all);
 
   hta_cell *row = hta_table_add_row(out);
   if (!row) return SQLITE_NOMEM;
-  int64_t non_compute = kernel - compute - idle;
+  int64_t non_compute = hta_sub_sat(hta_sub_sat(kernel, compute), idle);
   double k = (double)kernel;
   hta_cell_int(&row[TB_RANK], t->rank);
   hta_cell_double(&row[TB_IDLE], idle / 1000.0);

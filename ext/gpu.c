@@ -297,7 +297,8 @@ int hta_gpu_foreach(sqlite3 *db, int has_rank, int64_t rank, int include_last_st
 size_t hta_gpu_merged(const hta_gpu_rows *g, int types, hta_iv *out) {
   size_t n = 0;
   for (size_t i = 0; i < g->n; i++) {
-    if (g->a[i].kernel_type & types) out[n++] = (hta_iv){g->a[i].ts, g->a[i].ts + g->a[i].dur};
+    if (g->a[i].kernel_type & types)
+      out[n++] = (hta_iv){g->a[i].ts, hta_end(g->a[i].ts, g->a[i].dur)};
   }
   return hta_iv_merge(out, n);
 }

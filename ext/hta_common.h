@@ -27,6 +27,27 @@
 #include <sqlite3.h>
 #endif
 
+/* ---------------------------------------------------------------- overflow-free ns arithmetic */
+/* A database may hold any int64 ts and dur (written by SQL, or an older or hostile
+** file), so an end (ts + dur), a difference of two times or a running sum of
+** durations can leave int64. These saturate at INT64_MIN / INT64_MAX instead of
+** overflowing (undefined behaviour); any result that fits is exact, so normal data
+** gives unchanged results. */
+static inline int64_t hta_add_sat(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_add_overflow(a, b, &r))
+    return b > 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
+static inline int64_t hta_sub_sat(int64_t a, int64_t b) {
+  int64_t r;
+  if (__builtin_sub_overflow(a, b, &r))
+    return b < 0 ? INT64_MAX : INT64_MIN;
+  return r;
+}
+/* The end of an event: ts + dur, saturated. */
+static inline int64_t hta_end(int64_t ts, int64_t dur) { return hta_add_sat(ts, dur); }
+
 /* ---------------------------------------------------------------- kernel types */
 /* Bits as HTA numbers them in the kernel-type breakdown (spec 2.2). */
 #define HTA_KT_COMPUTATION   1

@@ -50,7 +50,7 @@ size_t hta_iv_merge(hta_iv *iv, size_t n) {
 
 int64_t hta_iv_length(const hta_iv *iv, size_t n) {
   int64_t s = 0;
-  for (size_t i = 0; i < n; i++) s += iv[i].end - iv[i].start;
+  for (size_t i = 0; i < n; i++) s = hta_add_sat(s, hta_sub_sat(iv[i].end, iv[i].start));
   return s;
 }
 
@@ -92,7 +92,7 @@ int hta_iv_sweep(hta_iv *const *lists, const size_t *counts, int nlists, int64_t
     for (int l = 0; l < nlists; l++) {
       if (active[l] > 0) mask |= 1 << l;
     }
-    out[mask] += ev[i].t - t;
+    out[mask] = hta_add_sat(out[mask], hta_sub_sat(ev[i].t, t));
   }
   sqlite3_free(ev);
   return SQLITE_OK;

@@ -162,7 +162,7 @@ static int lsTrace(void *pctx, const hta_trace *t, const hta_gpu_rows *g) {
   qsort(pairs, np, sizeof *pairs, lsPairCmp);
   for (size_t i = 0; i < np; i++) {
     const hta_gpu *k = pairs[i].g;
-    int64_t delay = k->ts - k->launch_ts - k->launch_dur;
+    int64_t delay = hta_sub_sat(hta_sub_sat(k->ts, k->launch_ts), k->launch_dur);
     double cpu_us = (double)k->launch_dur / 1000.0, gpu_us = (double)k->dur / 1000.0;
     double delay_us = (double)(delay > 0 ? delay : 0) / 1000.0; /* LS-4 */
     const char *kname = hta_gpu_name(g, k->name_id);

@@ -228,7 +228,7 @@ static int mbBuild(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, i
     p->delta = bw;
     s->a[s->n + nmem] = *p;
     p = &s->a[s->n + nmem];
-    p->ts = k->ts + dur;
+    p->ts = hta_end(k->ts, dur);
     p->is_start = 0;
     p->delta = -bw;
     s->n++;
@@ -305,7 +305,7 @@ static int mbEmitSeries(const hta_trace *t, const mb_series *s, const hta_tvf_ar
     hta_cell_int(&row[MB_RANK], t->rank);
     rc = hta_cell_text(&row[MB_KIND], s->a[i].kind);
     if (rc != SQLITE_OK) return rc;
-    hta_cell_double(&row[MB_TS], (double)(s->a[i].ts - job_min_ts) / 1000.0);
+    hta_cell_double(&row[MB_TS], (double)hta_sub_sat(s->a[i].ts, job_min_ts) / 1000.0);
     hta_cell_double(&row[MB_BW], s->a[i].bw);
     hta_cell_int(&row[MB_TRACE_ID], t->trace_id);
     hta_cell_int(&row[MB_COMPUTED], computed);

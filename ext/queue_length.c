@@ -332,7 +332,7 @@ static int qlEmitSeries(sqlite3 *db, const hta_trace *t, const ql_series *s,
     if (!row) return SQLITE_NOMEM;
     hta_cell_int(&row[QL_RANK], t->rank);
     hta_cell_int(&row[QL_STREAM], s->a[i].stream);
-    hta_cell_double(&row[QL_TS], (double)(s->a[i].ts - job_min_ts) / 1000.0);
+    hta_cell_double(&row[QL_TS], (double)hta_sub_sat(s->a[i].ts, job_min_ts) / 1000.0);
     hta_cell_int(&row[QL_QUEUE_LENGTH], s->a[i].q);
     hta_cell_int(&row[QL_TRACE_ID], t->trace_id);
   }
@@ -427,7 +427,8 @@ static int qfEmitFull(sqlite3 *db, const hta_trace *t, const ql_series *s, const
     for (; j < s->n && s->a[j].stream == s->a[i].stream; j++) { /* QL-7 */
       if ((double)s->a[j].q < max_q) continue;
       reached = 1;
-      if (j + 1 < s->n && s->a[j + 1].stream == s->a[j].stream) dur += s->a[j + 1].ts - s->a[j].ts;
+      if (j + 1 < s->n && s->a[j + 1].stream == s->a[j].stream)
+        dur = hta_add_sat(dur, hta_sub_sat(s->a[j + 1].ts, s->a[j].ts));
     }
     if (reached && !have_span) {
       int64_t lo = s->gpu_min_ts, hi = s->gpu_max_ts, hlo = 0, hhi = 0;
@@ -438,7 +439,7 @@ static int qfEmitFull(sqlite3 *db, const hta_trace *t, const ql_series *s, const
         if (hlo < lo) lo = hlo;
         if (hhi > hi) hi = hhi;
       }
-      span = (double)(hi - lo);
+      span = (double)hta_sub_sat(hi, lo);
       have_span = 1;
     }
     if (reached) {

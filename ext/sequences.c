@@ -593,7 +593,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     HTA_PUSH(j.ids, j.nids, j.aids, 256, cd->name_id, fks_run_oom);
     for (size_t h = 0; h < nhits; h++) {
       HTA_PUSH(j.ids, j.nids, j.aids, 256, hits[h].name_id, fks_run_oom);
-      r.kernel_ns += hits[h].dur;
+      r.kernel_ns = hta_add_sat(r.kernel_ns, hits[h].dur);
     }
     r.n = j.nids - r.off;
     HTA_PUSH(j.roots, j.nroots, j.aroots, 64, r, fks_run_oom);

@@ -130,7 +130,7 @@ static void topkStats(const topk_item *it, size_t n, int which, double *v, hta_t
       int64_t d = it[i].g->dur[j];
       if (m == 0 || d > mx) mx = d;
       if (m == 0 || d < mn) mn = d;
-      sum += d;
+      sum = hta_add_sat(sum, d);
       v[m++] = (double)d;
     }
   }
@@ -157,7 +157,7 @@ int hta_topk_aggregate(const hta_topk_group *g, size_t n, int64_t num, double ra
     it[i].g = &g[i];
     it[i].sum = 0;
     it[i].others = 0;
-    for (size_t j = 0; j < g[i].n; j++) it[i].sum += g[i].dur[j];
+    for (size_t j = 0; j < g[i].n; j++) it[i].sum = hta_add_sat(it[i].sum, g[i].dur[j]);
     maxn += g[i].n;
   }
   if ((int64_t)n > num) {
@@ -166,7 +166,7 @@ int hta_topk_aggregate(const hta_topk_group *g, size_t n, int64_t num, double ra
     cum = sqlite3_malloc64(2 * n * sizeof *cum);
     if (!cum) goto topk_oom;
     for (size_t i = 0; i < n; i++) {
-      run += it[i].sum;
+      run = hta_add_sat(run, it[i].sum);
       cum[i] = cum[n + i] = (double)run;
     }
     hta_sort_doubles(cum + n, n);

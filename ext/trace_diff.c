@@ -206,7 +206,7 @@ static void tdSideSort(td_side *s) {
   for (i = 0; i < s->n; i++) {
     if (k > 0 && strcmp(s->a[k - 1].zName, s->a[i].zName) == 0) {
       s->a[k - 1].count += s->a[i].count;
-      s->a[k - 1].dur += s->a[i].dur;
+      s->a[k - 1].dur = hta_add_sat(s->a[k - 1].dur, s->a[i].dur);
       sqlite3_free(s->a[i].zName);
     } else {
       s->a[k++] = s->a[i];
@@ -283,7 +283,7 @@ static int tdEmit(hta_table *t, const char *zName, int64_t cCount, int64_t cDur,
   hta_cell_int(&row[TD_TEST_COUNTS], tCount);
   hta_cell_double(&row[TD_TEST_TOTAL_DURATION_US], (double)tDur / 1000.0);
   hta_cell_int(&row[TD_DIFF_COUNTS], d);
-  hta_cell_double(&row[TD_DIFF_DURATION_US], (double)(tDur - cDur) / 1000.0);
+  hta_cell_double(&row[TD_DIFF_DURATION_US], (double)hta_sub_sat(tDur, cDur) / 1000.0);
   hta_cell_static(&row[TD_CHANGE], d > 0 ? "+" : d < 0 ? "-" : "=");
   hta_cell_static(&row[TD_CHANGE_CLASS], zClass);
   return hta_cell_text(&row[TD_NAME], zName);

@@ -781,29 +781,36 @@ static void testNs(void) {
       {"0.000000000000000000000000001e27", 1000},
   };
   size_t ncase = sizeof cases / sizeof cases[0];
-  char *json = malloc(64 * ncase + 64);
+  /* each value once as a dur (ts 0) and once as a ts (no dur): ts + dur must fit too */
+  char *json = malloc(128 * ncase + 64);
   size_t o = (size_t)sprintf(json, "{\"traceEvents\":[");
   for (size_t i = 0; i < ncase; i++)
-    o += (size_t)sprintf(json + o, "%s{\"ph\":\"X\",\"dur\":%s,\"ts\":%s}", i ? "," : "",
-                         cases[i].text, cases[i].text);
+    o += (size_t)sprintf(json + o, "%s{\"ph\":\"X\",\"dur\":%s,\"ts\":0},{\"ph\":\"X\",\"ts\":%s}",
+                         i ? "," : "", cases[i].text, cases[i].text);
   strcpy(json + o, "]}");
   kt_file *f = openStr(json, KT_SCAN);
   int rc;
   const kt_event *e;
   for (size_t i = 0; f && (e = nextEv(f, &rc)) != NULL; i++) {
-    if (i >= ncase) break;
+    if (i >= 2 * ncase) break;
+    size_t c = i / 2;
+    int as_dur = i % 2 == 0;
     tu_checks++;
-    if (e->dur != cases[i].ns || e->ts != cases[i].ns ||
-        e->flags != (KT_HAS_TS | KT_HAS_DUR)) {
+    if (as_dur ? (e->dur != cases[c].ns || e->ts != 0 || e->flags != (KT_HAS_TS | KT_HAS_DUR))
+               : (e->ts != cases[c].ns || e->flags != KT_HAS_TS)) {
       tu_failures++;
-      fprintf(stderr, "%s:%d: %s gave %lld ns, expected %lld\n", __FILE__, __LINE__,
-              cases[i].text, (long long)e->dur, (long long)cases[i].ns);
+      fprintf(stderr, "%s:%d: %s as %s gave %lld ns, expected %lld\n", __FILE__, __LINE__, cases[c].text,
+              as_dur ? "dur" : "ts", (long long)(as_dur ? e->dur : e->ts), (long long)cases[c].ns);
     }
   }
   CHECK_INT(rc, KT_END);
-  CHECK_INT(kt_meta_get(f)->event_count, (int64_t)ncase);
+  CHECK_INT(kt_meta_get(f)->event_count, (int64_t)(2 * ncase));
   kt_close(f);
   free(json);
+
+  /* An end beyond int64 ns: the error points at the event's closing brace (byte 61). */
+  EXPECT_ERR("{\"traceEvents\":[{\"ts\":9000000000000000,\"dur\":9000000000000000}]}",
+             "byte 61: number out of range (\"ts\" + \"dur\")");
 
   /* Offsets: {"traceEvents":[{"ts": is 22 bytes, so the value is at 22. */
   EXPECT_ERR("{\"traceEvents\":[{\"ts\":9223372036854775.8075}]}",
