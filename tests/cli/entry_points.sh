@@ -10,10 +10,10 @@
 #      of"), a table cannot be read from a view or a trigger. Called directly, they prepare.
 # Exit 77 (skip) when the I/O entry point adds nothing yet, after P1 and P2 have passed.
 set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d "${HTA_TMP:-/tmp}/entry.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 2
-top=$(cd "$(dirname "$0")/../.." && pwd)
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 SQLITE_INNOCUOUS=2097152 SQLITE_DIRECTONLY=524288

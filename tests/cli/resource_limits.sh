@@ -65,7 +65,8 @@ run() {
   own=$(sed -n 's/^hta-ingest: peak RSS \([0-9.]*\) MB.*/\1/p' err.txt)
   rss=""
   [ -n "$TIME" ] && rss=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' err.txt)
-  echo "$label: exit $rc, ${secs} s, peak RSS ${rss:+$((rss / 1024)) MB (time -v)}${rss:-not measured} / ${own:-?} MB (hta-ingest -v)"
+  if [ -n "$rss" ]; then m="$((rss / 1024)) MB (time -v)"; else m="not measured (no /usr/bin/time)"; fi
+  echo "$label: exit $rc, ${secs} s, peak RSS $m; hta-ingest -v says ${own:-?} MB"
   case $rc in
   0)
     got=$(sqlite3 r.db "$3")

@@ -193,18 +193,20 @@ static int fjSameEnd(const fj_run *a, const fj_run *b) {
 }
 
 static void fjDiffer(const char *what, const fj_run *a, const fj_run *b) {
-  fprintf(stderr, "%s: plain: %llu tokens, end %d at %llu \"%s\"; other: %llu tokens, end %d at %llu \"%s\"\n",
-          what, (unsigned long long)a->total, a->last, (unsigned long long)a->err_off, a->err,
-          (unsigned long long)b->total, b->last, (unsigned long long)b->err_off, b->err);
+  fprintf(
+      stderr,
+      "%s: plain: %llu tokens, end %d at %llu \"%s\"; other: %llu tokens, end %d at %llu \"%s\"\n",
+      what, (unsigned long long)a->total, a->last, (unsigned long long)a->err_off, a->err,
+      (unsigned long long)b->total, b->last, (unsigned long long)b->err_off, b->err);
   abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t h = fjHash(data, size, 1469598103934665603ULL);
-  size_t chunk = 1 + (size_t)(h % 23);           /* tiny refills put boundaries everywhere */
-  size_t keep = (size_t)((h >> 8) % 9);          /* bytes kept across a refill in FJ1 */
-  int skip_depth = 1 + (int)((h >> 16) % 4);     /* FJ4 */
-  int level = (int)((h >> 24) % 10);             /* 0 = stored blocks */
+  size_t chunk = 1 + (size_t)(h % 23);       /* tiny refills put boundaries everywhere */
+  size_t keep = (size_t)((h >> 8) % 9);      /* bytes kept across a refill in FJ1 */
+  int skip_depth = 1 + (int)((h >> 16) % 4); /* FJ4 */
+  int level = (int)((h >> 24) % 10);         /* 0 = stored blocks */
   size_t split = size ? (size_t)((h >> 32) % (size + 1)) : 0;
   int is_gz = size >= 2 && data[0] == 0x1f && data[1] == 0x8b;
 

@@ -51,8 +51,8 @@
 
 int sqlite3_hta_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
 
-#define FZ_MAXOPS 8      /* operations per input */
-#define FZ_MAXROWS 5000  /* rows read from one statement */
+#define FZ_MAXOPS 8     /* operations per input */
+#define FZ_MAXROWS 5000 /* rows read from one statement */
 #define FZ_MAXTARGETS 128
 #define FZ_BIGTEXT 300000 /* bytes of the long text value */
 
@@ -103,8 +103,8 @@ enum { FZ_SCALAR, FZ_AGG, FZ_WINDOW, FZ_TVF };
 typedef struct fz_target {
   char *name;
   int kind;
-  int narg;         /* functions: -1 = any */
-  int ncol;         /* tables: columns (visible and hidden) */
+  int narg; /* functions: -1 = any */
+  int ncol; /* tables: columns (visible and hidden) */
   char **col;
   int *hidden;
   int nhidden;
@@ -120,16 +120,20 @@ static char *fzBig; /* FZ_BIGTEXT bytes of 'x' */
 static void fzCheckRc(int rc, const char *sql) {
   int prim = rc & 0xff;
   if (prim == SQLITE_MISUSE || prim == SQLITE_INTERNAL || prim == SQLITE_CORRUPT) {
-    fprintf(stderr, "fuzz_sql: %s (%d: %s) from: %s\n", sqlite3_errstr(rc), rc, sqlite3_errmsg(fzDb), sql);
+    fprintf(stderr, "fuzz_sql: %s (%d: %s) from: %s\n", sqlite3_errstr(rc), rc,
+            sqlite3_errmsg(fzDb), sql);
     abort();
   }
 }
 
 /* Binds a hostile value to parameter I of ST. */
 static void fzBindValue(fz_in *in, sqlite3_stmt *st, int i) {
-  static const char *const texts[] = {"",      "1",      " 7 ",    "1e999", "-0",   "0x10", "NaN", "inf",
-                                      "main",  "temp",   "nccl*",  "*",     "[",    "%",    "rank", "\xff\xfe",
-                                      "\xed\xa0\x80", "aten::mm", "ProfilerStep#1", "Memcpy HtoD", "a\0b"};
+  /* clang-format off */
+  static const char *const texts[] = {
+      "", "1", " 7 ", "1e999", "-0", "0x10", "NaN", "inf", "main", "temp", "nccl*", "*", "[",
+      "%", "rank", "\xff\xfe", "\xed\xa0\x80", "aten::mm", "ProfilerStep#1", "Memcpy HtoD",
+      "a\0b"};
+  /* clang-format on */
   size_t n;
   const uint8_t *b;
   double d;
@@ -157,7 +161,8 @@ static void fzBindValue(fz_in *in, sqlite3_stmt *st, int i) {
   case 18:
   case 19: {
     unsigned k = fzByte(in) % (sizeof texts / sizeof texts[0]);
-    sqlite3_bind_text(st, i, texts[k], k == sizeof texts / sizeof texts[0] - 1 ? 3 : -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, i, texts[k], k == sizeof texts / sizeof texts[0] - 1 ? 3 : -1,
+                      SQLITE_STATIC);
     break;
   }
   case 20: sqlite3_bind_text(st, i, fzBig, FZ_BIGTEXT, SQLITE_STATIC); break;
@@ -180,8 +185,12 @@ static void fzBindValue(fz_in *in, sqlite3_stmt *st, int i) {
   case 27: /* an event id that exists (two traces of 52 rows) */
     sqlite3_bind_int64(st, i, ((int64_t)(1 + fzByte(in) % 2) << 32) | (fzByte(in) % 56));
     break;
-  case 28: sqlite3_bind_int64(st, i, (int64_t)(fzByte(in) % 16) - 4); break; /* small ints: ranks, flags */
-  case 29: sqlite3_bind_int64(st, i, (int64_t)1000000000 + (int64_t)fzByte(in) * 1000); break; /* a ts */
+  case 28:
+    sqlite3_bind_int64(st, i, (int64_t)(fzByte(in) % 16) - 4);
+    break; /* small ints: ranks, flags */
+  case 29:
+    sqlite3_bind_int64(st, i, (int64_t)1000000000 + (int64_t)fzByte(in) * 1000);
+    break;                                                                /* a ts */
   case 30: sqlite3_bind_double(st, i, (double)fzByte(in) / 255.0); break; /* a ratio */
   default: sqlite3_bind_int64(st, i, (int64_t)fzByte(in) - 128); break;
   }
@@ -227,15 +236,41 @@ static void fzRun(fz_in *in, const char *sql) {
 
 /* Columns the analyses read, and the tables they live in. */
 static const char *const fzCols[][2] = {
-    {"event", "ts"},           {"event", "dur"},          {"event", "stream"},        {"event", "name_id"},
-    {"event", "category_id"},  {"event", "link_id"},      {"event", "parent_id"},     {"event", "depth"},
-    {"event", "correlation"},  {"event", "iteration"},    {"event", "args"},          {"event", "trace_id"},
-    {"event", "rank"},         {"event", "ph"},           {"event", "seq"},           {"event", "external_id"},
-    {"event", "event_id"},     {"trace", "rank"},         {"trace", "min_ts"},        {"trace", "max_end"},
-    {"trace", "event_count"},  {"trace", "trace_id"},     {"trace", "device_type"},   {"profiler_step", "step"},
-    {"profiler_step", "ts"},   {"profiler_step", "dur"},  {"profiler_step", "trace_id"}, {"string", "value"},
-    {"category", "name"},      {"kernel_type_rule", "pattern"}, {"kernel_type_rule", "kernel_type"},
-    {"kernel_type_rule", "priority"}, {"counter", "value"}, {"counter", "series"},    {"counter", "ts"},
+    {"event", "ts"},
+    {"event", "dur"},
+    {"event", "stream"},
+    {"event", "name_id"},
+    {"event", "category_id"},
+    {"event", "link_id"},
+    {"event", "parent_id"},
+    {"event", "depth"},
+    {"event", "correlation"},
+    {"event", "iteration"},
+    {"event", "args"},
+    {"event", "trace_id"},
+    {"event", "rank"},
+    {"event", "ph"},
+    {"event", "seq"},
+    {"event", "external_id"},
+    {"event", "event_id"},
+    {"trace", "rank"},
+    {"trace", "min_ts"},
+    {"trace", "max_end"},
+    {"trace", "event_count"},
+    {"trace", "trace_id"},
+    {"trace", "device_type"},
+    {"profiler_step", "step"},
+    {"profiler_step", "ts"},
+    {"profiler_step", "dur"},
+    {"profiler_step", "trace_id"},
+    {"string", "value"},
+    {"category", "name"},
+    {"kernel_type_rule", "pattern"},
+    {"kernel_type_rule", "kernel_type"},
+    {"kernel_type_rule", "priority"},
+    {"counter", "value"},
+    {"counter", "series"},
+    {"counter", "ts"},
 };
 
 static void fzCorrupt(fz_in *in) {
@@ -243,16 +278,18 @@ static void fzCorrupt(fz_in *in) {
   char *sql;
   switch (fzByte(in) % 3) {
   case 0: /* one row */
-    sql = sqlite3_mprintf("UPDATE OR IGNORE \"%w\" SET \"%w\" = ?1 WHERE rowid = (SELECT rowid FROM \"%w\" "
-                          "ORDER BY rowid LIMIT 1 OFFSET ?2)",
-                          fzCols[k][0], fzCols[k][1], fzCols[k][0]);
+    sql = sqlite3_mprintf(
+        "UPDATE OR IGNORE \"%w\" SET \"%w\" = ?1 WHERE rowid = (SELECT rowid FROM \"%w\" "
+        "ORDER BY rowid LIMIT 1 OFFSET ?2)",
+        fzCols[k][0], fzCols[k][1], fzCols[k][0]);
     break;
   case 1: /* every row */
     sql = sqlite3_mprintf("UPDATE OR IGNORE \"%w\" SET \"%w\" = ?1", fzCols[k][0], fzCols[k][1]);
     break;
   default: /* a row in n */
-    sql = sqlite3_mprintf("UPDATE OR IGNORE \"%w\" SET \"%w\" = ?1 WHERE rowid %% (1 + abs(?2 %% 7)) = 0",
-                          fzCols[k][0], fzCols[k][1]);
+    sql = sqlite3_mprintf(
+        "UPDATE OR IGNORE \"%w\" SET \"%w\" = ?1 WHERE rowid %% (1 + abs(?2 %% 7)) = 0",
+        fzCols[k][0], fzCols[k][1]);
     break;
   }
   if (sql) fzRun(in, sql);
@@ -260,17 +297,27 @@ static void fzCorrupt(fz_in *in) {
 }
 
 static void fzInsertEvent(fz_in *in) {
-  fzRun(in, "INSERT OR REPLACE INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, ts, dur,"
-            " stream, correlation, link_id, parent_id, depth, iteration, args)"
-            " VALUES (?1, ?2, ?3, ?4, coalesce(?5, 'X'), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+  fzRun(in,
+        "INSERT OR REPLACE INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, ts, "
+        "dur,"
+        " stream, correlation, link_id, parent_id, depth, iteration, args)"
+        " VALUES (?1, ?2, ?3, ?4, coalesce(?5, 'X'), ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+        "?16)");
 }
 
 /* "?1, ?2, ..., ?N" or a hostile SQL expression in some places. */
 static void fzArgs(fz_in *in, sqlite3_str *s, int n) {
-  static const char *const exprs[] = {"zeroblob(100000)", "printf('%.*c', 200000, 'x')", "char(55296)",
-                                      "x'ff'",            "-9223372036854775808",       "1e999",
-                                      "-(1e999)",         "(SELECT min(rank) FROM trace)", "'main'",
-                                      "9223372036854775807 + 1",  "CAST(x'c3' AS TEXT)"};
+  static const char *const exprs[] = {"zeroblob(100000)",
+                                      "printf('%.*c', 200000, 'x')",
+                                      "char(55296)",
+                                      "x'ff'",
+                                      "-9223372036854775808",
+                                      "1e999",
+                                      "-(1e999)",
+                                      "(SELECT min(rank) FROM trace)",
+                                      "'main'",
+                                      "9223372036854775807 + 1",
+                                      "CAST(x'c3' AS TEXT)"};
   for (int i = 1; i <= n; i++) {
     if (i > 1) sqlite3_str_appendall(s, ", ");
     unsigned b = fzByte(in);
@@ -300,7 +347,8 @@ static const char *fzCol(fz_in *in, const fz_target *t, int hidden_only) {
 static void fzTvf(fz_in *in) {
   const fz_target *t = fzPick(in, 1);
   if (!t) return;
-  static const char *const ops[] = {"= ?1", "> ?1", "< ?1", "IS ?1", "IN (?1, ?2)", "IS NULL", "LIKE ?1", "!= ?1"};
+  static const char *const ops[] = {"= ?1",        "> ?1",    "< ?1",    "IS ?1",
+                                    "IN (?1, ?2)", "IS NULL", "LIKE ?1", "!= ?1"};
   sqlite3_str *s = sqlite3_str_new(fzDb);
   const char *a, *b;
   switch (fzByte(in) % 7) {
@@ -320,20 +368,25 @@ static void fzTvf(fz_in *in) {
     break;
   case 3: /* the cursor re-filtered once per outer row */
     a = fzCol(in, t, 1);
-    sqlite3_str_appendf(s, "SELECT * FROM (VALUES (?1), (?2), (?3)) AS v, \"%w\" AS t WHERE t.\"%w\" = v.column1",
-                        t->name, a);
+    sqlite3_str_appendf(
+        s, "SELECT * FROM (VALUES (?1), (?2), (?3)) AS v, \"%w\" AS t WHERE t.\"%w\" = v.column1",
+        t->name, a);
     break;
   case 4: /* positional argument from an outer row */
-    sqlite3_str_appendf(s, "SELECT * FROM (VALUES (?1), (?2)) AS v, \"%w\"(v.column1) AS t", t->name);
+    sqlite3_str_appendf(s, "SELECT * FROM (VALUES (?1), (?2)) AS v, \"%w\"(v.column1) AS t",
+                        t->name);
     break;
   case 5: /* aggregation, ordering, LIMIT/OFFSET */
     a = fzCol(in, t, 0);
-    sqlite3_str_appendf(s, "SELECT \"%w\", count(*), max(rowid) FROM \"%w\" GROUP BY 1 ORDER BY 1 DESC LIMIT ?1 OFFSET ?2",
+    sqlite3_str_appendf(s,
+                        "SELECT \"%w\", count(*), max(rowid) FROM \"%w\" GROUP BY 1 ORDER BY 1 "
+                        "DESC LIMIT ?1 OFFSET ?2",
                         a, t->name);
     break;
   default: { /* two cursors at once */
     const fz_target *u = fzPick(in, 1);
-    sqlite3_str_appendf(s, "SELECT * FROM \"%w\" AS a, \"%w\" AS b WHERE a.rowid < ?1 LIMIT 200", t->name, u->name);
+    sqlite3_str_appendf(s, "SELECT * FROM \"%w\" AS a, \"%w\" AS b WHERE a.rowid < ?1 LIMIT 200",
+                        t->name, u->name);
     break;
   }
   }
@@ -369,13 +422,12 @@ static void fzFunction(fz_in *in) {
     case 1: sqlite3_str_appendall(s, ") FROM v GROUP BY g"); break;
     case 2:
       if (t->kind == FZ_WINDOW) {
-        sqlite3_str_appendall(s, ") OVER (ORDER BY g ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM v");
+        sqlite3_str_appendall(
+            s, ") OVER (ORDER BY g ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM v");
         break;
       }
       /* fall through */
-    default:
-      sqlite3_str_appendall(s, ") FROM v WHERE g = ?1");
-      break;
+    default: sqlite3_str_appendall(s, ") FROM v WHERE g = ?1"); break;
     }
   }
   char *sql = sqlite3_str_finish(s);
@@ -390,7 +442,7 @@ static void fzAggregateEvents(fz_in *in) {
       "SELECT hta_quantile(dur, ?1) FROM event GROUP BY name_id",
       "SELECT hta_median(dur) FROM event",
       "SELECT hta_union_length(?1, ?2) FROM event",
-      "SELECT hta_kernel_type(s.value), hta_shorten_name(s.value), hta_memory_kind(s.value) FROM string s",
+      "SELECT hta_kernel_type(value), hta_shorten_name(value), hta_memory_kind(value) FROM string",
   };
   fzRun(in, q[fzByte(in) % (sizeof q / sizeof q[0])]);
 }
@@ -404,24 +456,29 @@ static void fzDie(const char *what) {
 
 static void fzDiscover(void) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(fzDb,
-                         "SELECT name, type, narg FROM pragma_function_list WHERE name LIKE 'hta\\_%' ESCAPE '\\'"
-                         " UNION SELECT name, 'v', 0 FROM pragma_module_list WHERE name LIKE 'hta\\_%' ESCAPE '\\'"
-                         " ORDER BY 1, 3",
-                         -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(
+          fzDb,
+          "SELECT name, type, narg FROM pragma_function_list WHERE name LIKE 'hta\\_%' ESCAPE '\\'"
+          " UNION SELECT name, 'v', 0 FROM pragma_module_list WHERE name LIKE 'hta\\_%' ESCAPE '\\'"
+          " ORDER BY 1, 3",
+          -1, &st, NULL) != SQLITE_OK)
     fzDie("discover");
   while (sqlite3_step(st) == SQLITE_ROW && fzNT < FZ_MAXTARGETS) {
     fz_target *t = &fzT[fzNT++];
     const char *type = (const char *)sqlite3_column_text(st, 1);
     t->name = strdup((const char *)sqlite3_column_text(st, 0));
     t->narg = sqlite3_column_int(st, 2);
-    t->kind = type[0] == 'v' ? FZ_TVF : type[0] == 'w' ? FZ_WINDOW : type[0] == 'a' ? FZ_AGG : FZ_SCALAR;
+    t->kind = type[0] == 'v'   ? FZ_TVF
+              : type[0] == 'w' ? FZ_WINDOW
+              : type[0] == 'a' ? FZ_AGG
+                               : FZ_SCALAR;
   }
   sqlite3_finalize(st);
   for (int i = 0; i < fzNT; i++) {
     fz_target *t = &fzT[i];
     if (t->kind != FZ_TVF) continue;
-    if (sqlite3_prepare_v2(fzDb, "SELECT name, hidden FROM pragma_table_xinfo(?1)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(fzDb, "SELECT name, hidden FROM pragma_table_xinfo(?1)", -1, &st,
+                           NULL) != SQLITE_OK)
       fzDie("table_xinfo");
     sqlite3_bind_text(st, 1, t->name, -1, SQLITE_STATIC);
     while (sqlite3_step(st) == SQLITE_ROW) {
@@ -438,8 +495,8 @@ static void fzDiscover(void) {
   }
   if (getenv("FUZZ_SQL_VERBOSE")) {
     for (int i = 0; i < fzNT; i++)
-      fprintf(stderr, "target %s kind %d narg %d columns %d hidden %d\n", fzT[i].name, fzT[i].kind, fzT[i].narg,
-              fzT[i].ncol, fzT[i].nhidden);
+      fprintf(stderr, "target %s kind %d narg %d columns %d hidden %d\n", fzT[i].name, fzT[i].kind,
+              fzT[i].narg, fzT[i].ncol, fzT[i].nhidden);
   }
 }
 
@@ -511,7 +568,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   fzFailAt = 0;
   sqlite3_progress_handler(fzDb, 0, NULL, NULL);
-  if (!sqlite3_get_autocommit(fzDb) && sqlite3_exec(fzDb, "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK) {
+  if (!sqlite3_get_autocommit(fzDb) &&
+      sqlite3_exec(fzDb, "ROLLBACK", NULL, NULL, NULL) != SQLITE_OK) {
     fprintf(stderr, "fuzz_sql: ROLLBACK failed: %s\n", sqlite3_errmsg(fzDb));
     abort();
   }
