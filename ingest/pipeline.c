@@ -465,7 +465,7 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
       break;
     }
     case M_ROWS:
-      if (*failed_file != m->file && !getenv("HTA_NOWRITE") && wr_rows(c->w, m->b, err)) {
+      if (*failed_file != m->file && wr_rows(c->w, m->b, err)) {
         wr_abort(c->w);
         snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
         *failed_file = m->file;

@@ -197,7 +197,6 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
                 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768; PRAGMA temp_store = FILE;",
                 err))
       return -1;
-    if (getenv("HTA_PRAGMAS") && wr_exec(w, getenv("HTA_PRAGMAS"), err)) return -1;
   } else {
     sqlite3_stmt *st;
     int64_t app = -1;
@@ -218,7 +217,7 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
     snprintf(err, WR_ERR_MAX, "column docs: %s", sqlite3_errstr(drc));
     return -1;
   }
-  if ((!w->is_new || getenv("HTA_EARLY_INDEX")) && wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
+  if (!w->is_new && wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
   if (wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
                   &w->next_string_id) ||
       wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap,
