@@ -14,7 +14,7 @@
 **      0x20: "control character in string"; bad escapes: "invalid escape".
 **   J4 more than JS_MAX_DEPTH open containers: "nesting deeper than 512
 **      levels" at the bracket that exceeds it.
-**   J5 limits: "string longer than 256 MiB", "number too long".
+**   J5 limits: "string longer than 4 MiB", "number too long".
 **   J6 offsets are in the uncompressed JSON text, counted from 0.
 */
 #include "json.h"
@@ -78,7 +78,7 @@ static int jsAppend(js_lexer *js, const char *src, size_t n, const char *p) {
   if (n == 0) return 0;
   size_t need = js->scratch_n + n;
   if (need > JS_MAX_STRING) {
-    jsFailAt(js, p, "string longer than 256 MiB");
+    jsFailAt(js, p, "string longer than 4 MiB");
     return -1;
   }
   if (need > js->scratch_cap) {

@@ -59,6 +59,9 @@
 #endif
 
 #define KT_MAX_META (64u << 20)
+/* One event's strings or args JSON. Real traces stay under 10 kB; the cap keeps a
+** hostile event from costing memory without bound (it fails with its offset). */
+#define KT_MAX_EVENT (16u << 20)
 #define KT_DIGIT(c) ((unsigned char)((c) - '0') < 10)
 
 /* A growable byte buffer. */
@@ -115,14 +118,19 @@ static int ktNoMem(kt_file *f) {
   return -1;
 }
 
-/* Makes room for N more bytes. 0, or -1 (out of memory recorded). */
+/* Makes room for N more bytes. 0, or -1 (out of memory, or an event over
+** KT_MAX_EVENT, recorded). Capacities stay <= the limit, so n <= limit always. */
 static int ktGrow(kt_file *f, kt_buf *b, size_t n) {
   if (b->cap - b->n >= n) return 0;
-  size_t cap = b->cap ? b->cap : 1024;
-  while (cap - b->n < n) {
-    if (cap > SIZE_MAX / 2) goto oom;
-    cap *= 2;
+  size_t limit = b == &f->meta ? SIZE_MAX / 2 : KT_MAX_EVENT;
+  if (n > limit - b->n) {
+    if (b == &f->meta) goto oom;
+    js_fail(&f->js, f->js.tok_off, "event larger than 16 MiB");
+    return -1;
   }
+  size_t cap = b->cap ? b->cap : 1024;
+  while (cap - b->n < n) cap *= 2;
+  if (cap > limit) cap = limit;
   char *q = realloc(b->p, cap);
   if (!q) goto oom;
   b->p = q;
@@ -158,7 +166,12 @@ static int ktPutStr(kt_file *f, kt_buf *b, const char *s, size_t n, int plain) {
     b->n += n + 2;
     return 0;
   }
-  if (ktGrow(f, b, n * 6 + 2)) return -1;
+  size_t need = 2; /* the exact escaped length, so the event cap counts real bytes */
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    need += c >= 0x20 && c != '"' && c != '\\' ? 1 : strchr("\"\\\b\f\n\r\t", c) && c ? 2 : 6;
+  }
+  if (ktGrow(f, b, need)) return -1;
   char *o = b->p + b->n;
   *o++ = '"';
   for (size_t i = 0; i < n; i++) {
@@ -934,10 +947,12 @@ static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n,
   }
   int rc = path ? rd_open(&f->rd, path) : rd_open_mem(&f->rd, data, n);
   if (rc != 0) {
-    snprintf(err, KT_ERR_MAX, "%s", f->rd.err);
+    /* Found before the first byte is decoded: offset 0, so every message has one. */
+    int nomem = strcmp(f->rd.err, "out of memory") == 0;
+    snprintf(err, KT_ERR_MAX, "byte 0: %s", f->rd.err);
     rd_close(&f->rd);
     free(f);
-    return strcmp(err, "out of memory") == 0 ? KT_NOMEM : KT_ERROR;
+    return nomem ? KT_NOMEM : KT_ERROR;
   }
   js_init(&f->js, &f->rd);
   f->mode = mode == KT_FULL ? KT_FULL : KT_SCAN;

@@ -27,6 +27,11 @@
 #include "writer.h"
 
 #define PL_QUEUE 6
+/* Bytes bound the queue too, so huge events cannot multiply memory: a batch is sent
+** once its arena holds PL_BATCH_BYTES, and a parser waits while PL_QUEUE_BYTES of
+** arenas are queued or being written (one batch always passes). */
+#define PL_BATCH_BYTES (4u << 20)
+#define PL_QUEUE_BYTES (48u << 20)
 
 typedef enum { M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtype;
 
@@ -34,6 +39,7 @@ typedef struct pl_msg {
   pl_mtype type;
   int file;
   bt_batch *b;          /* M_ROWS */
+  size_t bytes;         /* M_ROWS: b's arena capacity, counted in pl_ctx.qbytes */
   wr_file *wf;          /* M_BEGIN / M_END */
   int replace;
   struct pl_msg *next;
@@ -49,6 +55,7 @@ typedef struct pl_ctx {
   pthread_mutex_t writer;   /* held by the parser streaming a file */
   pl_msg *head, *tail;
   int qlen, live_workers;
+  size_t qbytes;            /* arena bytes of M_ROWS batches queued or being written */
   int begin_result;         /* writer's answer to the last M_BEGIN: 0 ok, -1 failed */
   int begin_answered;
   double parser_cpu;
@@ -62,7 +69,12 @@ static double now_s(void) {
 
 static void send(pl_ctx *c, pl_msg *m) {
   pthread_mutex_lock(&c->mu);
-  while (m->type == M_ROWS && c->qlen >= PL_QUEUE) pthread_cond_wait(&c->nonfull, &c->mu);
+  if (m->type == M_ROWS) {
+    m->bytes = m->b->cap;
+    while (c->qlen >= PL_QUEUE || (c->qbytes && c->qbytes + m->bytes > PL_QUEUE_BYTES))
+      pthread_cond_wait(&c->nonfull, &c->mu);
+    c->qbytes += m->bytes;
+  }
   m->next = NULL;
   if (c->tail) c->tail->next = m;
   else c->head = m;
@@ -338,7 +350,7 @@ static void parse_file(pl_ctx *c, int i) {
     rc = KT_ERROR;
   } else {
     while ((rc = kt_next(full, &e)) == KT_EVENT) {
-      if (b->nrows + (size_t)(e->ncounters > 1 ? e->ncounters : 1) > BT_ROWS) {
+      if (b->nrows + (size_t)(e->ncounters > 1 ? e->ncounters : 1) > BT_ROWS || b->used >= PL_BATCH_BYTES) {
         pl_msg *rm = new_msg(M_ROWS, i);
         if (!rm) {
           rc = KT_NOMEM;
@@ -494,6 +506,7 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
   }
   if (m->type == M_ROWS) {
     pthread_mutex_lock(&c->mu);
+    c->qbytes -= m->bytes;
     pthread_cond_signal(&c->nonfull);
     pthread_mutex_unlock(&c->mu);
   }
@@ -563,8 +576,10 @@ int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats 
   }
   for (int t = 0; t < nt; t++) pthread_join(th[t], NULL);
   free(th);
+  double f0 = now_s();
   int rc = wr_close(c.w, 1, werr);
   if (stats) {
+    stats->finish_s = now_s() - f0;
     stats->writer_cpu = thread_cpu();
     stats->parser_cpu = c.parser_cpu;
   }

@@ -43,6 +43,7 @@ typedef struct pl_options {
 typedef struct pl_stats {
   double writer_cpu;   /* CPU seconds of the writer thread */
   double parser_cpu;   /* CPU seconds of all parser threads */
+  double finish_s;     /* wall seconds after the last file: commit, close, rename */
 } pl_stats;
 
 /* Ingests files[0..n) into DB. Returns 0, or -1 when the database itself failed

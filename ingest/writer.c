@@ -1,11 +1,15 @@
 /*
 ** writer.c: writes decoded trace rows into SQLite. See writer.h.
 **
-** HOW IT WORKS: prepared statements bound per row, 16 rows per INSERT for the
-** event table (the bulk of the rows); strings are interned once per database in
-** an in-memory map preloaded from the string and category tables; event_id is
-** (trace_id << 32) | seq so ids are known before rows exist (links, parents).
-** Indexes (schema/indexes.sql) are built after the bulk load of a new database.
+** HOW IT WORKS: prepared statements bound per row, WR_MULTI rows per INSERT for
+** the event and flow tables (the bulk of the rows); strings are interned once per
+** database in an in-memory map preloaded from the string and category tables;
+** event_id is (trace_id << 32) | ordinal, so ids are known before rows exist
+** (links, parents) and rows append to the table's B-tree. The indexes
+** (schema/indexes.sql) exist before the first row: the GPU index is partial
+** (10-20% of the rows) and measured no slower to keep up than to build after the
+** load, and appending to a database needs them anyway. A new database's page writes
+** go to an I/O thread (wbuf.c).
 */
 #include "writer.h"
 
@@ -23,6 +27,7 @@
 #include "coldocs.h"
 #include "schema_sql.h"
 #include "version.h"
+#include "wbuf.h"
 
 #define WR_MULTI 64  /* rows per multi-row event INSERT */
 #define EV_COLS 20
@@ -33,6 +38,7 @@ struct wr_db {
   char *path;              /* the target */
   char *tmp;               /* temporary file of a new database, else NULL */
   int is_new;
+  wb_vfs *vfs;             /* a new database's write-behind VFS, else NULL */
   sm_map hashes;
   sm_map names, cats;      /* value -> dense index; id = index + 1 */
   int64_t *name_ids, *cat_ids;
@@ -189,7 +195,10 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
     open_path = w->tmp;
   }
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  if (sqlite3_open_v2(open_path, &w->db, flags, NULL) != SQLITE_OK) return wr_fail(w, err, open_path);
+  /* A new database is private until renamed: its page writes can go to a thread. */
+  if (w->is_new && wb_register(&w->vfs) != SQLITE_OK) w->vfs = NULL;
+  if (sqlite3_open_v2(open_path, &w->db, flags, w->vfs ? wb_name(w->vfs) : NULL) != SQLITE_OK)
+    return wr_fail(w, err, open_path);
   sqlite3_busy_timeout(w->db, 10000);
   if (w->is_new) {
     if (wr_exec(w,
@@ -217,7 +226,7 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
     snprintf(err, WR_ERR_MAX, "column docs: %s", sqlite3_errstr(drc));
     return -1;
   }
-  if (!w->is_new && wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
+  if (wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
   if (wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
                   &w->next_string_id) ||
       wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap,
@@ -518,35 +527,41 @@ static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
   }
 }
 
+/*
+** Inserts the rows of KIND (BT_EVENT or BT_FLOW) of b in batch order, WR_MULTI per
+** statement. A trace interleaves flows with events, so taking each kind on its own
+** keeps the statements full (row by row, a flow costs as much as 64 of them).
+*/
+static int wr_kind(wr_db *w, const bt_batch *b, int kind) {
+  int ev = kind == BT_EVENT;
+  sqlite3_stmt *multi = ev ? w->ins_multi : w->ins_flow_multi, *one = ev ? w->ins_one : w->ins_flow;
+  void (*bind)(wr_db *, sqlite3_stmt *, int, const bt_row *, const char *) = ev ? bind_event : bind_flow;
+  int cols = ev ? EV_COLS : FLOW_COLS;
+  const bt_row *pend[WR_MULTI];
+  size_t n = 0;
+  for (size_t i = 0; i < b->nrows; i++) {
+    if (b->rows[i].kind != kind) continue;
+    pend[n++] = &b->rows[i];
+    if (n < WR_MULTI) continue;
+    for (size_t k = 0; k < n; k++) bind(w, multi, (int)k * cols, pend[k], b->arena);
+    if (wr_step(multi)) return -1;
+    n = 0;
+  }
+  for (size_t k = 0; k < n; k++) {
+    bind(w, one, 0, pend[k], b->arena);
+    if (wr_step(one)) return -1;
+  }
+  return 0;
+}
+
 int wr_rows(wr_db *w, const bt_batch *b, char err[WR_ERR_MAX]) {
   for (size_t i = 0; i < b->nstrs; i++)
     if (wr_map_string(w, &b->strs[i], b->arena)) return wr_fail(w, err, "string");
-  size_t i = 0;
-  while (i < b->nrows) {
+  for (size_t i = 0; i < b->nrows; i++) {
     const bt_row *r = &b->rows[i];
-    if (r->kind != BT_EVENT && r->kind != BT_FLOW) {
-      if (wr_other(w, r, b->arena)) return wr_fail(w, err, "insert");
-      i++;
-      continue;
-    }
-    /* a run of WR_MULTI rows of one kind goes in one statement */
-    int ev = r->kind == BT_EVENT;
-    size_t j = i;
-    while (j < b->nrows && j - i < WR_MULTI && b->rows[j].kind == r->kind) j++;
-    sqlite3_stmt *multi = ev ? w->ins_multi : w->ins_flow_multi, *one = ev ? w->ins_one : w->ins_flow;
-    int cols = ev ? EV_COLS : FLOW_COLS;
-    if (j - i == WR_MULTI) {
-      for (size_t k = 0; k < WR_MULTI; k++)
-        (ev ? bind_event : bind_flow)(w, multi, (int)k * cols, &b->rows[i + k], b->arena);
-      if (wr_step(multi)) return wr_fail(w, err, "insert");
-    } else {
-      for (size_t k = i; k < j; k++) {
-        (ev ? bind_event : bind_flow)(w, one, 0, &b->rows[k], b->arena);
-        if (wr_step(one)) return wr_fail(w, err, "insert");
-      }
-    }
-    i = j;
+    if (r->kind != BT_EVENT && r->kind != BT_FLOW && wr_other(w, r, b->arena)) return wr_fail(w, err, "insert");
   }
+  if (wr_kind(w, b, BT_EVENT) || wr_kind(w, b, BT_FLOW)) return wr_fail(w, err, "insert");
   return 0;
 }
 
@@ -636,8 +651,7 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   int rc = 0;
   if (!w) return 0;
   if (finish && w->db) {
-    if (w->is_new && wr_exec(w, HTA_INDEXES_SQL, err)) rc = -1;
-    if (!rc && w->is_new && wr_exec(w, "PRAGMA journal_mode = DELETE", err)) rc = -1;
+    if (w->is_new && wr_exec(w, "PRAGMA journal_mode = DELETE", err)) rc = -1;
   }
   sqlite3_stmt **sts[] = {&w->ins_multi, &w->ins_one, &w->ins_counter, &w->ins_flow, &w->ins_flow_multi, &w->ins_thread_p,
                           &w->ins_thread_t, &w->ins_thread_s, &w->ins_string, &w->ins_category};
@@ -646,6 +660,7 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
     snprintf(err, WR_ERR_MAX, "close: %s", sqlite3_errmsg(w->db));
     rc = -1;
   }
+  wb_unregister(w->vfs);
   if (w->tmp) {
     if (finish && !rc) {
       if (rename(w->tmp, w->path) != 0) {

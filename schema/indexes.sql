@@ -1,5 +1,5 @@
 -- Foreign keys to trace need no index: event, counter and flow ids encode trace_id (schema.sql).
--- Built after the bulk load of a new database (cheaper than maintaining them row by row).
+-- Created with the schema, before the first row: the GPU index is partial and cheap to keep up.
 -- GPU work is 10-20% of events: a partial covering index serves every per-stream analysis.
 CREATE INDEX IF NOT EXISTS event_gpu ON event(trace_id, stream, ts, dur, name_id, category_id, link_id, correlation, seq)
   WHERE stream IS NOT NULL;

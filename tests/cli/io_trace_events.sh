@@ -64,7 +64,7 @@ head -c 60 t.json.gz > trunc.json.gz
 r=$(ev "SELECT count(*) FROM hta_trace_events('trunc.json.gz')")
 check "truncated gzip" has 'hta_trace_events: trunc.json.gz: byte [0-9]*: truncated gzip stream' "$r"
 r=$(ev "SELECT count(*) FROM hta_trace_events('nope.json')")
-check "missing file" [ "$r" = "Error: stepping, hta_trace_events: nope.json: cannot open: No such file or directory" ] || echo "  got: $r"
+check "missing file" [ "$r" = "Error: stepping, hta_trace_events: nope.json: byte 0: cannot open: No such file or directory" ] || echo "  got: $r"
 echo '{"a": 1}' > nt.json
 r=$(ev "SELECT count(*) FROM hta_trace_events('nt.json')")
 check "not a trace" [ "$r" = "Error: stepping, hta_trace_events: nt.json: byte 7: not a Kineto trace: no traceEvents array" ] || echo "  got: $r"
@@ -79,8 +79,8 @@ r=$(ev "SELECT count(*) FROM hta_trace_events('trail.json')")
 check "trailing data" has 'hta_trace_events: trail.json: byte 14: ' "$r"
 : > empty.json
 r=$(ev "SELECT count(*) FROM hta_trace_events('empty.json')")
-check "empty file" has 'hta_trace_events: empty.json: empty file' "$r"
-check "directory" has 'hta_trace_events: \.: cannot read: Is a directory' "$(ev "SELECT count(*) FROM hta_trace_events('.')")"
+check "empty file" has 'hta_trace_events: empty.json: byte 0: empty file' "$r"
+check "directory" has 'hta_trace_events: \.: byte 0: cannot read: Is a directory' "$(ev "SELECT count(*) FROM hta_trace_events('.')")"
 r=$(ev "SELECT count(*) FROM hta_trace_events")
 check "path required" [ "$r" = "Error: in prepare, hta_trace_events: path is required" ] || echo "  got: $r"
 r=$(ev "SELECT count(*) FROM hta_trace_events(NULL)")

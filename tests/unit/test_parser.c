@@ -163,12 +163,12 @@ static void testXxh64(void) {
 
 static void testReaderErrors(void) {
   writeFile("empty.json", "", 0);
-  expectOpenErr("empty.json", "empty file");
+  expectOpenErr("empty.json", "byte 0: empty file");
   writeFile("empty.json.gz", "", 0); /* R6: a 0-byte .gz is empty, not truncated */
-  expectOpenErr("empty.json.gz", "empty file");
+  expectOpenErr("empty.json.gz", "byte 0: empty file");
   mkdir("x.json", 0755);
-  expectOpenErr("x.json", "cannot read: Is a directory");
-  expectOpenErr("no-such-file.json", "cannot open: No such file or directory");
+  expectOpenErr("x.json", "byte 0: cannot read: Is a directory");
+  expectOpenErr("no-such-file.json", "byte 0: cannot open: No such file or directory");
 }
 
 /* A 28-byte trace used by the gzip tests: offsets 0..27. */
