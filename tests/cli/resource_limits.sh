@@ -7,8 +7,11 @@
 #   L3 a trace of 10M events with 10M distinct names,
 # each ingests (exit 0, the database holds the events and the string whole) or fails
 # cleanly (exit 1, "FILE: byte N: what"); the database passes integrity_check; and the
-# peak RSS of hta-ingest, measured by /usr/bin/time -v, is at most HTA_RSS_LIMIT_MB (200).
+# peak RSS of hta-ingest, measured by /usr/bin/time -v, is at most HTA_RSS_LIMIT_MB (200);
+# HTA_RSS_LIMIT_L3_MB (default: the same) for L3, whose bound is still open (README
+# "Memory": the derived columns take about 40 bytes per event in memory).
 # Without /usr/bin/time the RSS is printed from `hta-ingest -v` but not asserted.
+# Today L1 and L2 fail cleanly: strings longer than 4 MiB are refused (JS_MAX_STRING).
 set -u
 if [ "${HTA_SLOW_TESTS:-0}" != 1 ]; then
   echo "skip: slow (about 3 minutes); run with HTA_SLOW_TESTS=1"
@@ -16,6 +19,7 @@ if [ "${HTA_SLOW_TESTS:-0}" != 1 ]; then
 fi
 command -v python3 >/dev/null || { echo "python3 needed to generate traces"; exit 77; }
 limit=${HTA_RSS_LIMIT_MB:-200}
+limit_l3=${HTA_RSS_LIMIT_L3_MB:-$limit}
 work=$(mktemp -d "${HTA_TMP:-/tmp}/limits.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 2
@@ -55,9 +59,9 @@ with open(path, "wb") as f:
         f.write(b'{"ph":"X","name":"last","pid":1,"tid":1,"ts":0,"dur":1}]}\n')
 PY
 
-# run LABEL FILE CHECK_SQL EXPECTED: ingest FILE alone into a new database and check.
+# run LABEL FILE CHECK_SQL EXPECTED [LIMIT_MB]: ingest FILE alone into a new database and check.
 run() {
-  label=$1 f=$2
+  label=$1 f=$2 lim=${5:-$limit}
   rm -f r.db r.db-wal r.db-shm
   start=$(date +%s)
   $TIME "$HTA_INGEST" -v r.db "$f" > out.txt 2> err.txt; rc=$?
@@ -78,8 +82,8 @@ run() {
   if [ -f r.db ]; then
     [ "$(sqlite3 r.db 'PRAGMA integrity_check')" = ok ] || fail "$label: integrity_check"
   fi
-  if [ -n "$rss" ] && [ $((rss / 1024)) -gt "$limit" ]; then
-    fail "$label: peak RSS $((rss / 1024)) MB > $limit MB"
+  if [ -n "$rss" ] && [ $((rss / 1024)) -gt "$lim" ]; then
+    fail "$label: peak RSS $((rss / 1024)) MB > $lim MB"
   fi
   rm -f "$f" r.db r.db-wal r.db-shm
 }
@@ -92,7 +96,7 @@ run "L2 100 MB args string" bigargs.json \
   "SELECT count(*), length(json_extract(args, '\$.text')) FROM event" "1|100000000"
 python3 gen.py 10000000 names.json || exit 1
 run "L3 10M distinct names" names.json \
-  "SELECT count(*), count(DISTINCT name_id) FROM event" "10000001|10000001"
+  "SELECT count(*), count(DISTINCT name_id) FROM event" "10000001|10000001" "$limit_l3"
 
 echo "resource_limits: $fails failures"
 [ $fails = 0 ]

@@ -540,6 +540,32 @@ static void testTokenizerLimits(void) {
   js_free(&js);
   rd_close(&rd);
   free(str);
+  /* Strings of JS_MAX_STRING bytes pass; one more byte fails inside the string, plain
+  ** or escaped (the escaped one is decoded into scratch from its first byte). */
+  for (int esc = 0; esc < 2; esc++) {
+    for (size_t len = JS_MAX_STRING; len <= JS_MAX_STRING + 1; len++) {
+      size_t raw = len + (esc ? 1 : 0); /* "\t" is 2 bytes for 1 */
+      char *t = malloc(raw + 2);
+      t[0] = '"';
+      memset(t + 1, 'x', raw);
+      if (esc) t[1] = '\\', t[2] = 't';
+      t[raw + 1] = '"';
+      CHECK_INT(rd_open_mem(&rd, t, raw + 2), 0);
+      js_init(&js, &rd);
+      js_tok tk = js_next(&js);
+      if (len == JS_MAX_STRING) {
+        CHECK(tk == JS_STRING);
+        CHECK_INT(js.n, JS_MAX_STRING);
+      } else {
+        CHECK(tk == JS_ERROR);
+        CHECK_STR(js.err, "string longer than 4 MiB");
+        CHECK(js.err_off >= 1 && js.err_off <= raw + 1);
+      }
+      js_free(&js);
+      rd_close(&rd);
+      free(t);
+    }
+  }
 }
 
 /* js_skip consumes exactly one value and checks it. */
@@ -1107,6 +1133,54 @@ static void testDecoderErrors(void) {
 }
 
 /* J4 through the decoder: 100k '[' in a file, and deep args. */
+/* One event's args JSON is capped at 16 MiB (KT_FULL builds it; KT_SCAN does not, so
+** only the full pass fails: the file still fails whole). Escapes count as written. */
+static void testEventLimit(void) {
+  const size_t part = 3584u << 10; /* 3.5 MiB */
+  for (int parts = 4; parts <= 5; parts++) { /* 14 MiB of args, then 17.5 MiB */
+    size_t cap = 64 + (size_t)parts * (part + 16);
+    char *t = malloc(cap);
+    size_t n = (size_t)snprintf(t, cap, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {");
+    for (int k = 0; k < parts; k++) {
+      n += (size_t)snprintf(t + n, cap - n, "%s\"k%d\": \"", k ? ", " : "", k);
+      memset(t + n, 'y', part);
+      n += part;
+      t[n++] = '"';
+    }
+    n += (size_t)snprintf(t + n, cap - n, "}}]}");
+    for (int mode = KT_SCAN; mode <= KT_FULL; mode++) {
+      kt_file *f;
+      char err[KT_ERR_MAX];
+      CHECK_INT(kt_open_mem(&f, t, n, (kt_mode)mode, err), KT_OK);
+      const kt_event *e;
+      int rc = kt_next(f, &e);
+      if (parts == 5 && mode == KT_FULL) {
+        CHECK_INT(rc, KT_ERROR);
+        CHECK(strstr(kt_errmsg(f), ": event larger than 16 MiB") != NULL);
+      } else {
+        CHECK_INT(rc, KT_EVENT);
+        if (mode == KT_FULL && rc == KT_EVENT) CHECK(e->args.n > (size_t)parts * part);
+      }
+      kt_close(f);
+    }
+    free(t);
+  }
+  /* 3 MiB of '"', written \" (6 MiB): the args text is 6 MiB + 8, under the cap. */
+  size_t q = 3u << 20, cap = 2 * q + 64;
+  char *t = malloc(cap);
+  size_t n = (size_t)snprintf(t, cap, "[{\"ph\": \"X\", \"ts\": 1, \"args\": {\"a\": \"");
+  for (size_t i = 0; i < q; i++) t[n++] = '\\', t[n++] = '"';
+  n += (size_t)snprintf(t + n, cap - n, "\"}}]");
+  kt_file *f;
+  char err[KT_ERR_MAX];
+  CHECK_INT(kt_open_mem(&f, t, n, KT_FULL, err), KT_OK);
+  const kt_event *e;
+  CHECK_INT(kt_next(f, &e), KT_EVENT);
+  CHECK_INT(e->args.n, 2 * q + 8); /* {"a":"...."} */
+  kt_close(f);
+  free(t);
+}
+
 static void testDepth(void) {
   size_t n = 100000;
   char *deep = malloc(n + 64);
@@ -1291,6 +1365,7 @@ int main(void) {
   testMeta();
   testPromoted();
   testDecoderErrors();
+  testEventLimit();
   testDepth();
   testBigFile();
   testCorpus();
