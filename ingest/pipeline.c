@@ -3,12 +3,17 @@
 **
 ** HOW IT WORKS
 **  1. A parser thread takes the next file, runs the KT_SCAN pass into a dv_state
-**     (links, call stacks, iterations) and computes the content hash.
+**     (links, call stacks, iterations) and computes the content hash. When the
+**     file is the last one and alone (no other under way), the writer is free and
+**     no trace in the database has the file's size (so it cannot be a duplicate),
+**     it takes the writer first (a mutex held for the whole file), sends OPEN and
+**     streams the file's flows during the scan: they need nothing derived, and
+**     the writer's core is otherwise idle then.
 **  2. It checks the hash against the database's (and this run's) hashes.
-**  3. It takes the writer (a mutex held for the whole file), sends BEGIN, then
-**     runs the KT_FULL pass, sending batches of BT_ROWS rows, then END, or
-**     ABORT on an error. The queue holds at most PL_QUEUE batches, so memory is
-**     bounded whatever the trace size.
+**  3. It takes the writer unless it has it, sends BEGIN, then runs the KT_FULL
+**     pass, sending batches of BT_ROWS rows, then END, or ABORT on an error.
+**     The queue holds at most PL_QUEUE batches, so memory is bounded whatever
+**     the trace size.
 **  4. The writer (the thread that called pl_run) turns messages into SQL.
 */
 #include "pipeline.h"
@@ -33,7 +38,7 @@
 #define PL_BATCH_BYTES (4u << 20)
 #define PL_QUEUE_BYTES (48u << 20)
 
-typedef enum { M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtype;
+typedef enum { M_OPEN, M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtype;
 
 typedef struct pl_msg {
   pl_mtype type;
@@ -42,6 +47,7 @@ typedef struct pl_msg {
   size_t bytes;         /* M_ROWS: b's arena capacity, counted in pl_ctx.qbytes */
   wr_file *wf;          /* M_BEGIN / M_END */
   int replace;
+  int early;            /* M_SKIP: an M_OPEN transaction is to be rolled back */
   struct pl_msg *next;
 } pl_msg;
 
@@ -55,8 +61,9 @@ typedef struct pl_ctx {
   pthread_mutex_t writer;   /* held by the parser streaming a file */
   pl_msg *head, *tail;
   int qlen, live_workers;
+  int inflight;             /* files taken by parsers and not finished */
   size_t qbytes;            /* arena bytes of M_ROWS batches queued or being written */
-  int begin_result;         /* writer's answer to the last M_BEGIN: 0 ok, -1 failed */
+  int begin_result;         /* writer's answer to the last M_OPEN/M_BEGIN: 0 ok, -1 failed */
   int begin_answered;
   double parser_cpu;
 } pl_ctx;
@@ -248,17 +255,69 @@ static void hex_hash(char out[48], uint64_t h, uint64_t size) {
   snprintf(out, 48, "%016llx-%llu", (unsigned long long)h, (unsigned long long)size);
 }
 
+/* Sends M (M_OPEN or M_BEGIN) and waits for the writer's answer: 1 when it began. */
+static int ask(pl_ctx *c, pl_msg *m) {
+  pthread_mutex_lock(&c->mu);
+  c->begin_answered = 0;
+  pthread_mutex_unlock(&c->mu);
+  send(c, m);
+  pthread_mutex_lock(&c->mu);
+  while (!c->begin_answered) pthread_cond_wait(&c->began, &c->mu);
+  int ok = c->begin_result == 0;
+  pthread_mutex_unlock(&c->mu);
+  return ok;
+}
+
+/* Waits until the writer is done with file PF (it may use wf, meta and dv until then). */
+static void wait_done(pl_ctx *c, const pl_file *pf) {
+  pthread_mutex_lock(&c->mu);
+  while (pf->pass != 3) pthread_cond_wait(&c->began, &c->mu);
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* 1 when a trace of SIZE bytes is in the database or this run (content hashes end in
+** "-SIZE"): a file of that size may be a duplicate, so its scan writes nothing. */
+static int size_seen(pl_ctx *c, uint64_t size) {
+  char tail[32];
+  int tn = snprintf(tail, sizeof tail, "-%llu", (unsigned long long)size);
+  int seen = 0;
+  pthread_mutex_lock(&c->mu);
+  const sm_map *hs = wr_hashes(c->w);
+  for (size_t k = 0; k < hs->n && !seen; k++) {
+    size_t n = sm_len(hs, k);
+    seen = n >= (size_t)tn && !memcmp(sm_key(hs, k) + n - (size_t)tn, tail, (size_t)tn);
+  }
+  pthread_mutex_unlock(&c->mu);
+  return seen;
+}
+
+/* Sends *pb when one more event of NEED rows may not fit, and starts a new batch.
+** 0, or -1 out of memory. */
+static int make_room(pl_ctx *c, int i, bt_batch **pb, size_t need) {
+  bt_batch *b = *pb;
+  if (b->nrows + need <= BT_ROWS && b->used < PL_BATCH_BYTES) return 0;
+  pl_msg *rm = new_msg(M_ROWS, i);
+  if (!rm) return -1;
+  rm->b = b;
+  send(c, rm);
+  *pb = bt_new();
+  return *pb ? 0 : -1;
+}
+
+static int is_flow(const kt_event *e) { return e->ph == 's' || e->ph == 't' || e->ph == 'f'; }
+
 static void parse_file(pl_ctx *c, int i) {
   pl_file *pf = &c->files[i];
-  char err[KT_ERR_MAX], msg[400];
+  char err[KT_ERR_MAX], msg[400] = "";
   kt_file *scan = NULL, *full = NULL;
   dv_state *dv = NULL;
   wr_file *wf = NULL;
+  bt_batch *b = NULL;
   pl_local loc;
   sm_init(&loc.names);
   sm_init(&loc.cats);
   const kt_event *e;
-  int rc;
+  int rc, have_writer = 0, early = 0;
   pf->pass = 1;
   double t0 = now_s();
   if (kt_open(&scan, pf->path, KT_SCAN, err) != KT_OK) {
@@ -269,20 +328,37 @@ static void parse_file(pl_ctx *c, int i) {
     fail_file(c, i, "out of memory");
     goto done;
   }
+  /* Early: flows go to the writer during the scan (step 1), when this is the last
+  ** file and the only one under way: holding the writer through a scan would keep
+  ** another file, already scanned, from being written. */
+  pthread_mutex_lock(&c->mu);
+  int alone = c->next >= c->n && c->inflight == 1;
+  pthread_mutex_unlock(&c->mu);
+  if (alone && !size_seen(c, kt_file_size(scan)) && pthread_mutex_trylock(&c->writer) == 0) {
+    have_writer = 1;
+    pl_msg *om = new_msg(M_OPEN, i);
+    if (om && !ask(c, om)) goto done; /* the writer recorded the failure */
+    early = om && (b = bt_new()) != NULL;
+    if (om && !early) { /* a transaction is open: close it through the abort path */
+      snprintf(msg, sizeof msg, "out of memory");
+      rc = KT_NOMEM;
+      goto abort;
+    }
+  }
   uint64_t nev = 0;
   while ((rc = kt_next(scan, &e)) == KT_EVENT) {
-    if (dv_add(dv, e)) {
+    if (dv_add(dv, e) || (early && is_flow(e) && (make_room(c, i, &b, 1) || add_rows(b, &loc, e, dv) < 0))) {
       rc = KT_NOMEM;
       break;
     }
     if ((++nev & 4095) == 0) pf->done_bytes = kt_json_offset(scan);
   }
+  if (rc == KT_END && dv_finish(dv)) rc = KT_NOMEM;
   if (rc != KT_END) {
-    fail_file(c, i, rc == KT_NOMEM ? "out of memory" : kt_errmsg(scan));
-    goto done;
-  }
-  if (dv_finish(dv)) {
-    fail_file(c, i, "out of memory");
+    snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM ? "out of memory" : kt_errmsg(scan));
+    if (early) goto abort;
+    if (have_writer) pthread_mutex_unlock(&c->writer), have_writer = 0;
+    fail_file(c, i, msg);
     goto done;
   }
   const kt_meta *meta = kt_meta_get(scan);
@@ -300,14 +376,21 @@ static void parse_file(pl_ctx *c, int i) {
     pthread_mutex_unlock(&c->mu);
     snprintf(pf->message, sizeof pf->message, "already ingested (same content)");
     pl_msg *sk = new_msg(M_SKIP, i);
-    if (sk) send(c, sk);
+    if (sk) {
+      sk->early = early;
+      send(c, sk);
+      if (have_writer) wait_done(c, pf);
+    }
     goto done;
   }
   replace = known >= 0;
   sm_intern(hs, hash, strlen(hash), &added);
   pthread_mutex_unlock(&c->mu);
   if (!(wf = calloc(1, sizeof *wf))) {
-    fail_file(c, i, "out of memory");
+    snprintf(msg, sizeof msg, "out of memory");
+    rc = KT_NOMEM;
+    if (early) goto abort;
+    fail_file(c, i, msg);
     goto done;
   }
   wf->path = pf->path;
@@ -320,57 +403,35 @@ static void parse_file(pl_ctx *c, int i) {
   else wf->rank = 0, wf->rank_source = "default";
   pf->rank = wf->rank;
 
-  pthread_mutex_lock(&c->writer);
+  if (!have_writer) pthread_mutex_lock(&c->writer), have_writer = 1;
   pl_msg *m = new_msg(M_BEGIN, i);
   if (!m) {
-    pthread_mutex_unlock(&c->writer);
-    fail_file(c, i, "out of memory");
-    goto done;
+    snprintf(msg, sizeof msg, "out of memory");
+    rc = KT_NOMEM;
+    goto abort;
   }
   m->wf = wf;
   m->replace = replace;
-  pthread_mutex_lock(&c->mu);
-  c->begin_answered = 0;
-  pthread_mutex_unlock(&c->mu);
-  send(c, m);
-  pthread_mutex_lock(&c->mu);
-  while (!c->begin_answered) pthread_cond_wait(&c->began, &c->mu);
-  int began = c->begin_result == 0;
-  pthread_mutex_unlock(&c->mu);
-  if (!began) { /* the writer recorded the failure */
-    pthread_mutex_unlock(&c->writer);
-    goto done;
-  }
+  if (!ask(c, m)) goto done; /* the writer recorded the failure */
   pf->pass = 2;
   pf->done_bytes = 0;
   int64_t events = 0;
-  bt_batch *b = bt_new();
-  if (!b || kt_open(&full, pf->path, KT_FULL, err) != KT_OK) {
-    snprintf(msg, sizeof msg, "%s", b ? err : "out of memory");
+  if (!b && !(b = bt_new())) {
+    snprintf(msg, sizeof msg, "out of memory");
+    rc = KT_NOMEM;
+  } else if (kt_open(&full, pf->path, KT_FULL, err) != KT_OK) {
+    snprintf(msg, sizeof msg, "%s", err);
     rc = KT_ERROR;
   } else {
     while ((rc = kt_next(full, &e)) == KT_EVENT) {
-      if (b->nrows + (size_t)(e->ncounters > 1 ? e->ncounters : 1) > BT_ROWS || b->used >= PL_BATCH_BYTES) {
-        pl_msg *rm = new_msg(M_ROWS, i);
-        if (!rm) {
-          rc = KT_NOMEM;
-          break;
-        }
-        rm->b = b;
-        send(c, rm);
-        pf->done_bytes = kt_json_offset(full);
-        pf->done_events = (uint64_t)events;
-        if (!(b = bt_new())) {
-          rc = KT_NOMEM;
-          break;
-        }
-      }
-      int k = add_rows(b, &loc, e, dv);
-      if (k < 0) {
+      if (early && is_flow(e)) continue; /* sent during the scan */
+      int k;
+      if (make_room(c, i, &b, (size_t)(e->ncounters > 1 ? e->ncounters : 1)) || (k = add_rows(b, &loc, e, dv)) < 0) {
         rc = KT_NOMEM;
         break;
       }
       events += k;
+      if ((events & 4095) == 0) pf->done_bytes = kt_json_offset(full), pf->done_events = (uint64_t)events;
     }
     if (rc == KT_ERROR) snprintf(msg, sizeof msg, "%s", kt_errmsg(full));
     else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "out of memory");
@@ -386,24 +447,25 @@ static void parse_file(pl_ctx *c, int i) {
       send(c, em);
       wf = NULL; /* the writer frees it */
       b = NULL;
-    } else {
-      free(rm), free(em);
-      rc = KT_NOMEM;
-      snprintf(msg, sizeof msg, "out of memory");
+      wait_done(c, pf);
+      goto done;
     }
+    free(rm), free(em);
+    rc = KT_NOMEM;
+    snprintf(msg, sizeof msg, "out of memory");
   }
-  if (rc != KT_END) {
-    bt_free(b);
-    snprintf(pf->message, sizeof pf->message, "%.700s", msg);
-    pl_msg *am = new_msg(M_ABORT, i);
-    if (am) send(c, am);
+abort: /* holding the writer, with a transaction open: roll it back, record the failure */
+  bt_free(b);
+  b = NULL;
+  snprintf(pf->message, sizeof pf->message, "%.700s", msg);
+  pl_msg *am = new_msg(M_ABORT, i);
+  if (am) {
+    send(c, am);
+    wait_done(c, pf);
   }
-  /* wait until the writer is done with this file: wf/meta/dv are in use until END */
-  pthread_mutex_lock(&c->mu);
-  while (pf->pass != 3) pthread_cond_wait(&c->began, &c->mu);
-  pthread_mutex_unlock(&c->mu);
-  pthread_mutex_unlock(&c->writer);
 done:
+  if (have_writer) pthread_mutex_unlock(&c->writer);
+  bt_free(b);
   free(wf);
   sm_free(&loc.names);
   sm_free(&loc.cats);
@@ -423,9 +485,13 @@ static void *worker(void *arg) {
   for (;;) {
     pthread_mutex_lock(&c->mu);
     int i = c->next < c->n ? c->next++ : -1;
+    if (i >= 0) c->inflight++;
     pthread_mutex_unlock(&c->mu);
     if (i < 0) break;
     parse_file(c, i);
+    pthread_mutex_lock(&c->mu);
+    c->inflight--;
+    pthread_mutex_unlock(&c->mu);
   }
   double cpu = thread_cpu();
   pthread_mutex_lock(&c->mu);
@@ -454,17 +520,37 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
   pl_file *pf = &c->files[m->file];
   switch (m->type) {
     case M_SKIP:
+      if (m->early) wr_abort(c->w); /* the flows written during the scan */
       finish_file(c, m->file, PL_SKIPPED);
       break;
+    case M_OPEN: {
+      int r = wr_open_file(c->w, err);
+      if (r) {
+        wr_abort(c->w);
+        snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+        wr_record_failure(c->w, pf->path, pf->message);
+      }
+      pthread_mutex_lock(&c->mu);
+      c->begin_result = r;
+      c->begin_answered = 1;
+      pthread_cond_broadcast(&c->began);
+      pthread_mutex_unlock(&c->mu);
+      *failed_file = r ? m->file : -1;
+      if (r) finish_file(c, m->file, PL_FAILED);
+      break;
+    }
     case M_FAIL:
       wr_record_failure(c->w, pf->path, pf->message);
       finish_file(c, m->file, PL_FAILED);
       break;
     case M_BEGIN: {
-      int r = wr_begin(c->w, m->wf, m->replace, err);
+      /* after a failed M_ROWS of the scan, its transaction is gone: never begin anew */
+      int r = *failed_file == m->file ? -1 : wr_begin(c->w, m->wf, m->replace, err);
       if (r) {
-        wr_abort(c->w);
-        snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+        if (*failed_file != m->file) {
+          wr_abort(c->w);
+          snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+        }
         wr_record_failure(c->w, pf->path, pf->message);
       }
       pthread_mutex_lock(&c->mu);

@@ -6,8 +6,10 @@
 ** it. Here xWrite copies the page into a ring slot and returns; an I/O thread does
 ** the pwrite. Everything else first waits until the ring is empty (drain), so a
 ** read never misses a queued write and the real file is only ever used by one
-** thread at a time. The first failed write is kept and returned by the next call
-** (xWrite, xRead, xSync, xClose...), so the commit fails instead of losing data.
+** thread at a time. The first failed write is kept: every later drained call
+** returns it, and wb_error() reports it. With synchronous=OFF SQLite never calls
+** xSync, so what fails a COMMIT is the drain in xFileControl (SQLITE_FCNTL_SYNC,
+** sent at every commit) and what fails a PRAGMA is SQLITE_FCNTL_PRAGMA: keep it.
 */
 #include "wbuf.h"
 
@@ -27,6 +29,7 @@ typedef struct wb_slot {
 
 typedef struct wb_file {
   sqlite3_file base;
+  struct wb_vfs *vfs;
   sqlite3_file *real;         /* the default VFS's file, right after this struct */
   int async;                  /* the main database: writes go through the ring */
   pthread_t io;
@@ -42,6 +45,7 @@ typedef struct wb_file {
 struct wb_vfs {
   sqlite3_vfs base;
   sqlite3_vfs *real;
+  int err;               /* the first failed write of any of its files (close included) */
   char name[64];
 };
 
@@ -79,6 +83,7 @@ static int wbDrain(wb_file *f) {
 static int wbClose(sqlite3_file *p) {
   wb_file *f = (wb_file *)p;
   int rc = wbDrain(f);
+  if (rc && !f->vfs->err) f->vfs->err = rc; /* SQLite ignores xClose's result */
   if (f->async) {
     pthread_mutex_lock(&f->mu);
     f->stop = 1;
@@ -141,7 +146,8 @@ static int wbFileSize(sqlite3_file *p, sqlite3_int64 *size) {
 
 static int wbLock(sqlite3_file *p, int lock) {
   wb_file *f = (wb_file *)p;
-  return f->real->pMethods->xLock(f->real, lock);
+  int rc = wbDrain(f);
+  return rc ? rc : f->real->pMethods->xLock(f->real, lock);
 }
 
 static int wbUnlock(sqlite3_file *p, int lock) {
@@ -153,9 +159,11 @@ static int wbUnlock(sqlite3_file *p, int lock) {
 
 static int wbCheckReserved(sqlite3_file *p, int *out) {
   wb_file *f = (wb_file *)p;
-  return f->real->pMethods->xCheckReservedLock(f->real, out);
+  int rc = wbDrain(f);
+  return rc ? rc : f->real->pMethods->xCheckReservedLock(f->real, out);
 }
 
+/* The drain here is what fails a COMMIT or a PRAGMA after a failed write (see top). */
 static int wbFileControl(sqlite3_file *p, int op, void *arg) {
   wb_file *f = (wb_file *)p;
   int rc = wbDrain(f);
@@ -164,11 +172,13 @@ static int wbFileControl(sqlite3_file *p, int op, void *arg) {
 
 static int wbSectorSize(sqlite3_file *p) {
   wb_file *f = (wb_file *)p;
+  wbDrain(f); /* only so that the real file has one user at a time */
   return f->real->pMethods->xSectorSize(f->real);
 }
 
 static int wbDeviceCharacteristics(sqlite3_file *p) {
   wb_file *f = (wb_file *)p;
+  wbDrain(f);
   return f->real->pMethods->xDeviceCharacteristics(f->real);
 }
 
@@ -182,7 +192,8 @@ static const sqlite3_io_methods wb_methods = {
 static int wbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *p, int flags, int *out_flags) {
   wb_vfs *v = (wb_vfs *)vfs;
   wb_file *f = (wb_file *)p;
-  memset(f, 0, sizeof *f);
+  memset(f, 0, sizeof *f + (size_t)v->real->szOsFile);
+  f->vfs = v;
   f->real = (sqlite3_file *)(f + 1);
   int rc = v->real->xOpen(v->real, name, f->real, flags, out_flags);
   if (rc != SQLITE_OK) {
@@ -194,8 +205,12 @@ static int wbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *p, int flags
     f->ring = malloc(sizeof *f->ring * WB_SLOTS);
     if (f->ring && pthread_mutex_init(&f->mu, NULL) == 0) {
       if (pthread_cond_init(&f->cv, NULL) == 0) {
-        if (pthread_create(&f->io, NULL, wbIoMain, f) == 0) f->async = 1;
+        pthread_attr_t at; /* a small stack: the thread only calls xWrite */
+        int attr = pthread_attr_init(&at) == 0;
+        if (attr) pthread_attr_setstacksize(&at, 256 * 1024);
+        if (pthread_create(&f->io, attr ? &at : NULL, wbIoMain, f) == 0) f->async = 1;
         else pthread_cond_destroy(&f->cv);
+        if (attr) pthread_attr_destroy(&at);
       }
       if (!f->async) pthread_mutex_destroy(&f->mu);
     }
@@ -294,6 +309,8 @@ int wb_register(wb_vfs **out) {
 }
 
 const char *wb_name(const wb_vfs *v) { return v->name; }
+
+int wb_error(const wb_vfs *v) { return v->err; }
 
 void wb_unregister(wb_vfs *v) {
   if (!v) return;

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -327,18 +328,28 @@ static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
   return 0;
 }
 
-int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
-  if (wr_exec(w, "BEGIN", err)) return -1;
-  if (replace && wr_delete_hash(w, f->hash, err)) return -1;
+int wr_open_file(wr_db *w, char err[WR_ERR_MAX]) {
+  /* IMMEDIATE: the write lock first, so no other process takes the same trace_id */
+  if (wr_exec(w, "BEGIN IMMEDIATE", err)) return -1;
   sqlite3_stmt *st;
   w->trace_id = 1;
   if (sqlite3_prepare_v2(w->db, "SELECT coalesce(max(trace_id), 0) + 1 FROM trace", -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace id");
   if (sqlite3_step(st) == SQLITE_ROW) w->trace_id = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
-  w->rank = f->rank;
   w->lname_n = w->lcat_n = 0;
   w->ncounters = w->nflows = w->next_ord = 0;
+  return 0;
+}
+
+int wr_in_file(const wr_db *w) { return !sqlite3_get_autocommit(w->db); }
+
+int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
+  if (!wr_in_file(w) && wr_open_file(w, err)) return -1;
+  /* the trace deleted is an older one: trace_id stays above every id in use */
+  if (replace && wr_delete_hash(w, f->hash, err)) return -1;
+  sqlite3_stmt *st;
+  w->rank = f->rank;
   int shared = rank_count(w, f->rank) > 0;
   const kt_meta *m = f->meta;
   int64_t min_ts = 0, max_end = 0;
@@ -647,6 +658,24 @@ int wr_record_failure(wr_db *w, const char *path, const char *message) {
   return wr_issue(w, 0, "file_failed", 1, -1, path, message);
 }
 
+/* fsync()s PATH, or with dir the directory that holds it. 0, or -1 with errno set. */
+static int sync_path(const char *path, int dir) {
+  char d[4096];
+  if (dir) {
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(d, sizeof d, ".");
+    else snprintf(d, sizeof d, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    path = d;
+  }
+  int fd = open(path, O_RDONLY | (dir ? O_DIRECTORY : 0));
+  if (fd < 0) return -1;
+  int rc = fsync(fd);
+  int e = errno;
+  close(fd);
+  errno = e;
+  return rc;
+}
+
 int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   int rc = 0;
   if (!w) return 0;
@@ -656,16 +685,28 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   sqlite3_stmt **sts[] = {&w->ins_multi, &w->ins_one, &w->ins_counter, &w->ins_flow, &w->ins_flow_multi, &w->ins_thread_p,
                           &w->ins_thread_t, &w->ins_thread_s, &w->ins_string, &w->ins_category};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
-  if (w->db && sqlite3_close(w->db) != SQLITE_OK && !rc) {
+  int closed = !w->db || sqlite3_close(w->db) == SQLITE_OK;
+  if (!closed && !rc) {
     snprintf(err, WR_ERR_MAX, "close: %s", sqlite3_errmsg(w->db));
     rc = -1;
   }
-  wb_unregister(w->vfs);
+  if (w->vfs && wb_error(w->vfs) && !rc) {
+    snprintf(err, WR_ERR_MAX, "write: %s", sqlite3_errstr(wb_error(w->vfs)));
+    rc = -1;
+  }
+  if (closed) wb_unregister(w->vfs); /* else still in use by the connection: leaked */
   if (w->tmp) {
     if (finish && !rc) {
-      if (rename(w->tmp, w->path) != 0) {
+      /* The build ran without fsync (synchronous=OFF): sync once, so that after a
+      ** power loss the target is the whole database or absent, never a torn one. */
+      if (sync_path(w->tmp, 0)) {
+        snprintf(err, WR_ERR_MAX, "%s: fsync: %s", w->tmp, strerror(errno));
+        rc = -1;
+      } else if (rename(w->tmp, w->path) != 0) {
         snprintf(err, WR_ERR_MAX, "%s: %s", w->path, strerror(errno));
         rc = -1;
+      } else {
+        sync_path(w->path, 1); /* the rename itself; best effort (not every filesystem can) */
       }
     }
     if (!finish || rc) unlink(w->tmp);

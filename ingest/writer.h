@@ -3,10 +3,12 @@
 ** one thread. Never prints, never exits: errors go to the caller's buffer.
 **
 ** A new database is built in a temporary file beside the target (journal in
-** memory, no fsync) and renamed into place by wr_close(), so a crash never
+** memory, no fsync until one at the end) and renamed into place by wr_close(), so a crash never
 ** leaves a half-written database at the target path. An existing database is
 ** appended to in WAL mode. Either way every trace file is one transaction:
-** wr_begin() ... wr_rows()* ... wr_end() commits, wr_abort() rolls back.
+** [wr_open_file() wr_rows()*] wr_begin() ... wr_rows()* ... wr_end() commits,
+** wr_abort() rolls back. Rows that need no trace row (flows) may come between
+** wr_open_file() and wr_begin(), while the file is still being scanned.
 */
 #ifndef HTA_WRITER_H
 #define HTA_WRITER_H
@@ -45,15 +47,20 @@ sm_map *wr_hashes(wr_db *w);
 /* Records the command line options in meta. */
 int wr_set_meta(wr_db *w, const char *key, const char *value);
 
-/* Starts F's transaction; with replace, first deletes the trace of equal hash. */
+/* Starts a file's transaction and chooses its trace_id. */
+int wr_open_file(wr_db *w, char err[WR_ERR_MAX]);
+/* Writes F's trace row, starting its transaction unless wr_open_file() did; with
+** replace, first deletes the trace of equal hash. */
 int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]);
+/* 1 while a file's transaction is open. */
+int wr_in_file(const wr_db *w);
 int wr_rows(wr_db *w, const bt_batch *b, char err[WR_ERR_MAX]);
 int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]);
 void wr_abort(wr_db *w);
 /* Records a file that could not be ingested (its own transaction). */
 int wr_record_failure(wr_db *w, const char *path, const char *message);
 
-/* Closes; with finish, builds the indexes and (new database) renames it into place.
+/* Closes; with finish, commits and (new database) renames it into place.
 ** Without finish a new database's temporary file is removed. */
 int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]);
 

@@ -10,6 +10,8 @@
 set -u
 command -v python3 >/dev/null || { echo "python3 needed to generate traces"; exit 77; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
+mkdir -p disk_full && cd disk_full || exit 2 # the CLI tests share one directory
+rm -rf tr first ./*.db*
 python3 "$top/tools/gen_trace.py" tr --ranks 3 --steps 4 --layers 4 -q || exit 1
 mkdir -p first && mv tr/rank0.pt.trace.json first/
 fails=0

@@ -93,5 +93,32 @@ check "ts+dur overflow message" grep -q 'over.json: byte [0-9]*: number out of r
 $ING s.db good 2>err.txt
 check "summary" grep -q "^hta-ingest: 2 files ingested; 2 ranks, 5 events, .* MB/s$" err.txt
 
+# 8. flows are written while the file is scanned (the writer is free and no trace has the
+#    file's size): ids in file order, all gone when the file fails or is a duplicate
+cat > fl.json <<'J'
+{"traceEvents": [
+  {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 10, "dur": 5, "args": {"correlation": 1}},
+  {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 1, "pid": 1, "tid": 1, "ts": 10},
+  {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 20, "dur": 5, "args": {"stream": 7, "correlation": 1}},
+  {"ph": "f", "cat": "ac2g", "name": "ac2g", "id": 1, "pid": 0, "tid": 7, "ts": 20, "bp": "e"},
+  {"ph": "s", "cat": "fwdbwd", "name": "fwdbwd", "id": "x9", "pid": 1, "tid": 1, "ts": 12}
+]}
+J
+$ING -q f.db fl.json; check "flows exit 0" [ $? = 0 ]
+check "flows in order" [ "$(q f.db "SELECT group_concat(ph || (flow_id - (trace_id << 32)) || ':' || seq, ' ') FROM (SELECT * FROM flow ORDER BY flow_id)")" = "s0:1 f1:3 s2:4" ]
+check "flow ids" [ "$(q f.db "SELECT group_concat(id, ',') FROM (SELECT id FROM flow ORDER BY flow_id)")" = "1,1,x9" ]
+cp fl.json fl_copy.json
+for k in 1 2 3 4; do # the same content twice in one run: one lands, its flows once
+  rm -f d.db
+  $ING -q -j 2 d.db fl.json fl_copy.json 2>err.txt; rc=$?
+  check "duplicate pair exit 0 ($k)" [ $rc = 0 ]
+  check "duplicate pair: one trace, 3 flows ($k)" [ "$(q d.db 'SELECT count(*) FROM trace; SELECT count(*) FROM flow' | tr '\n' ' ')" = "1 3 " ]
+done
+{ head -c -4 fl.json; printf ',\n  {"ph": "X", "ts": "bad"}]}\n'; } > fl_bad.json
+$ING -q f.db fl_bad.json 2>err.txt; check "flows then a bad event: exit 1" [ $? = 1 ]
+check "flows then a bad event: none kept" [ "$(q f.db 'SELECT count(*) FROM flow; SELECT count(*) FROM trace' | tr '\n' ' ')" = "3 1 " ]
+$ING -q --replace f.db fl.json; check "flows replace exit 0" [ $? = 0 ]
+check "flows replace: 3 flows of the new trace" [ "$(q f.db 'SELECT count(*), min(trace_id) FROM flow; SELECT trace_id FROM trace' | tr '\n' ' ')" = "3|2 2 " ]
+
 [ $fails = 0 ] && echo "ingest_cli: all checks passed"
 [ $fails = 0 ]
