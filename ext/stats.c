@@ -221,15 +221,18 @@ static void npSwap(size_t *a, size_t *b) {
   *b = t;
 }
 
-/* numpy's heap sift-down of a[i] within the 1-based heap a[1..n]. */
+/* numpy's heap sift-down of a[i] within the heap a[0..n). numpy indexes its heap
+** from 1 through a pointer one before the array, which C does not allow; here node
+** k (numpy's k + 1) has the children 2k + 1 and 2k + 2, the same nodes, so the
+** comparisons and moves, and the order of equal values, are numpy's. */
 static void npSiftDown(const int64_t *v, size_t *a, size_t i, size_t n) {
   size_t tmp = a[i], j;
-  for (j = i << 1; j <= n;) {
-    if (j < n && v[a[j]] < v[a[j + 1]]) j += 1;
+  for (j = 2 * i + 1; j < n;) {
+    if (j + 1 < n && v[a[j]] < v[a[j + 1]]) j += 1;
     if (v[tmp] < v[a[j]]) {
       a[i] = a[j];
       i = j;
-      j += j;
+      j = 2 * j + 1;
     } else {
       break;
     }
@@ -237,15 +240,14 @@ static void npSiftDown(const int64_t *v, size_t *a, size_t i, size_t n) {
   a[i] = tmp;
 }
 
-/* numpy's aheapsort over tosort[0..n): build the heap, then move its top out. */
-static void npAheapsort(const int64_t *v, size_t *tosort, size_t n) {
-  size_t *a = tosort - 1; /* 1-based */
-  for (size_t l = n >> 1; l > 0; --l) npSiftDown(v, a, l, n);
+/* numpy's aheapsort over a[0..n): build the heap, then move its top out. */
+static void npAheapsort(const int64_t *v, size_t *a, size_t n) {
+  for (size_t l = n >> 1; l > 0; --l) npSiftDown(v, a, l - 1, n);
   for (; n > 1; n--) {
-    size_t tmp = a[n];
-    a[n] = a[1];
-    a[1] = tmp;
-    npSiftDown(v, a, 1, n - 1);
+    size_t tmp = a[n - 1];
+    a[n - 1] = a[0];
+    a[0] = tmp;
+    npSiftDown(v, a, 0, n - 1);
   }
 }
 
@@ -295,12 +297,10 @@ void hta_np_argsort(const int64_t *v, size_t n, size_t *perm) {
       }
       *psdepth++ = --cdepth;
     }
-    for (pi = pl + 1; pi <= pr; ++pi) { /* insertion sort */
+    for (pi = pl + 1; pi <= pr; ++pi) { /* insertion sort (never forms pl - 1) */
       vi = *pi;
       vp = v[vi];
-      pj = pi;
-      pk = pi - 1;
-      while (pj > pl && vp < v[*pk]) *pj-- = *pk--;
+      for (pj = pi; pj > pl && vp < v[pj[-1]]; pj--) *pj = pj[-1];
       *pj = vi;
     }
   np_pop:

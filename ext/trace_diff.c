@@ -34,12 +34,18 @@
 **      (test 0), 'increased', 'decreased' or 'unchanged' (by diff_counts).
 **  R6. Rows: the control names ascending (byte order), then the names found only
 **      in test, ascending.
+**  R7. Total durations, and diff_duration_us, saturate at INT64_MIN / INT64_MAX
+**      ns (about +-9223372036854775.8 us) instead of overflowing, as every
+**      analysis does (hta_common.h): a database holding durations near the int64
+**      limits still gets its rows, never an "integer overflow" error. Counts, and
+**      every sum that fits, are exact.
 **
 ** HOW IT WORKS: each side runs one GROUP BY name_id query per trace of the rank,
 ** over the trace's rowid range (event_id = trace_id << 32 | ordinal), then sorts its
 ** names in C; the two sorted lists are merged into an hta_table that the cursor
-** walks. The schema name is always
-** quoted as an identifier ("%w"), never pasted raw.
+** walks. The query sums three 21-bit slices of dur, which SQL's sum() cannot
+** overflow, and tdSumSat joins them into one saturated sum (R7). The schema name
+** is always quoted as an identifier ("%w"), never pasted raw.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -216,14 +222,33 @@ static void tdSideSort(td_side *s) {
 }
 
 /*
+** R7: the sum of the durations whose bits 42..63 (signed), 21..41 and 0..20 were
+** summed apart as D2, D1 and D0, saturated to int64. Each part sums at most
+** 2^32 rows (one trace's event_id range) of at most 2^21 in magnitude, so SQL's
+** sum() cannot overflow; here D0 and D1 carry into D2 until D1, D0 < 2^21, and the
+** total D2 * 2^42 + D1 * 2^21 + D0 fits in int64 exactly when -2^21 <= D2 < 2^21.
+*/
+static int64_t tdSumSat(int64_t d2, int64_t d1, int64_t d0) {
+  const int64_t m = ((int64_t)1 << 21) - 1;
+  d1 += d0 >> 21; /* d0, d1 >= 0: the shifts and masks are plain divisions */
+  d0 &= m;
+  d2 += d1 >> 21;
+  d1 &= m;
+  if (d2 >= ((int64_t)1 << 21)) return INT64_MAX;
+  if (d2 < -((int64_t)1 << 21)) return INT64_MIN;
+  return d2 * ((int64_t)1 << 42) + (d1 << 21) + d0;
+}
+
+/*
 ** R4: side k's rows grouped by name, ascending. One grouped query per trace of
 ** the rank over its rowid range (grouping by name_id first keeps it fast).
 */
 static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema, td_side *out) {
   static const char zTraceFmt[] = "SELECT trace_id FROM \"%w\".trace WHERE rank = ?1 ORDER BY trace_id";
   static const char zFmt[] =
-      "SELECT s.value, x.c, x.d FROM"
-      " (SELECT e.name_id AS nid, count(*) AS c, sum(e.dur) AS d FROM \"%w\".event e"
+      "SELECT s.value, x.c, x.d2, x.d1, x.d0 FROM"
+      " (SELECT e.name_id AS nid, count(*) AS c, sum(e.dur >> 42) AS d2,"
+      "   sum((e.dur >> 21) & 2097151) AS d1, sum(e.dur & 2097151) AS d0 FROM \"%w\".event e"
       "  WHERE e.event_id BETWEEN ?1 AND ?2 AND e.iteration = ?3 AND e.dur IS NOT NULL"
       "  AND e.category_id IS NOT NULL AND e.category_id NOT IN"
       "   (SELECT category_id FROM \"%w\".category WHERE name = 'Trace')"
@@ -252,7 +277,8 @@ static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema,
     sqlite3_bind_int64(st, 3, a->iter[k]);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       rc = tdSidePush(out, (const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
-                      sqlite3_column_int64(st, 2));
+                      tdSumSat(sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
+                               sqlite3_column_int64(st, 4)));
       if (rc != SQLITE_OK) break;
     }
     if (rc == SQLITE_DONE) rc = SQLITE_OK;

@@ -1,19 +1,29 @@
 /*
 ** trace_writer.c: the streaming trace rewriter of trace_writer.h (requirements
 ** TW-1..6 are listed there).
+**
+** Memory comes from SQLite's allocator (sqlite3_malloc64/sqlite3_realloc64/
+** sqlite3_free, zlib's state included through zalloc/zfree), so that the host's
+** heap limit and memory statistics see it: a memory sink that grows past the
+** limit fails with "out of memory" like any other allocation of hta.so.
 */
 #include "trace_writer.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "reader.h"
+#ifndef SQLITE_CORE
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+#else
+#include <sqlite3.h>
+#endif
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -92,7 +102,7 @@ int tw_write(tw_out *o, const void *p, size_t n) {
         if (cap > SIZE_MAX / 2) return twFail(o, "out of memory", 0);
         cap *= 2;
       }
-      unsigned char *nb = realloc(o->buf, cap);
+      unsigned char *nb = sqlite3_realloc64(o->buf, cap);
       if (!nb) return twFail(o, "out of memory", 0);
       o->buf = nb;
       o->cap = cap;
@@ -160,6 +170,24 @@ void tw_open_mem(tw_out *o) {
   o->mem = 1;
 }
 
+/* A sqlite3_malloc64'd copy of S, or NULL on out-of-memory. */
+static char *twStrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = sqlite3_malloc64(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+/* zlib's allocator: SQLite's, like every other allocation of tw_out. */
+static voidpf twZalloc(voidpf opaque, uInt items, uInt size) {
+  (void)opaque;
+  return sqlite3_malloc64((sqlite3_uint64)items * size);
+}
+static void twZfree(voidpf opaque, voidpf p) {
+  (void)opaque;
+  sqlite3_free(p);
+}
+
 static int twEndsWith(const char *s, const char *suf) {
   size_t a = strlen(s), b = strlen(suf);
   return a >= b && memcmp(s + a - b, suf, b) == 0;
@@ -172,15 +200,17 @@ int tw_open_file(tw_out *o, const char *dst) {
   memset(o, 0, sizeof *o);
   o->fd = -1;
   if (!*base) return twFail(o, "the output path names a directory", 0);
-  o->dst = strdup(dst);
-  o->tmp = malloc(strlen(dst) + 64);
-  o->buf = malloc(TW_BUF);
+  o->dst = twStrdup(dst);
+  o->tmp = sqlite3_malloc64(strlen(dst) + 64);
+  o->buf = sqlite3_malloc64(TW_BUF);
   o->cap = TW_BUF;
   if (!o->dst || !o->tmp || !o->buf) return twFail(o, "out of memory", 0);
   o->gz = twEndsWith(dst, ".gz");
   if (o->gz) {
-    o->zbuf = malloc(TW_BUF);
+    o->zbuf = sqlite3_malloc64(TW_BUF);
     if (!o->zbuf) return twFail(o, "out of memory", 0);
+    o->zs.zalloc = twZalloc;
+    o->zs.zfree = twZfree;
     if (deflateInit2(&o->zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
         Z_OK)
       return twFail(o, "out of memory", 0);
@@ -198,7 +228,7 @@ int tw_open_file(tw_out *o, const char *dst) {
   }
   if (o->fd < 0) {
     int e = errno;
-    free(o->tmp);
+    sqlite3_free(o->tmp);
     o->tmp = NULL;
     return twFail(o, "cannot create the output", e);
   }
@@ -213,7 +243,7 @@ int tw_commit(tw_out *o) {
   o->fd = -1;
   if (rc != 0) return twFail(o, "cannot write the output", errno);
   if (rename(o->tmp, o->dst) != 0) return twFail(o, "cannot rename the output into place", errno);
-  free(o->tmp);
+  sqlite3_free(o->tmp);
   o->tmp = NULL;
   return 0;
 }
@@ -222,10 +252,10 @@ void tw_close(tw_out *o) {
   if (o->fd >= 0) close(o->fd);
   if (o->tmp) unlink(o->tmp);
   if (o->zinit) deflateEnd(&o->zs);
-  free(o->tmp);
-  free(o->dst);
-  free(o->buf);
-  free(o->zbuf);
+  sqlite3_free(o->tmp);
+  sqlite3_free(o->dst);
+  sqlite3_free(o->buf);
+  sqlite3_free(o->zbuf);
   o->fd = -1;
   o->tmp = o->dst = NULL;
   o->buf = o->zbuf = NULL;

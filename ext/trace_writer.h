@@ -8,9 +8,10 @@
 **       tw_copy("rank0.json", &o, &hooks, &r, err) == TW_OK && tw_commit(&o) == 0) ...;
 **   tw_close(&o);                 // always; removes the temporary file unless committed
 **
-** Pure C: no sqlite3 types, never prints, never exits (like ingest/). Used by the
-** writers of the io entry point (io.c, io_overlay.c) and, as a JSON serialiser
-** into memory, by hta_trace_events (io_events.c).
+** No sqlite3 types in the interface, never prints, never exits (like ingest/);
+** its memory comes from sqlite3_malloc64 and is released by tw_close(). Used by
+** the writers of the io entry point (io.c, io_overlay.c) and, as a JSON
+** serialiser into memory, by hta_trace_events (io_events.c).
 **
 ** Requirements (tests cite them as TW-n):
 **  1. The output is the input re-serialised minified: every member in its order,
@@ -69,8 +70,8 @@ typedef struct tw_out {
   unsigned char *buf; /* pending bytes (file) or the content (memory) */
   size_t n, cap;
   unsigned char *zbuf; /* deflate output, TW_BUF bytes */
-  char *tmp;           /* temporary path (malloc'd); NULL once renamed or removed */
-  char *dst;           /* destination path (malloc'd) */
+  char *tmp;           /* temporary path (sqlite3_malloc64'd); NULL once renamed or removed */
+  char *dst;           /* destination path (sqlite3_malloc64'd) */
   int failed;          /* a write failed: err says why, later writes do nothing */
   char err[TW_ERR_MAX];
 } tw_out;

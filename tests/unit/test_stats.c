@@ -215,6 +215,33 @@ static void testNames(void) {
   }
 }
 
+/* ST-5: hta_np_argsort is numpy 1.24's aquicksort, including its unstable order of
+** equal values. The 37 values below are a median-of-3 killer (built by a McIlroy
+** adversary against this quicksort): every partition splits off one or two values,
+** the depth budget 2 * floor(log2 37) = 10 runs out, and the last 15 positions are
+** heapsorted, with ties (100, 101, 102) whose order only the heap decides. The
+** expected order is what the 1-based heapsort (numpy's code as written) gave. */
+static void testArgsort(void) {
+  static const int64_t v[37] = {0,   100, 2,   20,  4,   100, 6,   101, 8,   100, 10, 101, 12,
+                                100, 14,  102, 16,  101, 1,   3,   5,   7,   9,   11, 13,  15,
+                                17,  19,  21,  101, 100, 101, 101, 101, 100, 18,  102};
+  static const size_t want[37] = {0,  18, 2,  19, 4,  20, 6,  21, 8,  22, 10, 23, 12,
+                                  24, 14, 25, 16, 26, 35, 27, 3,  28, 34, 13, 5,  1,
+                                  9,  30, 11, 33, 17, 32, 31, 29, 7,  36, 15};
+  size_t perm[37];
+  hta_np_argsort(v, 37, perm);
+  for (size_t i = 0; i < 37; i++) CHECK_INT(perm[i], want[i]);
+
+  /* Insertion sort (16 values or fewer), stable: the smallest value moves to the
+  ** front, ties keep their positions. */
+  static const int64_t small[6] = {3, 1, 2, 1, 0, 3};
+  static const size_t small_want[6] = {4, 1, 3, 2, 0, 5};
+  hta_np_argsort(small, 6, perm);
+  for (size_t i = 0; i < 6; i++) CHECK_INT(perm[i], small_want[i]);
+  hta_np_argsort(small, 1, perm);
+  CHECK_INT(perm[0], 0);
+}
+
 static void testClassifier(sqlite3 *db) {
   hta_classifier *c = 0;
   CHECK_INT(hta_classifier_open(db, &c), SQLITE_OK);
@@ -289,6 +316,7 @@ int main(void) {
   testDescribe();
   testTopk();
   testNames();
+  testArgsort();
 
   CHECK_INT(sqlite3_open(":memory:", &db), SQLITE_OK);
   CHECK_INT(sqlite3_exec(db, HTA_SCHEMA_SQL, 0, 0, 0), SQLITE_OK);
