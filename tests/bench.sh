@@ -53,6 +53,36 @@ done
 echo "events: $ev"
 [ $(awk -v s="$s" -v z="$zcat_s" 'BEGIN { print (s <= z) }') = 1 ] && echo ".json.gz ingest <= zcat: yes" || echo ".json.gz ingest <= zcat: NO"
 
+# A job is one file per rank: 4 files of together about the tile's size (1 to 4 copies of
+# the trace, or generator seeds 0-3: contents differ), ingested with -j 2, beside cat of the
+# same files. Files overlap: one is scanned while another is written.
+multi=$dir/multi
+if [ ! -s "$multi/rank3.json" ]; then
+  rm -rf "$multi" && mkdir -p "$multi"
+  for r in 0 1 2 3; do
+    mb4=$((HTA_BENCH_MB / 4))
+    if [ -f "$src" ] && [ -f "$HTA_SHARED/tools/tile_trace.py" ]; then
+      python3 "$HTA_SHARED/tools/tile_trace.py" "$src" "$multi/rank$r.json" --copies $((r + 1)) --no-gz >/dev/null
+    else
+      python3 "$top/tools/gen_trace.py" "$multi/g$r" --ranks 1 --seed "$r" --target-mb "$mb4" -q
+      mv "$multi/g$r"/*.json "$multi/rank$r.json" && rm -rf "$multi/g$r"
+    fi
+  done
+fi
+mbytes=$(cat "$multi"/rank*.json | wc -c)
+t0=$(now); cat "$multi"/rank*.json | wc -c >/dev/null; t1=$(now)
+s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+printf '%-28s %7.2f s %6s MB/s\n' "floor: cat 4 files" "$s" "$(rate "$mbytes" "$s")"
+rm -f "$dir/bench-multi.db"
+t0=$(now)
+"$HTA_INGEST" -v --no-progress -j 2 "$dir/bench-multi.db" "$multi" 2>"$dir/ingest-multi.log"
+t1=$(now)
+s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
+ev=$(sqlite3 "$dir/bench-multi.db" 'SELECT sum(event_count) FROM trace')
+rss=$(sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' "$dir/ingest-multi.log" | tail -n 1)
+printf '%-28s %7.2f s %6s MB/s %8.2f M events/s  peak RSS %s MB  DB %s MB\n' "hta-ingest 4 files -j 2" "$s" \
+  "$(rate "$mbytes" "$s")" "$(awk -v e="$ev" -v s="$s" 'BEGIN { print e / s / 1e6 }')" "$rss" "$(mb "$dir/bench-multi.db")"
+
 # Analyses on the database (default parameters), each run once, wall time.
 db=$dir/bench-json.db
 [ -f "$HTA_EXT" ] || { echo "no $HTA_EXT: analyses skipped"; exit 0; }
