@@ -28,8 +28,8 @@ SQLITE_EXTENSION_INIT3
 /* ---------------------------------------------------------------- hta_union_length */
 
 typedef struct ag_union {
-  hta_iv *iv;      /* integer intervals, while every value is an integer */
-  double *dv;      /* start,end pairs once a REAL was seen */
+  hta_iv *iv; /* integer intervals, while every value is an integer */
+  double *dv; /* start,end pairs once a REAL was seen */
   size_t n, cap;
   int is_real;
   int error;
@@ -64,7 +64,8 @@ static void agUnionStep(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   if (p->error) return;
-  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+    return;
   if (!agNumber(argv[0]) || !agNumber(argv[1])) {
     p->error = 1;
     sqlite3_result_error(ctx, "hta_union_length(): start and end must be numbers", -1);

@@ -129,9 +129,9 @@ static const char uabSchema[] =
 
 /* The instances of one trace, grouped by name (rows come ordered by name_id). */
 typedef struct uab_acc {
-  char **azName;          /* one per group, sqlite3_malloc'd */
-  size_t *aStart;         /* group g = dur.a[aStart[g] .. aStart[g+1]) */
-  ann_vec dur;            /* ns */
+  char **azName;  /* one per group, sqlite3_malloc'd */
+  size_t *aStart; /* group g = dur.a[aStart[g] .. aStart[g+1]) */
+  ann_vec dur;    /* ns */
   size_t nGroup, nGroupAlloc;
 } uab_acc;
 
@@ -192,7 +192,10 @@ static int uabEmit(const hta_tvf_args *args, const hta_trace *t, uab_acc *a, hta
                           args->p[UAB_P_DURATION_RATIO], &aRow, &nRow);
   for (g = 0; rc == SQLITE_OK && g < nRow; g++) {
     hta_cell *row = hta_table_add_row(out);
-    if (!row) { rc = SQLITE_NOMEM; break; }
+    if (!row) {
+      rc = SQLITE_NOMEM;
+      break;
+    }
     hta_cell_int(&row[UAB_RANK], t->rank);
     rc = hta_cell_text(&row[UAB_NAME], aRow[g].name);
     hta_cells_topk(row, UAB_COUNT, &aRow[g]); /* UAB_COUNT .. UAB_STDDEV_US */
@@ -282,7 +285,10 @@ static int pstRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
     sqlite3_bind_int64(st, 2, hta_trace_cut_bound(t));
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       hta_cell *row = hta_table_add_row(out);
-      if (!row) { rc = SQLITE_NOMEM; break; }
+      if (!row) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
       hta_cell_int(&row[PST_RANK], t->rank);
       hta_cell_int(&row[PST_STEP], sqlite3_column_int64(st, 0));
       hta_cell_double(&row[PST_TS], annUs(sqlite3_column_int64(st, 1)));
@@ -310,9 +316,9 @@ static const char stgSchema[] =
 /* One communication kernel (R4c). */
 typedef struct stg_kernel {
   int64_t rank, stream, iteration, nameId;
-  int64_t ts, dur;        /* ns */
-  int64_t ord;            /* row order: the event_id */
-  int nameOrd;            /* position of the name in byte order */
+  int64_t ts, dur; /* ns */
+  int64_t ord;     /* row order: the event_id */
+  int nameOrd;     /* position of the name in byte order */
 } stg_kernel;
 
 static int stgCmpI64(const void *a, const void *b) {
@@ -372,7 +378,10 @@ static int stgNames(sqlite3 *db, stg_name **paName, size_t *pnName) {
     if (n == nAlloc) {
       size_t m = nAlloc ? nAlloc * 2 : 16;
       stg_name *b = sqlite3_realloc64(a, m * sizeof(*b));
-      if (!b) { rc = SQLITE_NOMEM; break; }
+      if (!b) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
       a = b;
       nAlloc = m;
     }
@@ -420,8 +429,8 @@ static int stgSteps(sqlite3 *db, const hta_traces *tr, ann_vec *steps) {
 ** The kept rows of trace T (R1: host rows by their ts, GPU rows by their launch's
 ** ts) as an SQL condition on event e; ?3 is the cut bound.
 */
-#define STG_KEPT                                                                      \
-  " ((e.stream IS NULL AND e.ts < ?3) OR (e.stream IS NOT NULL AND"                  \
+#define STG_KEPT                                                    \
+  " ((e.stream IS NULL AND e.ts < ?3) OR (e.stream IS NOT NULL AND" \
   " (SELECT l.ts FROM event l WHERE l.event_id = e.link_id) < ?3))"
 
 /* R4b: *pMin / *pMax over the kept rows of iterations in S. *pAny = 0 when none. */
@@ -430,8 +439,7 @@ static int stgSpan(sqlite3 *db, const hta_traces *tr, const ann_vec *steps, int6
   static const char zSql[] =
       "SELECT e.iteration, min(e.ts), max(e.ts + e.dur) FROM event e"
       " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.iteration > 0 AND e.dur IS NOT NULL"
-      " AND e.category_id IS NOT NULL AND e.category_id <> ?4 AND" STG_KEPT
-      " GROUP BY e.iteration";
+      " AND e.category_id IS NOT NULL AND e.category_id <> ?4 AND" STG_KEPT " GROUP BY e.iteration";
   sqlite3_stmt *st = 0;
   sqlite3_int64 traceCat;
   int rc = annCategoryId(db, "Trace", &traceCat);
@@ -493,7 +501,10 @@ static int stgKernels(sqlite3 *db, const hta_traces *tr, const ann_vec *steps,
       if (n == nAlloc) {
         size_t m = nAlloc ? nAlloc * 2 : 64;
         stg_kernel *b = sqlite3_realloc64(a, m * sizeof(*b));
-        if (!b) { rc = SQLITE_NOMEM; break; }
+        if (!b) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
         a = b;
         nAlloc = m;
       }
@@ -543,7 +554,8 @@ static int stgPick(const stg_kernel *aK, size_t nK, double meanIter, double *aV,
     double sum = 0.0;
     int nStd = 0;
     size_t g, h;
-    for (j = i; j < nK && stgSame(&aK[i], &aK[j], 0); j++) {}
+    for (j = i; j < nK && stgSame(&aK[i], &aK[j], 0); j++) {
+    }
     for (g = i; g < j; g = h) { /* one iteration: the ranks' dur / mean_iter */
       size_t m = 0;
       for (h = g; h < j && stgSame(&aK[g], &aK[h], 1); h++) aV[m++] = (double)aK[h].dur / meanIter;
@@ -568,8 +580,8 @@ static int stgPick(const stg_kernel *aK, size_t nK, double meanIter, double *aV,
 ** then rank: *paCount (sqlite3_free) = each straggling rank and its count, by
 ** count descending then rank.
 */
-static int stgCount(const stg_kernel *aK, size_t lo, size_t hi, int64_t nCand,
-                    stg_count **paCount, size_t *pnCount) {
+static int stgCount(const stg_kernel *aK, size_t lo, size_t hi, int64_t nCand, stg_count **paCount,
+                    size_t *pnCount) {
   int64_t *aDelta = sqlite3_malloc64((hi - lo) * sizeof(int64_t));
   int64_t *aRank = sqlite3_malloc64((hi - lo) * sizeof(int64_t));
   stg_count *aCount = sqlite3_malloc64((hi - lo) * sizeof(stg_count));
@@ -645,8 +657,8 @@ static int stgRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
     rc = SQLITE_NOMEM;
     goto stg_end;
   }
-  if (!stgPick(aK, nK, meanIter, aV, &lo, &hi)) goto stg_end; /* R4e */
-  rc = stgCount(aK, lo, hi, nCand, &aCount, &nCount);     /* R4f */
+  if (!stgPick(aK, nK, meanIter, aV, &lo, &hi)) goto stg_end;             /* R4e */
+  rc = stgCount(aK, lo, hi, nCand, &aCount, &nCount);                     /* R4f */
   for (i = 0; rc == SQLITE_OK && i < nCount && (int64_t)i < nCand; i++) { /* R4g */
     hta_cell *row;
     if (args->has_rank && aCount[i].rank != args->rank) continue;

@@ -53,9 +53,9 @@ SQLITE_EXTENSION_INIT3
 int hta_register_aten_ops(sqlite3 *db); /* called by hta_register_sequences() */
 
 /* ---------------------------------------------------------------- schema */
-#define AOK_SCHEMA                                                                                 \
-  "CREATE TABLE x(rank INTEGER, aten_op_name TEXT, kernel_sequence TEXT,"                          \
-  " occurrence_count INTEGER, avg_aten_op_launch_delay_us REAL,"                                   \
+#define AOK_SCHEMA                                                        \
+  "CREATE TABLE x(rank INTEGER, aten_op_name TEXT, kernel_sequence TEXT," \
+  " occurrence_count INTEGER, avg_aten_op_launch_delay_us REAL,"          \
   " avg_runtime_delay_us REAL, trace_id INTEGER)"
 #define AOK_RANK 0
 #define AOK_ATEN_OP_NAME 1
@@ -117,31 +117,25 @@ typedef struct aok_instref { /* an instance seen through the id array (for qsort
 ** at a start is the innermost (AOK-3); then by event_id. */
 static int aokCmpOp(const void *pa, const void *pb) {
   const aok_op *a = pa, *b = pb;
-  if (a->ts != b->ts)
-    return a->ts < b->ts ? -1 : 1;
-  if (a->end != b->end)
-    return a->end > b->end ? -1 : 1;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (a->end != b->end) return a->end > b->end ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
 static int aokCmpRec(const void *pa, const void *pb) {
   const aok_rec *a = pa, *b = pb;
-  if (a->op != b->op)
-    return a->op < b->op ? -1 : 1;
+  if (a->op != b->op) return a->op < b->op ? -1 : 1;
   return a->order < b->order ? -1 : a->order > b->order;
 }
 
 /* By (hash, length, ids): any total order in which equal id lists are adjacent. */
 static int aokCmpInst(const void *pa, const void *pb) {
   const aok_instref *a = pa, *b = pb;
-  if (a->p->h != b->p->h)
-    return a->p->h < b->p->h ? -1 : 1;
-  if (a->p->n != b->p->n)
-    return a->p->n < b->p->n ? -1 : 1;
+  if (a->p->h != b->p->h) return a->p->h < b->p->h ? -1 : 1;
+  if (a->p->n != b->p->n) return a->p->n < b->p->n ? -1 : 1;
   for (size_t k = 0; k < a->p->n; k++) {
     sqlite3_int64 x = a->ids[a->p->off + k], y = b->ids[b->p->off + k];
-    if (x != y)
-      return x < y ? -1 : 1;
+    if (x != y) return x < y ? -1 : 1;
   }
   return 0;
 }
@@ -149,10 +143,8 @@ static int aokCmpInst(const void *pa, const void *pb) {
 static int aokCmpRow(const void *pa, const void *pb) {
   const aok_row *a = pa, *b = pb;
   int d;
-  if (a->count != b->count)
-    return a->count > b->count ? -1 : 1;
-  if ((d = strcmp(a->op_name, b->op_name)) != 0)
-    return d;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
+  if ((d = strcmp(a->op_name, b->op_name)) != 0) return d;
   return strcmp(a->sequence, b->sequence);
 }
 
@@ -164,13 +156,10 @@ typedef struct aok_segtree {
 
 static int aokTreeBuild(aok_segtree *st, const aok_op *ops, size_t n) {
   st->size = 1;
-  while (st->size < n)
-    st->size *= 2;
+  while (st->size < n) st->size *= 2;
   st->t = sqlite3_malloc64(2 * st->size * sizeof *st->t);
-  if (!st->t)
-    return SQLITE_NOMEM;
-  for (size_t k = 0; k < st->size; k++)
-    st->t[st->size + k] = k < n ? ops[k].end : INT64_MIN;
+  if (!st->t) return SQLITE_NOMEM;
+  for (size_t k = 0; k < st->size; k++) st->t[st->size + k] = k < n ? ops[k].end : INT64_MIN;
   for (size_t k = st->size - 1; k >= 1; k--)
     st->t[k] = st->t[2 * k] > st->t[2 * k + 1] ? st->t[2 * k] : st->t[2 * k + 1];
   return SQLITE_OK;
@@ -181,13 +170,11 @@ static int aokTreeBuild(aok_segtree *st, const aok_op *ops, size_t n) {
 static long long aokTreeFind(const aok_segtree *st, size_t last, sqlite3_int64 e) {
   /* Walk up from leaf `last`, looking at left siblings of the path, right to left. */
   size_t k = st->size + last;
-  if (st->t[k] >= e)
-    return (long long)last;
+  if (st->t[k] >= e) return (long long)last;
   while (k > 1) {
     if ((k & 1) && st->t[k - 1] >= e) { /* k is a right child: try its left sibling */
       k--;
-      while (k < st->size)
-        k = st->t[2 * k + 1] >= e ? 2 * k + 1 : 2 * k;
+      while (k < st->size) k = st->t[2 * k + 1] >= e ? 2 * k + 1 : 2 * k;
       return (long long)(k - st->size);
     }
     k /= 2;
@@ -224,13 +211,10 @@ static int aokEmit(hta_table *out, const hta_trace *t, aok_rows *r) {
   for (size_t k = 0; k < r->n; k++) {
     const aok_row *w = &r->a[k];
     hta_cell *c = hta_table_add_row(out);
-    if (!c)
-      return SQLITE_NOMEM;
+    if (!c) return SQLITE_NOMEM;
     hta_cell_int(&c[AOK_RANK], t->rank);
-    if (hta_cell_text(&c[AOK_ATEN_OP_NAME], w->op_name))
-      return SQLITE_NOMEM;
-    if (hta_cell_text(&c[AOK_KERNEL_SEQUENCE], w->sequence))
-      return SQLITE_NOMEM;
+    if (hta_cell_text(&c[AOK_ATEN_OP_NAME], w->op_name)) return SQLITE_NOMEM;
+    if (hta_cell_text(&c[AOK_KERNEL_SEQUENCE], w->sequence)) return SQLITE_NOMEM;
     hta_cell_int(&c[AOK_OCCURRENCE_COUNT], w->count);
     hta_cell_double(&c[AOK_AVG_ATEN_DELAY], (double)w->aten_ns / (double)w->count / 1000.0);
     hta_cell_double(&c[AOK_AVG_RUNTIME_DELAY], (double)w->runtime_ns / (double)w->count / 1000.0);
@@ -242,9 +226,9 @@ static int aokEmit(hta_table *out, const hta_trace *t, aok_rows *r) {
 /* One scan of the trace's kept host rows (spec 1.4) before the cut, in file order:
 ** the aten:: ops (is_op = 1) and the launches (AOK-2) with their GPU row, if any.
 ** ?1..?2 the trace's event_id range, ?3 the cut ts. */
-#define AOK_LAUNCH_NAMES                                                                           \
-  "value GLOB 'cuda*LaunchKernel*' OR value GLOB 'cuLaunchKernel*'"                                \
-  " OR value GLOB 'runFunction*'"                                                                  \
+#define AOK_LAUNCH_NAMES                                            \
+  "value GLOB 'cuda*LaunchKernel*' OR value GLOB 'cuLaunchKernel*'" \
+  " OR value GLOB 'runFunction*'"                                   \
   " OR value IN ('hipLaunchKernel', 'hipExtModuleLaunchKernel', 'hipModuleLaunchKernel')"
 static const char aok_sql_scan[] =
     "SELECT e.event_id, e.ts, e.ts + e.dur, e.name_id,"
@@ -256,7 +240,8 @@ static const char aok_sql_scan[] =
     "  AND e.ts < ?3 AND e.category_id IS NOT NULL"
     "  AND e.category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
     "  AND e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'aten::*' "
-    "OR " AOK_LAUNCH_NAMES ")"
+    "OR " AOK_LAUNCH_NAMES
+    ")"
     " ORDER BY e.event_id";
 
 /* Runs the analysis on trace T and appends its rows to OUT. Returns an SQLite code. */
@@ -275,8 +260,7 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
 
   /* 1. One scan: the aten:: ops, and the launches that have a GPU row (AOK-2). */
   rc = sqlite3_prepare_v2(db, aok_sql_scan, -1, &q, 0);
-  if (rc != SQLITE_OK)
-    goto aok_run_error;
+  if (rc != SQLITE_OK) goto aok_run_error;
   hta_bind_trace_scan(q, t);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     if (sqlite3_column_int(q, 4)) {
@@ -295,11 +279,9 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
       HTA_PUSH(launches, nl, al, 256, l, aok_run_oom);
     }
   }
-  if (rc != SQLITE_DONE)
-    goto aok_run_error;
+  if (rc != SQLITE_DONE) goto aok_run_error;
   rc = SQLITE_OK;
-  if (nops == 0 || nl == 0)
-    goto aok_run_done; /* AOK-7 */
+  if (nops == 0 || nl == 0) goto aok_run_done; /* AOK-7 */
   if (hta_interrupted(db)) {
     rc = SQLITE_INTERRUPT;
     goto aok_run_error;
@@ -308,26 +290,20 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   /* 2. Each launch, in file order, attributed to its op (AOK-3). */
   qsort(ops, nops, sizeof *ops, aokCmpOp);
   rc = aokTreeBuild(&st, ops, nops);
-  if (rc != SQLITE_OK)
-    goto aok_run_error;
+  if (rc != SQLITE_OK) goto aok_run_error;
   recs = sqlite3_malloc64(nl * sizeof *recs);
-  if (!recs)
-    goto aok_run_oom;
+  if (!recs) goto aok_run_oom;
   for (size_t order = 0; order < nl; order++) {
     const aok_launch *L = &launches[order];
     size_t a = 0, b = nops; /* a = the number of ops starting at or before the launch */
     while (a < b) {
       size_t m = a + (b - a) / 2;
-      if (ops[m].ts <= L->ts)
-        a = m + 1;
-      else
-        b = m;
+      if (ops[m].ts <= L->ts) a = m + 1;
+      else b = m;
     }
-    if (a == 0)
-      continue;
+    if (a == 0) continue;
     long long j = aokTreeFind(&st, a - 1, L->end);
-    if (j < 0)
-      continue;
+    if (j < 0) continue;
     recs[nrecs].op = (size_t)j;
     recs[nrecs].order = order;
     recs[nrecs].aten_ns = hta_sub_sat(L->ts, ops[j].ts);
@@ -335,15 +311,13 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     recs[nrecs].kname = L->kname;
     nrecs++;
   }
-  if (nrecs == 0)
-    goto aok_run_done;
+  if (nrecs == 0) goto aok_run_done;
 
   /* 3. Op instances (AOK-4): ids = op name, kernel names...; first launch's delays. */
   qsort(recs, nrecs, sizeof *recs, aokCmpRec);
   inst = sqlite3_malloc64(nrecs * sizeof *inst);
   ids = sqlite3_malloc64(2 * nrecs * sizeof *ids); /* <= one op name per record + kernels */
-  if (!inst || !ids)
-    goto aok_run_oom;
+  if (!inst || !ids) goto aok_run_oom;
   for (size_t a = 0; a < nrecs;) {
     aok_inst *in = &inst[ninst++];
     in->off = nids;
@@ -351,8 +325,7 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     in->runtime_ns = recs[a].runtime_ns;
     ids[nids++] = ops[recs[a].op].name_id;
     size_t b = a;
-    for (; b < nrecs && recs[b].op == recs[a].op; b++)
-      ids[nids++] = recs[b].kname;
+    for (; b < nrecs && recs[b].op == recs[a].op; b++) ids[nids++] = recs[b].kname;
     in->n = nids - in->off;
     in->h = 1469598103934665603ull; /* FNV-1a over the ids */
     for (size_t k = in->off; k < nids; k++)
@@ -362,16 +335,14 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
 
   /* 4. Group instances by (op name, kernel names) (AOK-5). */
   refs = sqlite3_malloc64(ninst * sizeof *refs);
-  if (!refs)
-    goto aok_run_oom;
+  if (!refs) goto aok_run_oom;
   for (size_t k = 0; k < ninst; k++) {
     refs[k].p = &inst[k];
     refs[k].ids = ids;
   }
   qsort(refs, ninst, sizeof *refs, aokCmpInst);
   rc = sqlite3_prepare_v2(db, HTA_SQL_NAME_OF_ID, -1, &qn, 0);
-  if (rc != SQLITE_OK)
-    goto aok_run_error;
+  if (rc != SQLITE_OK) goto aok_run_error;
   for (size_t a = 0; a < ninst;) {
     size_t b = a;
     sqlite3_int64 aten = 0, runtime = 0;
@@ -382,15 +353,13 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     const sqlite3_int64 *g = ids + refs[a].p->off; /* op name, then kernel names */
     char *zo = 0, *zs = 0;
     rc = hta_join_names(qn, g, 1, "", &zo);
-    if (rc == SQLITE_OK)
-      rc = hta_join_names(qn, g + 1, refs[a].p->n - 1, " -> ", &zs);
+    if (rc == SQLITE_OK) rc = hta_join_names(qn, g + 1, refs[a].p->n - 1, " -> ", &zs);
     if (rc != SQLITE_OK) {
       sqlite3_free(zo);
       goto aok_run_error;
     }
     rc = aokAddRow(&rows, (sqlite3_int64)(b - a), aten, runtime, zo, zs);
-    if (rc != SQLITE_OK)
-      goto aok_run_error;
+    if (rc != SQLITE_OK) goto aok_run_error;
     a = b;
   }
   rc = aokEmit(out, t, &rows);
@@ -399,8 +368,7 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
 aok_run_oom:
   rc = SQLITE_NOMEM;
 aok_run_error:
-  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE)
-    rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_ERROR;
 aok_run_done:
   sqlite3_finalize(q);
   sqlite3_finalize(qn);
@@ -423,8 +391,7 @@ static int aokRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
   int rc;
   memset(&tr, 0, sizeof tr);
   rc = hta_traces_load(db, a->has_rank, a->rank, 0, &tr);
-  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
-    rc = aokRunTrace(db, &tr.a[t], out);
+  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++) rc = aokRunTrace(db, &tr.a[t], out);
   hta_traces_free(&tr);
   return rc;
 }

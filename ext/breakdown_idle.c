@@ -41,9 +41,9 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define IT_SCHEMA                                                                           \
-  "CREATE TABLE x(rank INTEGER, stream INTEGER, idle_category TEXT, idle_time_us REAL,"     \
-  " idle_time_ratio REAL, trace_id INTEGER, consecutive_kernel_delay_us HIDDEN,"            \
+#define IT_SCHEMA                                                                       \
+  "CREATE TABLE x(rank INTEGER, stream INTEGER, idle_category TEXT, idle_time_us REAL," \
+  " idle_time_ratio REAL, trace_id INTEGER, consecutive_kernel_delay_us HIDDEN,"        \
   " include_last_profiler_step HIDDEN)"
 #define IT_RANK 0
 #define IT_STREAM 1
@@ -53,10 +53,10 @@ SQLITE_EXTENSION_INIT3
 #define IT_TRACE_ID 5
 #define IT_NVISIBLE 6
 
-#define IS_SCHEMA                                                                           \
-  "CREATE TABLE x(rank INTEGER, stream INTEGER, idle_category TEXT, count INTEGER,"         \
-  " mean_us REAL, std_us REAL, min_us REAL, p25_us REAL, p50_us REAL, p75_us REAL,"         \
-  " max_us REAL, trace_id INTEGER, consecutive_kernel_delay_us HIDDEN,"                     \
+#define IS_SCHEMA                                                                   \
+  "CREATE TABLE x(rank INTEGER, stream INTEGER, idle_category TEXT, count INTEGER," \
+  " mean_us REAL, std_us REAL, min_us REAL, p25_us REAL, p50_us REAL, p75_us REAL," \
+  " max_us REAL, trace_id INTEGER, consecutive_kernel_delay_us HIDDEN,"             \
   " include_last_profiler_step HIDDEN)"
 #define IS_RANK 0
 #define IS_STREAM 1
@@ -93,7 +93,7 @@ typedef struct it_ctx {
 typedef struct it_key { /* a kernel, for the sort */
   int32_t order;        /* its stream's rank of first appearance */
   int64_t ts;
-  size_t row;           /* index in hta_gpu_rows (file order) */
+  size_t row; /* index in hta_gpu_rows (file order) */
 } it_key;
 
 static int itKeyCmp(const void *a, const void *b) {
@@ -120,8 +120,8 @@ static int itRowCmp(const void *a, const void *b) {
 }
 
 /* Emits the rows of one stream: kernels K[0..n) of G in stream order. */
-static int itStream(it_ctx *k, const hta_trace *t, const hta_gpu_rows *g, const it_key *K,
-                    size_t n, double *gaps /* scratch, n entries */) {
+static int itStream(it_ctx *k, const hta_trace *t, const hta_gpu_rows *g, const it_key *K, size_t n,
+                    double *gaps /* scratch, n entries */) {
   int present[IT_NCAT] = {0, 0, 0};
   int64_t sum[IT_NCAT] = {0, 0, 0};
   int *cat = sqlite3_malloc64(n * sizeof *cat);
@@ -169,7 +169,7 @@ static int itStream(it_ctx *k, const hta_trace *t, const hta_gpu_rows *g, const 
       for (size_t i = 1; i < n; i++) {
         if (cat[i] == c) v[m++] = gaps[i];
       }
-      hta_describe_doubles(v, m, &d); /* IT-6 */
+      hta_describe_doubles(v, m, &d);        /* IT-6 */
       hta_cells_describe(row, IS_COUNT, &d); /* IS_COUNT .. IS_MAX */
       hta_cell_int(&row[IS_TRACE_ID], t->trace_id);
     }

@@ -53,8 +53,8 @@ static const int kbTypes[3] = {HTA_KT_COMPUTATION, HTA_KT_COMMUNICATION, HTA_KT_
 
 /* ---------------------------------------------------------------- kernel type breakdown */
 
-#define KTB_SCHEMA                                                                          \
-  "CREATE TABLE x(kernel_type TEXT, sum_us REAL, percentage REAL,"                          \
+#define KTB_SCHEMA                                                 \
+  "CREATE TABLE x(kernel_type TEXT, sum_us REAL, percentage REAL," \
   " include_memory_kernels HIDDEN, include_last_profiler_step HIDDEN, rank HIDDEN)"
 #define KTB_KERNEL_TYPE 0
 #define KTB_SUM 1
@@ -150,10 +150,10 @@ const hta_tvf hta_kernel_type_breakdown_tvf = {
 
 /* ---------------------------------------------------------------- kernel breakdown */
 
-#define KB_SCHEMA                                                                           \
-  "CREATE TABLE x(rank INTEGER, kernel_type TEXT, name TEXT, count INTEGER, sum_us REAL,"   \
-  " max_us REAL, min_us REAL, mean_us REAL, stddev_us REAL, trace_id INTEGER,"              \
-  " duration_ratio HIDDEN, num_kernels HIDDEN, include_memory_kernels HIDDEN,"              \
+#define KB_SCHEMA                                                                         \
+  "CREATE TABLE x(rank INTEGER, kernel_type TEXT, name TEXT, count INTEGER, sum_us REAL," \
+  " max_us REAL, min_us REAL, mean_us REAL, stddev_us REAL, trace_id INTEGER,"            \
+  " duration_ratio HIDDEN, num_kernels HIDDEN, include_memory_kernels HIDDEN,"            \
   " include_last_profiler_step HIDDEN)"
 #define KB_RANK 0
 #define KB_KERNEL_TYPE 1

@@ -26,10 +26,10 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define TB_SCHEMA                                                                           \
-  "CREATE TABLE x(rank INTEGER, idle_time_us REAL, compute_time_us REAL,"                   \
-  " non_compute_time_us REAL, kernel_time_us REAL, idle_time_pctg REAL,"                    \
-  " compute_time_pctg REAL, non_compute_time_pctg REAL, trace_id INTEGER,"                  \
+#define TB_SCHEMA                                                          \
+  "CREATE TABLE x(rank INTEGER, idle_time_us REAL, compute_time_us REAL,"  \
+  " non_compute_time_us REAL, kernel_time_us REAL, idle_time_pctg REAL,"   \
+  " compute_time_pctg REAL, non_compute_time_pctg REAL, trace_id INTEGER," \
   " include_last_profiler_step HIDDEN)"
 #define TB_RANK 0
 #define TB_IDLE 1

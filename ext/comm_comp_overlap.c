@@ -20,8 +20,8 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define CC_SCHEMA                                                                           \
-  "CREATE TABLE x(rank INTEGER, comp_comm_overlap_pctg REAL, trace_id INTEGER,"             \
+#define CC_SCHEMA                                                               \
+  "CREATE TABLE x(rank INTEGER, comp_comm_overlap_pctg REAL, trace_id INTEGER," \
   " include_last_profiler_step HIDDEN)"
 #define CC_RANK 0
 #define CC_PCTG 1

@@ -55,9 +55,9 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 /* ---------------------------------------------------------------- schema */
-#define CUP_SCHEMA                                                                                 \
-  "CREATE TABLE x(rank INTEGER, kernel_event_id INTEGER, kernel_name TEXT,"                        \
-  " op_stack TEXT, top_level_op TEXT, bottom_level_op TEXT, counter TEXT, value,"                  \
+#define CUP_SCHEMA                                                                \
+  "CREATE TABLE x(rank INTEGER, kernel_event_id INTEGER, kernel_name TEXT,"       \
+  " op_stack TEXT, top_level_op TEXT, bottom_level_op TEXT, counter TEXT, value," \
   " kernel_seq INTEGER, trace_id INTEGER)"
 #define CUP_RANK 0
 #define CUP_KERNEL_EVENT_ID 1
@@ -160,8 +160,7 @@ typedef struct cup_ops {
 } cup_ops;
 
 static void cupOpsFree(cup_ops *o) {
-  for (size_t k = 0; k < o->n; k++)
-    sqlite3_free(o->a[k].name);
+  for (size_t k = 0; k < o->n; k++) sqlite3_free(o->a[k].name);
   sqlite3_free(o->a);
   memset(o, 0, sizeof *o);
 }
@@ -172,8 +171,7 @@ static int cupOpsPush(cup_ops *o, sqlite3_int64 id, sqlite3_int64 ts, sqlite3_in
   if (o->n == o->nalloc) {
     size_t na = o->nalloc ? 2 * o->nalloc : 64;
     cup_op *p = sqlite3_realloc64(o->a, na * sizeof *p);
-    if (!p)
-      return SQLITE_NOMEM;
+    if (!p) return SQLITE_NOMEM;
     o->a = p;
     o->nalloc = na;
   }
@@ -184,8 +182,7 @@ static int cupOpsPush(cup_ops *o, sqlite3_int64 id, sqlite3_int64 ts, sqlite3_in
   x->launch = launch;
   x->is_cpu_op = is_cpu_op;
   x->name = sqlite3_mprintf("%s", name ? name : "");
-  if (!x->name)
-    return SQLITE_NOMEM;
+  if (!x->name) return SQLITE_NOMEM;
   o->n++;
   return SQLITE_OK;
 }
@@ -193,12 +190,9 @@ static int cupOpsPush(cup_ops *o, sqlite3_int64 id, sqlite3_int64 ts, sqlite3_in
 /* Stack order (CUP-4): launch, then ts, depth, event_id. */
 static int cupCmpOp(const void *pa, const void *pb) {
   const cup_op *a = pa, *b = pb;
-  if (a->launch != b->launch)
-    return a->launch < b->launch ? -1 : 1;
-  if (a->ts != b->ts)
-    return a->ts < b->ts ? -1 : 1;
-  if (a->depth != b->depth)
-    return a->depth < b->depth ? -1 : 1;
+  if (a->launch != b->launch) return a->launch < b->launch ? -1 : 1;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (a->depth != b->depth) return a->depth < b->depth ? -1 : 1;
   return a->id < b->id ? -1 : a->id > b->id;
 }
 
@@ -212,8 +206,8 @@ static int cupCmpId(const void *pa, const void *pb) {
 ** ancestors through rowid lookups, and the descendants of all launches level by
 ** level (one query per level). OPS is then sorted by (launch, ts, depth, id).
 */
-static int cupCollectStacks(sqlite3 *db, const hta_trace *t, const sqlite3_int64 *launch,
-                            size_t nl, cup_ops *ops) {
+static int cupCollectStacks(sqlite3 *db, const hta_trace *t, const sqlite3_int64 *launch, size_t nl,
+                            cup_ops *ops) {
   sqlite3_stmt *qu = 0, *qd = 0;
   cup_ops front, next; /* the current level of descendants (all host rows) */
   sqlite3_str *js = 0;
@@ -222,22 +216,18 @@ static int cupCollectStacks(sqlite3 *db, const hta_trace *t, const sqlite3_int64
   memset(&next, 0, sizeof next);
 
   rc = sqlite3_prepare_v2(db, cup_sql_up, -1, &qu, 0);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2(db, cup_sql_down, -1, &qd, 0);
-  if (rc != SQLITE_OK)
-    goto cup_collect_done;
+  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, cup_sql_down, -1, &qd, 0);
+  if (rc != SQLITE_OK) goto cup_collect_done;
   sqlite3_bind_int64(qu, 2, CUP_MAX_DEPTH);
   for (size_t i = 0; i < nl && rc == SQLITE_OK; i++) {
     sqlite3_bind_int64(qu, 1, launch[i]);
     while ((rc = sqlite3_step(qu)) == SQLITE_ROW) {
       rc = cupOpsPush(ops, sqlite3_column_int64(qu, 0), sqlite3_column_int64(qu, 1),
                       sqlite3_column_int64(qu, 2), i, 1, (const char *)sqlite3_column_text(qu, 3));
-      if (rc != SQLITE_OK)
-        break;
+      if (rc != SQLITE_OK) break;
     }
     sqlite3_reset(qu);
-    if (rc == SQLITE_DONE)
-      rc = SQLITE_OK;
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
 
   /* descendants: level 0 is the launches themselves */
@@ -264,26 +254,22 @@ static int cupCollectStacks(sqlite3 *db, const hta_trace *t, const sqlite3_int64
       cup_op key;
       key.id = sqlite3_column_int64(qd, 1);
       const cup_op *p = bsearch(&key, front.a, front.n, sizeof *front.a, cupCmpId);
-      if (!p)
-        continue;
+      if (!p) continue;
       const char *name = (const char *)sqlite3_column_text(qd, 5);
       sqlite3_int64 id = sqlite3_column_int64(qd, 0), ts = sqlite3_column_int64(qd, 2);
       sqlite3_int64 depth = sqlite3_column_int64(qd, 3);
       rc = cupOpsPush(&next, id, ts, depth, p->launch, 0, 0);
       if (rc == SQLITE_OK && sqlite3_column_int(qd, 4))
         rc = cupOpsPush(ops, id, ts, depth, p->launch, 1, name);
-      if (rc != SQLITE_OK)
-        break;
+      if (rc != SQLITE_OK) break;
     }
     sqlite3_reset(qd);
-    if (rc == SQLITE_DONE)
-      rc = SQLITE_OK;
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
     cupOpsFree(&front);
     front = next;
     memset(&next, 0, sizeof next);
   }
-  if (rc == SQLITE_OK && ops->n > 1)
-    qsort(ops->a, ops->n, sizeof *ops->a, cupCmpOp);
+  if (rc == SQLITE_OK && ops->n > 1) qsort(ops->a, ops->n, sizeof *ops->a, cupCmpOp);
 
 cup_collect_done:
   sqlite3_free(sqlite3_str_finish(js));
@@ -300,22 +286,18 @@ static int cupStack(const cup_op *ops, size_t a, size_t b, cup_kernel *k) {
   int n = 0;
   sqlite3_str_appendchar(s, 1, '[');
   for (size_t x = a; x < b; x++) {
-    if (x > a && ops[x].id == ops[x - 1].id)
-      continue; /* the launch: up and down */
-    if (n++)
-      sqlite3_str_appendchar(s, 1, ',');
+    if (x > a && ops[x].id == ops[x - 1].id) continue; /* the launch: up and down */
+    if (n++) sqlite3_str_appendchar(s, 1, ',');
     cupJsonString(s, ops[x].name);
   }
   sqlite3_str_appendchar(s, 1, ']');
   int rc = sqlite3_str_errcode(s);
   k->op_stack = sqlite3_str_finish(s);
-  if (rc == SQLITE_OK && !k->op_stack)
-    rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK && !k->op_stack) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK && b > a) {
     k->top = sqlite3_mprintf("%s", ops[a].name);
     k->bottom = sqlite3_mprintf("%s", ops[b - 1].name);
-    if (!k->top || !k->bottom)
-      rc = SQLITE_NOMEM;
+    if (!k->top || !k->bottom) rc = SQLITE_NOMEM;
   }
   return rc;
 }
@@ -324,14 +306,12 @@ static int cupStack(const cup_op *ops, size_t a, size_t b, cup_kernel *k) {
 ** points at the copy), else pointing at *SHARED, a string owned by an earlier cell of
 ** the same table, so it lives exactly as long as this cell. NULL S leaves C NULL. */
 static int cupShareText(hta_cell *c, const char *s, const char **shared) {
-  if (!s)
-    return SQLITE_OK;
+  if (!s) return SQLITE_OK;
   if (*shared) {
     hta_cell_static(c, *shared);
     return SQLITE_OK;
   }
-  if (hta_cell_text(c, s))
-    return SQLITE_NOMEM;
+  if (hta_cell_text(c, s)) return SQLITE_NOMEM;
   *shared = c->v.s;
   return SQLITE_OK;
 }
@@ -365,12 +345,10 @@ static int cupEmitKernel(hta_table *out, sqlite3_stmt *qc, const hta_trace *t, s
     case SQLITE_FLOAT: hta_cell_double(&c[CUP_VALUE], sqlite3_column_double(qc, 1)); break;
     case SQLITE_NULL: break;
     default: /* text, or a nested array/object as JSON text */
-      if (hta_cell_text(&c[CUP_VALUE], (const char *)sqlite3_column_text(qc, 1)))
-        rc = SQLITE_NOMEM;
+      if (hta_cell_text(&c[CUP_VALUE], (const char *)sqlite3_column_text(qc, 1))) rc = SQLITE_NOMEM;
       break;
     }
-    if (rc == SQLITE_NOMEM)
-      break;
+    if (rc == SQLITE_NOMEM) break;
     hta_cell_int(&c[CUP_KERNEL_SEQ], sqlite3_column_int64(qk, 1));
     hta_cell_int(&c[CUP_TRACE_ID], t->trace_id);
   }
@@ -391,36 +369,30 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
 
   /* Kernels in order: count them first (CUP-3), pair them by position below. */
   rc = sqlite3_prepare_v2(db, cup_sql_kernels, -1, &qk, 0);
-  if (rc != SQLITE_OK)
-    goto cup_run_error;
+  if (rc != SQLITE_OK) goto cup_run_error;
   hta_bind_trace_scan(qk, t);
-  while ((rc = sqlite3_step(qk)) == SQLITE_ROW)
-    nk++;
-  if (rc != SQLITE_DONE)
-    goto cup_run_error;
+  while ((rc = sqlite3_step(qk)) == SQLITE_ROW) nk++;
+  if (rc != SQLITE_DONE) goto cup_run_error;
   sqlite3_reset(qk);
   rc = SQLITE_OK;
-  if (nk == 0)
-    goto cup_run_done;
+  if (nk == 0) goto cup_run_done;
 
   /* Launches in order (CUP-2). */
   rc = sqlite3_prepare_v2(db, cup_sql_launches, -1, &ql, 0);
-  if (rc != SQLITE_OK)
-    goto cup_run_error;
+  if (rc != SQLITE_OK) goto cup_run_error;
   hta_bind_trace_scan(ql, t);
   while ((rc = sqlite3_step(ql)) == SQLITE_ROW)
     HTA_PUSH(launch, nl, al, 256, sqlite3_column_int64(ql, 0), cup_run_oom);
-  if (rc != SQLITE_DONE)
-    goto cup_run_error;
+  if (rc != SQLITE_DONE) goto cup_run_error;
   rc = SQLITE_OK;
   if (nk != nl) {
     hta_cell *c = hta_table_add_row(out);
-    char *msg = sqlite3_mprintf("hta_cupti_counters: rank %lld (trace %lld): %llu "
-                                "cuda_profiler_range kernels but %llu cudaLaunchKernel "
-                                "launches; kernels are paired with launches by position, "
-                                "so none is reported",
-                                (long long)t->rank, (long long)t->trace_id, (unsigned long long)nk,
-                                (unsigned long long)nl);
+    char *msg = sqlite3_mprintf(
+        "hta_cupti_counters: rank %lld (trace %lld): %llu "
+        "cuda_profiler_range kernels but %llu cudaLaunchKernel "
+        "launches; kernels are paired with launches by position, "
+        "so none is reported",
+        (long long)t->rank, (long long)t->trace_id, (unsigned long long)nk, (unsigned long long)nl);
     if (!c || !msg || hta_cell_text(&c[CUP_KERNEL_NAME], msg)) {
       sqlite3_free(msg);
       goto cup_run_oom;
@@ -433,39 +405,32 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   }
 
   rc = cupCollectStacks(db, t, launch, nl, &ops);
-  if (rc != SQLITE_OK)
-    goto cup_run_error;
+  if (rc != SQLITE_OK) goto cup_run_error;
   rc = sqlite3_prepare_v2(db, cup_sql_counters, -1, &qc, 0);
-  if (rc != SQLITE_OK)
-    goto cup_run_error;
+  if (rc != SQLITE_OK) goto cup_run_error;
   for (size_t i = 0, x = 0; i < nk; i++) {
     size_t b = x;
     if ((rc = sqlite3_step(qk)) != SQLITE_ROW) { /* the same rows as counted */
-      if (rc == SQLITE_DONE)
-        rc = SQLITE_ERROR;
+      if (rc == SQLITE_DONE) rc = SQLITE_ERROR;
       goto cup_run_error;
     }
     if ((i & 1023) == 0 && hta_interrupted(db)) {
       rc = SQLITE_INTERRUPT;
       goto cup_run_error;
     }
-    while (b < ops.n && ops.a[b].launch == i)
-      b++;
+    while (b < ops.n && ops.a[b].launch == i) b++;
     rc = cupStack(ops.a, x, b, &k);
     x = b;
-    if (rc == SQLITE_OK)
-      rc = cupEmitKernel(out, qc, t, qk, &k);
+    if (rc == SQLITE_OK) rc = cupEmitKernel(out, qc, t, qk, &k);
     cupKernelFree(&k);
-    if (rc != SQLITE_OK)
-      goto cup_run_error;
+    if (rc != SQLITE_OK) goto cup_run_error;
   }
   goto cup_run_done;
 
 cup_run_oom:
   rc = SQLITE_NOMEM;
 cup_run_error:
-  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE)
-    rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_ERROR;
 cup_run_done:
   cupKernelFree(&k);
   sqlite3_finalize(qk);
@@ -487,11 +452,9 @@ static int cupRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
   /* Most databases have no CUPTI data at all: answer without scanning events. */
   rc = hta_query_int64(db, "SELECT 1 FROM category WHERE name = 'cuda_profiler_range'", 0, 0, &one,
                        &none);
-  if (rc != SQLITE_OK || none)
-    return rc;
+  if (rc != SQLITE_OK || none) return rc;
   rc = hta_traces_load(db, a->has_rank, a->rank, 0, &tr);
-  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
-    rc = cupRunTrace(db, &tr.a[t], out);
+  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++) rc = cupRunTrace(db, &tr.a[t], out);
   hta_traces_free(&tr);
   return rc;
 }

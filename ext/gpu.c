@@ -124,7 +124,7 @@ static int fetchStrings(sqlite3 *db, const char *sql, const int32_t *ids, size_t
 }
 
 static int isKernelCat(const char *c) {
-  static const char *const cats[] = {"kernel",     "Kernel", "gpu_memset", "Memset",
+  static const char *const cats[] = {"kernel",     "Kernel", "gpu_memset",     "Memset",
                                      "gpu_memcpy", "Memcpy", "mtia_ccp_events"};
   for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++) {
     if (strcmp(c, cats[i]) == 0) return 1;
@@ -156,8 +156,10 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     g.ts = sqlite3_column_int64(st, 1);
     g.dur = sqlite3_column_int64(st, 2);
     g.stream = sqlite3_column_int64(st, 3);
-    g.name_id = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 4);
-    g.cat_id = sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 5);
+    g.name_id =
+        sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 4);
+    g.cat_id =
+        sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 5);
     g.link_id = sqlite3_column_int64(st, 6); /* 0 when NULL */
     if (g.link_id && sqlite3_column_type(st, 7) != SQLITE_NULL) {
       g.launch_ts = sqlite3_column_int64(st, 7);
@@ -220,7 +222,8 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     goto gpu_error;
   }
   memset(cat_names, 0, (ncat ? ncat : 1) * sizeof *cat_names);
-  rc = fetchStrings(db, "SELECT name FROM category WHERE category_id = ?1", cat_ids, ncat, cat_names);
+  rc = fetchStrings(db, "SELECT name FROM category WHERE category_id = ?1", cat_ids, ncat,
+                    cat_names);
   if (rc != SQLITE_OK) goto gpu_error;
 
   {

@@ -33,18 +33,22 @@ static const struct {
   const char *name;
   int (*reg)(sqlite3 *);
 } htaFamilies[] = {
-    {"scalars", hta_register_scalars},         {"aggregates", hta_register_aggregates},
-    {"breakdown", hta_register_breakdown},     {"launch", hta_register_launch},
-    {"counters", hta_register_counters},       {"sequences", hta_register_sequences},
-    {"annotations", hta_register_annotations}, {"cupti", hta_register_cupti},
+    {"scalars", hta_register_scalars},
+    {"aggregates", hta_register_aggregates},
+    {"breakdown", hta_register_breakdown},
+    {"launch", hta_register_launch},
+    {"counters", hta_register_counters},
+    {"sequences", hta_register_sequences},
+    {"annotations", hta_register_annotations},
+    {"cupti", hta_register_cupti},
     {"diff", hta_register_diff},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {
   if (sqlite3_libversion_number() < HTA_MIN_SQLITE) {
     if (pzErrMsg) {
-      *pzErrMsg = sqlite3_mprintf("hta requires SQLite 3.40.0 or later (this is %s)",
-                                  sqlite3_libversion());
+      *pzErrMsg =
+          sqlite3_mprintf("hta requires SQLite 3.40.0 or later (this is %s)", sqlite3_libversion());
     }
     return SQLITE_ERROR;
   }
@@ -52,8 +56,8 @@ static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {
     int rc = htaFamilies[i].reg(db);
     if (rc != SQLITE_OK) {
       if (pzErrMsg) {
-        *pzErrMsg = sqlite3_mprintf("Error registering %s: %s", htaFamilies[i].name,
-                                    sqlite3_errmsg(db));
+        *pzErrMsg =
+            sqlite3_mprintf("Error registering %s: %s", htaFamilies[i].name, sqlite3_errmsg(db));
       }
       return rc;
     }
@@ -71,7 +75,7 @@ static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
-int sqlite3_hta_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+    int sqlite3_hta_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
 #ifndef SQLITE_CORE
   SQLITE_EXTENSION_INIT2(pApi);
 #else
@@ -83,7 +87,7 @@ int sqlite3_hta_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *p
 #ifdef _WIN32
 __declspec(dllexport)
 #endif
-int sqlite3_hta_io_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+    int sqlite3_hta_io_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
 #ifndef SQLITE_CORE
   SQLITE_EXTENSION_INIT2(pApi);
 #else

@@ -35,14 +35,12 @@
 ** gives unchanged results. */
 static inline int64_t hta_add_sat(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_add_overflow(a, b, &r))
-    return b > 0 ? INT64_MAX : INT64_MIN;
+  if (__builtin_add_overflow(a, b, &r)) return b > 0 ? INT64_MAX : INT64_MIN;
   return r;
 }
 static inline int64_t hta_sub_sat(int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_sub_overflow(a, b, &r))
-    return b < 0 ? INT64_MAX : INT64_MIN;
+  if (__builtin_sub_overflow(a, b, &r)) return b < 0 ? INT64_MAX : INT64_MIN;
   return r;
 }
 /* The end of an event: ts + dur, saturated. */
@@ -50,11 +48,11 @@ static inline int64_t hta_end(int64_t ts, int64_t dur) { return hta_add_sat(ts, 
 
 /* ---------------------------------------------------------------- kernel types */
 /* Bits as HTA numbers them in the kernel-type breakdown (spec 2.2). */
-#define HTA_KT_COMPUTATION   1
+#define HTA_KT_COMPUTATION 1
 #define HTA_KT_COMMUNICATION 2
-#define HTA_KT_MEMORY        4
-#define HTA_KT_OTHER         8
-#define HTA_KT_ANY           15 /* every type, as a mask */
+#define HTA_KT_MEMORY 4
+#define HTA_KT_OTHER 8
+#define HTA_KT_ANY 15 /* every type, as a mask */
 
 typedef struct hta_classifier hta_classifier;
 
@@ -76,16 +74,16 @@ char *hta_shorten_name(const char *name, const hta_classifier *c);
 typedef struct hta_trace {
   int64_t trace_id;
   int64_t rank;
-  int64_t min_ts;        /* ns, this trace's earliest HTA-kept event */
-  int64_t max_end;       /* ns */
-  int has_cut;           /* the last-ProfilerStep cut applies to this trace */
-  int64_t cut_ts;        /* host rows with ts >= cut_ts are dropped (when has_cut) */
+  int64_t min_ts;  /* ns, this trace's earliest HTA-kept event */
+  int64_t max_end; /* ns */
+  int has_cut;     /* the last-ProfilerStep cut applies to this trace */
+  int64_t cut_ts;  /* host rows with ts >= cut_ts are dropped (when has_cut) */
 } hta_trace;
 
 typedef struct hta_traces {
-  hta_trace *a;          /* ordered by (rank, trace_id) */
+  hta_trace *a; /* ordered by (rank, trace_id) */
   int n;
-  int64_t job_min_ts;    /* min of min_ts over every trace in the database: series ts base */
+  int64_t job_min_ts; /* min of min_ts over every trace in the database: series ts base */
 } hta_traces;
 
 /*
@@ -114,27 +112,27 @@ void hta_bind_trace_scan(sqlite3_stmt *st, const hta_trace *t);
 /* ---------------------------------------------------------------- GPU rows */
 typedef struct hta_gpu {
   int64_t event_id;
-  int64_t seq;           /* position in traceEvents */
-  int64_t ts, dur;       /* ns */
+  int64_t seq;     /* position in traceEvents */
+  int64_t ts, dur; /* ns */
   int64_t stream;
-  int64_t correlation;   /* -1 when absent */
-  int64_t link_id;       /* 0 when absent */
-  int64_t launch_ts;     /* ts of the linked host row; INT64_MIN when none */
+  int64_t correlation; /* -1 when absent */
+  int64_t link_id;     /* 0 when absent */
+  int64_t launch_ts;   /* ts of the linked host row; INT64_MIN when none */
   int64_t launch_dur;
   int32_t launch_name_id; /* name_id of the linked host row; -1 when none */
-  int32_t name_id;       /* -1 when the event has no name */
+  int32_t name_id;        /* -1 when the event has no name */
   int32_t cat_id;
-  int32_t name_slot;     /* index of the name in hta_gpu_rows.names / name_ids */
-  int kernel_type;       /* HTA_KT_* */
-  int is_kernel_cat;     /* cat in kernel/gpu_memcpy/gpu_memset and legacy spellings, mtia_ccp_events */
+  int32_t name_slot; /* index of the name in hta_gpu_rows.names / name_ids */
+  int kernel_type;   /* HTA_KT_* */
+  int is_kernel_cat; /* cat in kernel/gpu_memcpy/gpu_memset and legacy spellings, mtia_ccp_events */
 } hta_gpu;
 
 typedef struct hta_gpu_rows {
-  hta_gpu *a;            /* in seq (file) order */
+  hta_gpu *a; /* in seq (file) order */
   size_t n;
   /* name_id -> string, for the names present (sqlite3_malloc'd) */
-  char **names;          /* indexed by name slot; see hta_gpu_name() */
-  int32_t *name_ids;     /* ascending; name_ids[slot] */
+  char **names;      /* indexed by name slot; see hta_gpu_name() */
+  int32_t *name_ids; /* ascending; name_ids[slot] */
   size_t nnames;
 } hta_gpu_rows;
 
@@ -156,7 +154,7 @@ int hta_gpu_foreach(sqlite3 *db, int has_rank, int64_t rank, int include_last_st
 
 /* ---------------------------------------------------------------- intervals */
 typedef struct hta_iv {
-  int64_t start, end;    /* ns, half-open */
+  int64_t start, end; /* ns, half-open */
 } hta_iv;
 
 /* Sorts by start and merges overlapping or touching intervals in place (spec 2 merge);
@@ -206,13 +204,13 @@ void hta_np_argsort(const int64_t *v, size_t n, size_t *perm);
 ** *rows (free with hta_topk_free) come ordered by name, byte order; row names point
 ** to the groups' names or to the static "others". */
 typedef struct hta_topk_group {
-  const char *name;      /* borrowed */
-  const int64_t *dur;    /* n durations, ns */
+  const char *name;   /* borrowed */
+  const int64_t *dur; /* n durations, ns */
   size_t n;
 } hta_topk_group;
 
 typedef struct hta_topk_row {
-  const char *name;      /* a group's name, or "others" */
+  const char *name; /* a group's name, or "others" */
   int64_t count;
   double sum_us, max_us, min_us, mean_us, std_us;
 } hta_topk_row;
@@ -248,25 +246,24 @@ int hta_query_int64(sqlite3 *db, const char *sql, int nbind, const int64_t *bind
 
 /* Appends V to the growable array P (N used, A allocated, growing from MINA);
 ** jumps to OOM when out of memory (P is then unchanged and still owned). */
-#define HTA_PUSH(p, n, a, minA, v, oom)                                                            \
-  do {                                                                                             \
-    if ((n) == (a)) {                                                                              \
-      size_t na_ = (a) ? 2 * (a) : (minA);                                                         \
-      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p));                                       \
-      if (!np_)                                                                                    \
-        goto oom;                                                                                  \
-      (p) = np_;                                                                                   \
-      (a) = na_;                                                                                   \
-    }                                                                                              \
-    (p)[(n)++] = (v);                                                                              \
+#define HTA_PUSH(p, n, a, minA, v, oom)                      \
+  do {                                                       \
+    if ((n) == (a)) {                                        \
+      size_t na_ = (a) ? 2 * (a) : (minA);                   \
+      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p)); \
+      if (!np_) goto oom;                                    \
+      (p) = np_;                                             \
+      (a) = na_;                                             \
+    }                                                        \
+    (p)[(n)++] = (v);                                        \
   } while (0)
 
 /* ---------------------------------------------------------------- result tables */
 /* An analysis computes its whole result into an hta_table; a generic cursor then
 ** hands the rows out. Text is either static or owned (freed with the table). */
 typedef struct hta_cell {
-  int type;              /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_NULL */
-  int owned;             /* 1: v.s is sqlite3_malloc'd */
+  int type;  /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT or SQLITE_NULL */
+  int owned; /* 1: v.s is sqlite3_malloc'd */
   union {
     int64_t i;
     double d;
@@ -275,9 +272,9 @@ typedef struct hta_cell {
 } hta_cell;
 
 typedef struct hta_table {
-  int ncol;              /* set before the first row */
+  int ncol; /* set before the first row */
   size_t nrow, cap;
-  hta_cell *cells;       /* nrow * ncol, row-major */
+  hta_cell *cells; /* nrow * ncol, row-major */
 } hta_table;
 
 /* Appends a row of NULL cells; returns its first cell, NULL on OOM. */
@@ -304,27 +301,28 @@ void hta_cells_topk(hta_cell *row, int first_col, const hta_topk_row *r);
 #define HTA_TVF_MAXPARAM 8
 
 typedef struct hta_param {
-  const char *name;      /* hidden column name, as in the schema */
-  int is_real;           /* 0: an integer is required; 1: any number */
+  const char *name; /* hidden column name, as in the schema */
+  int is_real;      /* 0: an integer is required; 1: any number */
   double dflt;
-  double min, max;       /* inclusive bounds */
-  const char *what;      /* for errors: "<fn>: <name> must be <what>" */
+  double min, max;  /* inclusive bounds */
+  const char *what; /* for errors: "<fn>: <name> must be <what>" */
 } hta_param;
 
 /* The parameter every analysis has (DESIGN 4): keep the last ProfilerStep. */
-#define HTA_PARAM_LAST_STEP {"include_last_profiler_step", 0, 0.0, 0.0, 1.0, "0 or 1"}
+#define HTA_PARAM_LAST_STEP \
+  { "include_last_profiler_step", 0, 0.0, 0.0, 1.0, "0 or 1" }
 
 typedef struct hta_tvf_args {
-  int has_rank;          /* WHERE rank = N was given */
+  int has_rank; /* WHERE rank = N was given */
   int64_t rank;
   double p[HTA_TVF_MAXPARAM]; /* parameter values, defaults applied, schema order */
 } hta_tvf_args;
 
 typedef struct hta_tvf {
-  const char *name;      /* module name, e.g. "hta_temporal_breakdown" */
-  const char *schema;    /* CREATE TABLE x(visible..., params HIDDEN [, rank HIDDEN]) */
-  int nvisible;          /* the parameters are columns nvisible .. nvisible+nparam-1 */
-  int rank_col;          /* column index of rank; == nvisible+nparam when hidden */
+  const char *name;   /* module name, e.g. "hta_temporal_breakdown" */
+  const char *schema; /* CREATE TABLE x(visible..., params HIDDEN [, rank HIDDEN]) */
+  int nvisible;       /* the parameters are columns nvisible .. nvisible+nparam-1 */
+  int rank_col;       /* column index of rank; == nvisible+nparam when hidden */
   int nparam;
   const hta_param *params;
   /* Computes the rows into OUT (ncol = nvisible). On error returns an SQLite code and
@@ -348,16 +346,16 @@ extern const hta_tvf hta_idle_interval_stats_tvf;
 extern const hta_tvf hta_comm_comp_overlap_tvf;
 
 /* Registration of each analysis family (one file each). */
-int hta_register_scalars(sqlite3 *db);      /* hta_kernel_type, hta_shorten_name, ... */
-int hta_register_aggregates(sqlite3 *db);   /* hta_union_length, hta_quantile, hta_median */
-int hta_register_breakdown(sqlite3 *db);    /* temporal, kernel type, kernel, idle, overlap */
-int hta_register_launch(sqlite3 *db);       /* kernel launch stats */
-int hta_register_counters(sqlite3 *db);     /* queue length, memory bandwidth */
-int hta_register_sequences(sqlite3 *db);    /* frequent kernel sequences, aten op kernels */
-int hta_register_annotations(sqlite3 *db);  /* user annotations, profiler steps, stragglers */
+int hta_register_scalars(sqlite3 *db);     /* hta_kernel_type, hta_shorten_name, ... */
+int hta_register_aggregates(sqlite3 *db);  /* hta_union_length, hta_quantile, hta_median */
+int hta_register_breakdown(sqlite3 *db);   /* temporal, kernel type, kernel, idle, overlap */
+int hta_register_launch(sqlite3 *db);      /* kernel launch stats */
+int hta_register_counters(sqlite3 *db);    /* queue length, memory bandwidth */
+int hta_register_sequences(sqlite3 *db);   /* frequent kernel sequences, aten op kernels */
+int hta_register_annotations(sqlite3 *db); /* user annotations, profiler steps, stragglers */
 int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
-int hta_register_io(sqlite3 *db);           /* io entry point only: DIRECTONLY */
+int hta_register_io(sqlite3 *db); /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io.c, io_overlay.c) take from the
@@ -365,11 +363,11 @@ int hta_register_io(sqlite3 *db);           /* io entry point only: DIRECTONLY *
 
 /* One point of a counter series. */
 typedef struct hta_series_point {
-  int64_t ts;            /* ns, absolute (as stored) */
-  int64_t event_id;      /* the GPU row whose change made the point (its pid is the counter's) */
-  int64_t stream;        /* queue length: the stream; memory bandwidth: 0 */
-  char kind[16];         /* memory bandwidth: the memory kind; queue length: "" */
-  double value;          /* queue length, or GB/s */
+  int64_t ts;       /* ns, absolute (as stored) */
+  int64_t event_id; /* the GPU row whose change made the point (its pid is the counter's) */
+  int64_t stream;   /* queue length: the stream; memory bandwidth: 0 */
+  char kind[16];    /* memory bandwidth: the memory kind; queue length: "" */
+  double value;     /* queue length, or GB/s */
 } hta_series_point;
 
 /* Trace T's hta_queue_length (resp. hta_memory_bw) series with the default
@@ -379,9 +377,9 @@ int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa,
 
 /* One frequent-kernel-sequence pattern and its occurrence set (spec 2.6 step 4). */
 typedef struct hta_fks_pattern {
-  char *pattern;         /* sqlite3_malloc'd, as in hta_frequent_kernel_sequences */
+  char *pattern; /* sqlite3_malloc'd, as in hta_frequent_kernel_sequences */
   int64_t count;
-  int64_t *event_ids;    /* ascending, distinct: every row of every root's stack */
+  int64_t *event_ids; /* ascending, distinct: every row of every root's stack */
   size_t n;
 } hta_fks_pattern;
 

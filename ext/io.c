@@ -208,13 +208,10 @@ int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, hta_trace *ht, 
     }
     if (n <= 10)
       sqlite3_str_appendf(ids, "%s%lld", n > 1 ? ", " : "", (long long)sqlite3_column_int64(st, 0));
-    else if (n == 11)
-      sqlite3_str_appendall(ids, ", ...");
+    else if (n == 11) sqlite3_str_appendall(ids, ", ...");
   }
-  if (rc == SQLITE_DONE)
-    rc = SQLITE_OK;
-  else if (rc != SQLITE_NOMEM)
-    *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  else if (rc != SQLITE_NOMEM) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
   if (rc == SQLITE_OK && sqlite3_str_errcode(ids)) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) { /* IO-1 */
@@ -302,8 +299,7 @@ static int ioCheckOutput(sqlite3 *db, const char *out, char **pzErr) {
     }
     rc = SQLITE_OK;
   }
-  if (rc == SQLITE_DONE)
-    rc = SQLITE_OK;
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
   else if (rc != SQLITE_OK && rc != SQLITE_IOERR && !*pzErr)
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   sqlite3_finalize(st);

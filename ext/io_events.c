@@ -192,10 +192,8 @@ static int evEvent(ev_cursor *c) {
     } else if (which == 5 || which == 6) {
       ev_val *v = which == 5 ? &c->ts : &c->dur;
       rc = evScalar(c, t, v);
-      if (v->type == SQLITE_TEXT)
-        v->type = SQLITE_NULL; /* EV-3: numbers only */
-      else if (v->type == SQLITE_INTEGER)
-        v->type = SQLITE_FLOAT;
+      if (v->type == SQLITE_TEXT) v->type = SQLITE_NULL; /* EV-3: numbers only */
+      else if (v->type == SQLITE_INTEGER) v->type = SQLITE_FLOAT;
     } else if (which == 7) {
       int comma = 0;
       c->args.n = 0;

@@ -156,9 +156,10 @@ int hta_io_write_overlay(sqlite3 *db, const hta_io_sel *sel, const char *opname,
     uint64_t added = 0;
     for (size_t i = 0; i < v.nmarks; i++) added += strlen(v.p[v.marks[i].pattern].pattern) + 24;
     if (added > IO_OVERLAY_MAX_ADDED) {
-      *pzErr = sqlite3_mprintf("the overlay would add %llu MB of pattern text (limit %llu MB): choose a more"
-                               " specific operator_name or a smaller top_k",
-                               (unsigned long long)(added >> 20), (unsigned long long)(IO_OVERLAY_MAX_ADDED >> 20));
+      *pzErr = sqlite3_mprintf(
+          "the overlay would add %llu MB of pattern text (limit %llu MB): choose a more"
+          " specific operator_name or a smaller top_k",
+          (unsigned long long)(added >> 20), (unsigned long long)(IO_OVERLAY_MAX_ADDED >> 20));
       rc = SQLITE_TOOBIG;
     }
   }

@@ -223,6 +223,4 @@ static const hta_tvf lsTvf = {
     .run = lsRun,
 };
 
-int hta_register_launch(sqlite3 *db) {
-  return hta_tvf_register(db, &lsTvf);
-}
+int hta_register_launch(sqlite3 *db) { return hta_tvf_register(db, &lsTvf); }

@@ -108,14 +108,14 @@ static const char msSchema[] =
 
 /* One change of a kind's bandwidth; after mbBuild also the point it makes. */
 typedef struct mb_point {
-  char kind[16];         /* hta_memory_kind() */
-  int64_t ts;            /* ns, absolute */
-  int64_t event_id;      /* the copy */
-  int is_start;          /* 1: +bw at the start; 0: -bw at the end */
-  int computed;          /* the copy's bandwidth came from bytes / dur (MB-2) */
-  size_t pos;            /* position in HTA's sorted order (hta_tie_order = 1) */
+  char kind[16];    /* hta_memory_kind() */
+  int64_t ts;       /* ns, absolute */
+  int64_t event_id; /* the copy */
+  int is_start;     /* 1: +bw at the start; 0: -bw at the end */
+  int computed;     /* the copy's bandwidth came from bytes / dur (MB-2) */
+  size_t pos;       /* position in HTA's sorted order (hta_tie_order = 1) */
   double delta;
-  double bw;             /* the running sum after this change */
+  double bw; /* the running sum after this change */
 } mb_point;
 
 typedef struct mb_series {

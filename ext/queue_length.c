@@ -127,21 +127,30 @@ static const char qfSchema[] =
 
 /* QL-1 */
 static const char *const qlRuntimeNames[] = {
-    "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-    "cudaMemcpyAsync",  "cudaMemsetAsync",     "runFunction - job_prep_and_submit_for_execution",
-    "hipLaunchKernel",  "hipExtModuleLaunchKernel", "hipModuleLaunchKernel",
-    "hipMemcpyAsync",   "hipMemsetAsync",      "hipMemcpyWithStream",
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "cuLaunchKernel",
+    "cuLaunchKernelEx",
+    "cudaMemcpyAsync",
+    "cudaMemsetAsync",
+    "runFunction - job_prep_and_submit_for_execution",
+    "hipLaunchKernel",
+    "hipExtModuleLaunchKernel",
+    "hipModuleLaunchKernel",
+    "hipMemcpyAsync",
+    "hipMemsetAsync",
+    "hipMemcpyWithStream",
 };
 #define QL_NRUNTIME (sizeof qlRuntimeNames / sizeof qlRuntimeNames[0])
 
 /* One change of a stream's queue; after qlBuild also the point it makes. */
 typedef struct ql_point {
   int64_t stream;
-  int64_t ts;            /* ns, absolute */
-  int64_t key1, key2;    /* QL-3 order within a tie */
-  int delta;             /* +1 or -1 */
-  size_t pos;            /* position in HTA's sorted order (hta_tie_order = 1) */
-  int64_t q;             /* the queue length after this change */
+  int64_t ts;         /* ns, absolute */
+  int64_t key1, key2; /* QL-3 order within a tie */
+  int delta;          /* +1 or -1 */
+  size_t pos;         /* position in HTA's sorted order (hta_tie_order = 1) */
+  int64_t q;          /* the queue length after this change */
 } ql_point;
 
 /* One trace's series. */
@@ -296,8 +305,8 @@ static int qlLastAtTs(const ql_series *s, size_t i) {
 typedef int (*ql_emit)(sqlite3 *db, const hta_trace *t, const ql_series *s, const hta_tvf_args *a,
                        int64_t job_min_ts, hta_table *out);
 
-static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, int include_last_step,
-                          int hta_order, ql_emit emit, hta_table *out) {
+static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, int include_last_step, int hta_order,
+                          ql_emit emit, hta_table *out) {
   hta_traces tr;
   hta_classifier *cls = 0;
   ql_ids ids;
@@ -321,8 +330,8 @@ static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, int include_last_s
 
 /* ---------------------------------------------------------------- hta_queue_length */
 
-static int qlEmitSeries(sqlite3 *db, const hta_trace *t, const ql_series *s,
-                        const hta_tvf_args *a, int64_t job_min_ts, hta_table *out) {
+static int qlEmitSeries(sqlite3 *db, const hta_trace *t, const ql_series *s, const hta_tvf_args *a,
+                        int64_t job_min_ts, hta_table *out) {
   int collapse = a->p[QL_P_COLLAPSE] != 0;
   (void)db;
   for (size_t i = 0; i < s->n; i++) {
@@ -347,8 +356,8 @@ static int qlRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
 
 /* ---------------------------------------------------------------- hta_queue_length_summary */
 
-static int qsEmitSummary(sqlite3 *db, const hta_trace *t, const ql_series *s,
-                         const hta_tvf_args *a, int64_t job_min_ts, hta_table *out) {
+static int qsEmitSummary(sqlite3 *db, const hta_trace *t, const ql_series *s, const hta_tvf_args *a,
+                         int64_t job_min_ts, hta_table *out) {
   int collapse = a->p[QL_P_COLLAPSE] != 0;
   double *v = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *v);
   (void)db;
@@ -380,8 +389,8 @@ static int qsEmitSummary(sqlite3 *db, const hta_trace *t, const ql_series *s,
 
 static int qsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return qlForEachTrace(db, a, a->p[QL_P_LAST_STEP] != 0, a->p[QL_P_TIE_ORDER] != 0,
-                        qsEmitSummary, out);
+  return qlForEachTrace(db, a, a->p[QL_P_LAST_STEP] != 0, a->p[QL_P_TIE_ORDER] != 0, qsEmitSummary,
+                        out);
 }
 
 /* ---------------------------------------------------------------- hta_queue_full_time */

@@ -92,10 +92,11 @@ static void scVersion(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 static void scDebug(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   (void)argv;
-  char *s = sqlite3_mprintf("Version: %s\nCommit: %s\nSQLite: %s (compiled with %s)\n"
-                            "Build: %s",
-                            HTA_VERSION, HTA_COMMIT, sqlite3_libversion(), SQLITE_VERSION,
-                            SC_LINK ", " SC_CC SC_OPT SC_SAN);
+  char *s = sqlite3_mprintf(
+      "Version: %s\nCommit: %s\nSQLite: %s (compiled with %s)\n"
+      "Build: %s",
+      HTA_VERSION, HTA_COMMIT, sqlite3_libversion(), SQLITE_VERSION,
+      SC_LINK ", " SC_CC SC_OPT SC_SAN);
   if (!s) sqlite3_result_error_nomem(ctx);
   else sqlite3_result_text(ctx, s, -1, sqlite3_free);
 }
@@ -163,8 +164,8 @@ int hta_register_scalars(sqlite3 *db) {
       {"hta_memory_kind", 1, SC_PURE, scMemoryKind},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
-    int rc = sqlite3_create_function_v2(db, fns[i].name, fns[i].nArg, fns[i].flags, 0, fns[i].fn,
-                                        0, 0, 0);
+    int rc = sqlite3_create_function_v2(db, fns[i].name, fns[i].nArg, fns[i].flags, 0, fns[i].fn, 0,
+                                        0, 0);
     if (rc != SQLITE_OK) return rc;
   }
   return SQLITE_OK;

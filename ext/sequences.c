@@ -74,9 +74,9 @@ int hta_register_aten_ops(sqlite3 *db);
 #define FKS_DEFAULT_TOP_K 5
 
 /* ---------------------------------------------------------------- schema */
-#define FKS_SCHEMA                                                                                 \
-  "CREATE TABLE x(rank INTEGER, pattern TEXT, count INTEGER,"                                      \
-  " gpu_kernel_duration_us REAL, cpu_op_duration_us REAL, trace_id INTEGER,"                       \
+#define FKS_SCHEMA                                                           \
+  "CREATE TABLE x(rank INTEGER, pattern TEXT, count INTEGER,"                \
+  " gpu_kernel_duration_us REAL, cpu_op_duration_us REAL, trace_id INTEGER," \
   " operator_name HIDDEN, min_pattern_len HIDDEN, top_k HIDDEN)"
 #define FKS_RANK 0
 #define FKS_PATTERN 1
@@ -147,20 +147,17 @@ typedef struct fks_rootref {
 
 static int fksCmpRef(const void *pa, const void *pb) {
   const fks_rootref *a = pa, *b = pb;
-  if (a->r->n != b->r->n)
-    return a->r->n < b->r->n ? -1 : 1;
+  if (a->r->n != b->r->n) return a->r->n < b->r->n ? -1 : 1;
   for (size_t k = 0; k < a->r->n; k++) {
     sqlite3_int64 x = a->ids[a->r->off + k], y = b->ids[b->r->off + k];
-    if (x != y)
-      return x < y ? -1 : 1;
+    if (x != y) return x < y ? -1 : 1;
   }
   return 0;
 }
 
 static int fksCmpRow(const void *pa, const void *pb) {
   const fks_row *a = pa, *b = pb;
-  if (a->count != b->count)
-    return a->count > b->count ? -1 : 1;
+  if (a->count != b->count) return a->count > b->count ? -1 : 1;
   return strcmp(a->pattern, b->pattern);
 }
 
@@ -190,21 +187,22 @@ static int fksAddRow(fks_cursor *c, const hta_trace *t, sqlite3_int64 count, sql
 /* FKS_KEPT_ROWS: the HTA-kept rows of one trace (FKS-2); FKS_KEPT: 1 when the
 ** last-step cut leaves the row. ?1..?2 the trace's event_id range, ?4 cut ts,
 ** ?5 has_cut. */
-#define FKS_KEPT_ROWS                                                                              \
-  " FROM event e"                                                                                  \
-  " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.category_id IS NOT NULL"        \
+#define FKS_KEPT_ROWS                                                                       \
+  " FROM event e"                                                                           \
+  " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.category_id IS NOT NULL" \
   "   AND e.category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
-#define FKS_KEPT                                                                                   \
-  "  CASE WHEN NOT ?5 THEN 1"                                                                      \
-  "       WHEN e.stream IS NULL THEN e.ts < ?4"                                                    \
-  "       WHEN e.link_id IS NOT NULL THEN"                                                         \
-  "         coalesce((SELECT l.ts < ?4 FROM event l WHERE l.event_id = e.link_id), 0)"             \
+#define FKS_KEPT                                                                       \
+  "  CASE WHEN NOT ?5 THEN 1"                                                          \
+  "       WHEN e.stream IS NULL THEN e.ts < ?4"                                        \
+  "       WHEN e.link_id IS NOT NULL THEN"                                             \
+  "         coalesce((SELECT l.ts < ?4 FROM event l WHERE l.event_id = e.link_id), 0)" \
   "       ELSE e.correlation IS NULL AND e.ts < ?4 END"
 
 /* Candidates (FKS-2): seq, depth (-1 when none), dur, is_gpu, kept, name_id, ts.
 ** ?3 operator_name. */
 static const char fks_sql_candidates[] =
-    "SELECT e.event_id - ?1, coalesce(e.depth, -1), e.dur, e.stream IS NOT NULL," FKS_KEPT ","
+    "SELECT e.event_id - ?1, coalesce(e.depth, -1), e.dur, e.stream IS NOT NULL," FKS_KEPT
+    ","
     "  e.name_id, e.ts" FKS_KEPT_ROWS
     "   AND e.name_id IN (SELECT string_id FROM string WHERE instr(value, ?3) > 0)";
 
@@ -287,10 +285,8 @@ static int fksTreeLoad(sqlite3_stmt *q, fks_tree *tr) {
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
     sqlite3_uint64 pair = (sqlite3_uint64)sqlite3_column_int64(q, 0);
     unsigned seq = (unsigned)(pair >> 32), parent = (unsigned)pair;
-    if (seq + (sqlite3_uint64)1 > tr->nseq)
-      tr->nseq = seq + (sqlite3_uint64)1;
-    if (parent + (sqlite3_uint64)1 > tr->nseq)
-      tr->nseq = parent + (sqlite3_uint64)1;
+    if (seq + (sqlite3_uint64)1 > tr->nseq) tr->nseq = seq + (sqlite3_uint64)1;
+    if (parent + (sqlite3_uint64)1 > tr->nseq) tr->nseq = parent + (sqlite3_uint64)1;
     HTA_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, parent, fks_tree_oom);
     HTA_PUSH(tr->edges, tr->nedges, tr->aedges, 1024, seq, fks_tree_oom);
     if (sqlite3_column_int(q, 1)) {
@@ -302,8 +298,7 @@ static int fksTreeLoad(sqlite3_stmt *q, fks_tree *tr) {
       HTA_PUSH(tr->gpu, tr->ngpu, tr->agpu, 256, g, fks_tree_oom);
     }
   }
-  if (rc != SQLITE_DONE)
-    return rc;
+  if (rc != SQLITE_DONE) return rc;
 
   /* counting sort of the edges by parent */
   size_t ne = tr->nedges / 2;
@@ -312,20 +307,15 @@ static int fksTreeLoad(sqlite3_stmt *q, fks_tree *tr) {
   tr->kids = sqlite3_malloc64((ne + 1) * sizeof *tr->kids);
   tr->isgpu = sqlite3_malloc64(nbytes);
   tr->seen = sqlite3_malloc64(nbytes);
-  if (!tr->off || !tr->kids || !tr->isgpu || !tr->seen)
-    return SQLITE_NOMEM;
+  if (!tr->off || !tr->kids || !tr->isgpu || !tr->seen) return SQLITE_NOMEM;
   memset(tr->off, 0, (tr->nseq + 2) * sizeof *tr->off);
   memset(tr->isgpu, 0, nbytes);
   memset(tr->seen, 0, nbytes);
-  for (size_t k = 0; k < tr->ngpu; k++)
-    FKS_SETBIT(tr->isgpu, tr->gpu[k].seq);
-  for (size_t k = 0; k < ne; k++)
-    tr->off[tr->edges[2 * k] + 2]++;
-  for (sqlite3_uint64 s = 2; s < tr->nseq + 2; s++)
-    tr->off[s] += tr->off[s - 1];
+  for (size_t k = 0; k < tr->ngpu; k++) FKS_SETBIT(tr->isgpu, tr->gpu[k].seq);
+  for (size_t k = 0; k < ne; k++) tr->off[tr->edges[2 * k] + 2]++;
+  for (sqlite3_uint64 s = 2; s < tr->nseq + 2; s++) tr->off[s] += tr->off[s - 1];
   /* now off[p + 1] is where p's children start; filling advances it to their end */
-  for (size_t k = 0; k < ne; k++)
-    tr->kids[tr->off[tr->edges[2 * k] + 1]++] = tr->edges[2 * k + 1];
+  for (size_t k = 0; k < ne; k++) tr->kids[tr->off[tr->edges[2 * k] + 1]++] = tr->edges[2 * k + 1];
   sqlite3_free(tr->edges);
   tr->edges = 0;
   return SQLITE_OK;
@@ -336,8 +326,7 @@ fks_tree_oom:
 
 static int fksCmpGpu(const void *pa, const void *pb) {
   const fks_gpu *a = pa, *b = pb;
-  if (a->ts != b->ts)
-    return a->ts < b->ts ? -1 : 1;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
   return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
@@ -346,10 +335,8 @@ static const fks_gpu *fksGpuOf(const fks_tree *tr, sqlite3_uint64 seq) {
   size_t a = 0, b = tr->ngpu;
   while (a < b) {
     size_t m = a + (b - a) / 2;
-    if (tr->gpu[m].seq < seq)
-      a = m + 1;
-    else
-      b = m;
+    if (tr->gpu[m].seq < seq) a = m + 1;
+    else b = m;
   }
   return &tr->gpu[a];
 }
@@ -361,9 +348,9 @@ static const fks_gpu *fksGpuOf(const fks_tree *tr, sqlite3_uint64 seq) {
 */
 typedef struct fks_occ {
   sqlite3_int64 top_k;
-  sqlite3_uint64 *seqs;      /* stack rows of every kept root, root after root */
+  sqlite3_uint64 *seqs; /* stack rows of every kept root, root after root */
   size_t nseqs, aseqs;
-  hta_fks_pattern *out;      /* the result: top_k patterns, FKS-7 order */
+  hta_fks_pattern *out; /* the result: top_k patterns, FKS-7 order */
   size_t nout;
 } fks_occ;
 
@@ -385,8 +372,7 @@ static int fksOccFinish(fks_occ *occ, const fks_cursor *c, sqlite3_int64 first, 
   sqlite3_int64 nrows = c->n - first;
   size_t k = (size_t)(occ->top_k < nrows ? occ->top_k : nrows);
   occ->out = sqlite3_malloc64((k ? k : 1) * sizeof *occ->out);
-  if (!occ->out)
-    return SQLITE_NOMEM;
+  if (!occ->out) return SQLITE_NOMEM;
   memset(occ->out, 0, (k ? k : 1) * sizeof *occ->out);
   for (size_t i = 0; i < k; i++) {
     const fks_row *row = &c->a[first + (sqlite3_int64)i];
@@ -394,19 +380,14 @@ static int fksOccFinish(fks_occ *occ, const fks_cursor *c, sqlite3_int64 first, 
     hta_fks_pattern *o = &occ->out[occ->nout++];
     size_t n = 0, m = 0;
     for (size_t x = 0; x < ngroups && !g; x++)
-      if (groups[x].pattern == row->pattern)
-        g = &groups[x];
-    if (!g)
-      return SQLITE_ERROR; /* cannot happen: every row has its group */
+      if (groups[x].pattern == row->pattern) g = &groups[x];
+    if (!g) return SQLITE_ERROR; /* cannot happen: every row has its group */
     o->pattern = sqlite3_mprintf("%s", row->pattern);
-    if (!o->pattern)
-      return SQLITE_NOMEM;
+    if (!o->pattern) return SQLITE_NOMEM;
     o->count = row->count;
-    for (size_t x = g->a; x < g->b; x++)
-      n += refs[x].r->occ_n;
+    for (size_t x = g->a; x < g->b; x++) n += refs[x].r->occ_n;
     sqlite3_uint64 *v = sqlite3_malloc64((n ? n : 1) * sizeof *v);
-    if (!v)
-      return SQLITE_NOMEM;
+    if (!v) return SQLITE_NOMEM;
     for (size_t x = g->a; x < g->b; x++) {
       memcpy(v + m, occ->seqs + refs[x].r->occ_off, refs[x].r->occ_n * sizeof *v);
       m += refs[x].r->occ_n;
@@ -414,11 +395,9 @@ static int fksOccFinish(fks_occ *occ, const fks_cursor *c, sqlite3_int64 first, 
     qsort(v, n, sizeof *v, fksCmpU64);
     m = 0;
     for (size_t x = 0; x < n; x++)
-      if (m == 0 || v[m - 1] != v[x])
-        v[m++] = v[x];
+      if (m == 0 || v[m - 1] != v[x]) v[m++] = v[x];
     o->event_ids = (int64_t *)v; /* in place: offsets < 2^32 become event_ids */
-    for (size_t x = 0; x < m; x++)
-      o->event_ids[x] = lo + (sqlite3_int64)v[x];
+    for (size_t x = 0; x < m; x++) o->event_ids[x] = lo + (sqlite3_int64)v[x];
     o->n = m;
   }
   return SQLITE_OK;
@@ -459,19 +438,16 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
 
   /* 1. The candidates at the lowest depth (FKS-2, FKS-3). */
   rc = sqlite3_prepare_v2(db, fks_sql_candidates, -1, &q, 0);
-  if (rc != SQLITE_OK)
-    goto fks_run_error;
+  if (rc != SQLITE_OK) goto fks_run_error;
   sqlite3_bind_int64(q, 1, lo);
   sqlite3_bind_int64(q, 2, hi);
   sqlite3_bind_text(q, 3, opname, -1, SQLITE_STATIC);
   sqlite3_bind_int64(q, 4, cut);
   sqlite3_bind_int(q, 5, t->has_cut != 0);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-    if (!sqlite3_column_int(q, 4))
-      continue; /* removed by the last-step cut */
+    if (!sqlite3_column_int(q, 4)) continue; /* removed by the last-step cut */
     sqlite3_int64 depth = sqlite3_column_int64(q, 1);
-    if (depth > mindepth)
-      continue;
+    if (depth > mindepth) continue;
     if (depth < mindepth) {
       mindepth = depth;
       ncand = 0;
@@ -484,8 +460,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     cd.ts = sqlite3_column_int64(q, 6);
     HTA_PUSH(cand, ncand, acand, 64, cd, fks_run_oom);
   }
-  if (rc != SQLITE_DONE)
-    goto fks_run_error;
+  if (rc != SQLITE_DONE) goto fks_run_error;
   rc = SQLITE_OK;
   sqlite3_finalize(q);
   q = 0;
@@ -497,12 +472,10 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     int none;
     rc = hta_query_int64(db, "SELECT event_count FROM trace WHERE trace_id = ?1", 1, &t->trace_id,
                          &nrows, &none);
-    if (rc != SQLITE_OK)
-      goto fks_run_error;
+    if (rc != SQLITE_OK) goto fks_run_error;
     budget = nrows / 8;
     rc = sqlite3_prepare_v2(db, fks_sql_subtree, -1, &qs, 0);
-    if (rc != SQLITE_OK)
-      goto fks_run_error;
+    if (rc != SQLITE_OK) goto fks_run_error;
     sqlite3_bind_int64(qs, 2, cut);
     sqlite3_bind_int64(qs, 3, FKS_MAX_DEPTH);
     sqlite3_bind_int64(qs, 4, lo);
@@ -530,8 +503,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
         if (occ)
           HTA_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256,
                    (sqlite3_uint64)sqlite3_column_int64(qs, 4), fks_run_oom);
-        if (!sqlite3_column_int(qs, 0))
-          continue;
+        if (!sqlite3_column_int(qs, 0)) continue;
         fks_gpu g;
         g.name_id = sqlite3_column_type(qs, 1) == SQLITE_NULL ? -1 : sqlite3_column_int64(qs, 1);
         g.ts = sqlite3_column_int64(qs, 2);
@@ -540,24 +512,20 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
         HTA_PUSH(hits, nhits, ahits, 64, g, fks_run_oom);
       }
       sqlite3_reset(qs);
-      if (rc != SQLITE_DONE)
-        goto fks_run_error;
+      if (rc != SQLITE_DONE) goto fks_run_error;
       rc = SQLITE_OK;
-      if (budget < 0)
-        in_memory = 1; /* huge subtrees: walk the rest in memory */
+      if (budget < 0) in_memory = 1; /* huge subtrees: walk the rest in memory */
     } else {
       if (!tr.off) { /* first use: load the tree */
         rc = sqlite3_prepare_v2(db, fks_sql_tree, -1, &q, 0);
-        if (rc != SQLITE_OK)
-          goto fks_run_error;
+        if (rc != SQLITE_OK) goto fks_run_error;
         sqlite3_bind_int64(q, 1, lo);
         sqlite3_bind_int64(q, 2, hi);
         sqlite3_bind_int64(q, 4, cut);
         sqlite3_bind_int(q, 5, t->has_cut != 0);
         sqlite3_bind_int64(q, 6, mindepth);
         rc = fksTreeLoad(q, &tr);
-        if (rc != SQLITE_OK)
-          goto fks_run_error;
+        if (rc != SQLITE_OK) goto fks_run_error;
       }
       /* depth-first over the child lists; `seen` also guards against a corrupt cycle */
       if (cd->seq < tr.nseq && !FKS_BIT(tr.seen, cd->seq)) {
@@ -568,28 +536,23 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
           unsigned sq = stack[--nstack];
           for (unsigned x = tr.off[sq]; x < tr.off[sq + 1]; x++) {
             unsigned ch = tr.kids[x];
-            if (FKS_BIT(tr.seen, ch))
-              continue;
+            if (FKS_BIT(tr.seen, ch)) continue;
             FKS_SETBIT(tr.seen, ch);
             if (occ)
               HTA_PUSH(occ->seqs, occ->nseqs, occ->aseqs, 256, (sqlite3_uint64)ch, fks_run_oom);
             if (FKS_BIT(tr.isgpu, ch))
               HTA_PUSH(hits, nhits, ahits, 64, *fksGpuOf(&tr, ch), fks_run_oom);
-            else
-              HTA_PUSH(stack, nstack, astack, 256, ch, fks_run_oom);
+            else HTA_PUSH(stack, nstack, astack, 256, ch, fks_run_oom);
           }
         }
       }
     }
     if ((sqlite3_int64)nhits < minlen) {
-      if (occ)
-        occ->nseqs = r.occ_off; /* not a root: forget its stack */
-      continue; /* FKS-3: too few kernels */
+      if (occ) occ->nseqs = r.occ_off; /* not a root: forget its stack */
+      continue;                        /* FKS-3: too few kernels */
     }
-    if (occ)
-      r.occ_n = occ->nseqs - r.occ_off;
-    if (nhits > 1)
-      qsort(hits, nhits, sizeof *hits, fksCmpGpu);
+    if (occ) r.occ_n = occ->nseqs - r.occ_off;
+    if (nhits > 1) qsort(hits, nhits, sizeof *hits, fksCmpGpu);
     HTA_PUSH(j.ids, j.nids, j.aids, 256, cd->name_id, fks_run_oom);
     for (size_t h = 0; h < nhits; h++) {
       HTA_PUSH(j.ids, j.nids, j.aids, 256, hits[h].name_id, fks_run_oom);
@@ -602,21 +565,18 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       goto fks_run_error;
     }
   }
-  if (j.nroots == 0)
-    goto fks_run_done;
+  if (j.nroots == 0) goto fks_run_done;
 
   /* 3. Group equal name-id sequences (FKS-6). */
   refs = sqlite3_malloc64(j.nroots * sizeof *refs);
-  if (!refs)
-    goto fks_run_oom;
+  if (!refs) goto fks_run_oom;
   for (size_t k = 0; k < j.nroots; k++) {
     refs[k].r = &j.roots[k];
     refs[k].ids = j.ids;
   }
   qsort(refs, j.nroots, sizeof *refs, fksCmpRef);
   rc = sqlite3_prepare_v2(db, HTA_SQL_NAME_OF_ID, -1, &qn, 0);
-  if (rc != SQLITE_OK)
-    goto fks_run_error;
+  if (rc != SQLITE_OK) goto fks_run_error;
   for (size_t a = 0; a < j.nroots;) {
     size_t b = a;
     sqlite3_int64 gpu = 0, cpu = 0;
@@ -627,11 +587,9 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     }
     char *pat = 0;
     rc = hta_join_names(qn, j.ids + refs[a].r->off, refs[a].r->n, "|", &pat);
-    if (rc != SQLITE_OK)
-      goto fks_run_error;
+    if (rc != SQLITE_OK) goto fks_run_error;
     rc = fksAddRow(c, t, (sqlite3_int64)(b - a), gpu, cpu, pat);
-    if (rc != SQLITE_OK)
-      goto fks_run_error;
+    if (rc != SQLITE_OK) goto fks_run_error;
     if (occ) {
       fks_group g = {pat, a, b};
       HTA_PUSH(groups, ngroups, agroups, 64, g, fks_run_oom);
@@ -639,15 +597,13 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     a = b;
   }
   qsort(c->a + first, (size_t)(c->n - first), sizeof *c->a, fksCmpRow); /* FKS-7 */
-  if (occ)
-    rc = fksOccFinish(occ, c, first, lo, refs, groups, ngroups);
+  if (occ) rc = fksOccFinish(occ, c, first, lo, refs, groups, ngroups);
   goto fks_run_done;
 
 fks_run_oom:
   rc = SQLITE_NOMEM;
 fks_run_error:
-  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE)
-    rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK || rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_ERROR;
 fks_run_done:
   sqlite3_finalize(q);
   sqlite3_finalize(qs);
@@ -668,11 +624,9 @@ static int fksConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr) {
   fks_vtab *p;
   int rc = sqlite3_declare_vtab(db, FKS_SCHEMA);
-  if (rc != SQLITE_OK)
-    return rc;
+  if (rc != SQLITE_OK) return rc;
   p = sqlite3_malloc(sizeof *p);
-  if (!p)
-    return SQLITE_NOMEM;
+  if (!p) return SQLITE_NOMEM;
   memset(p, 0, sizeof *p);
   p->db = db;
   /* Read-only and side-effect free: usable from views and triggers. */
@@ -688,8 +642,7 @@ static int fksDisconnect(sqlite3_vtab *pVtab) {
 
 static int fksOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
   fks_cursor *c = sqlite3_malloc(sizeof *c);
-  if (!c)
-    return SQLITE_NOMEM;
+  if (!c) return SQLITE_NOMEM;
   memset(c, 0, sizeof *c);
   *ppCursor = &c->base;
   return SQLITE_OK;
@@ -697,8 +650,7 @@ static int fksOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 /* Frees the rows of the previous scan. */
 static void fksReset(fks_cursor *c) {
-  for (sqlite3_int64 k = 0; k < c->n; k++)
-    sqlite3_free(c->a[k].pattern);
+  for (sqlite3_int64 k = 0; k < c->n; k++) sqlite3_free(c->a[k].pattern);
   sqlite3_free(c->a);
   sqlite3_value_free(c->operator_name);
   c->a = 0;
@@ -737,11 +689,9 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
       return SQLITE_ERROR;
     }
     c->operator_name = sqlite3_value_dup(argv[k]);
-    if (!c->operator_name)
-      return SQLITE_NOMEM;
+    if (!c->operator_name) return SQLITE_NOMEM;
     opname = (const char *)sqlite3_value_text(c->operator_name);
-    if (!opname)
-      return SQLITE_NOMEM;
+    if (!opname) return SQLITE_NOMEM;
     k++;
   }
   if (idxNum & FKS_HAS_MINLEN) {
@@ -760,16 +710,13 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     }
   }
   if (idxNum & FKS_HAS_RANK) {
-    if (!hta_value_int64(argv[k++], &rank))
-      return SQLITE_OK; /* rank = NULL / 'x' / 1.5: no row */
+    if (!hta_value_int64(argv[k++], &rank)) return SQLITE_OK; /* rank = NULL / 'x' / 1.5: no row */
     has_rank = 1;
   }
-  if (!opname || !opname[0])
-    return SQLITE_OK;
+  if (!opname || !opname[0]) return SQLITE_OK;
 
   rc = fksHasIndex(vt->db, &has_index);
-  if (rc == SQLITE_OK)
-    rc = hta_traces_load(vt->db, has_rank, rank, 0, &tr);
+  if (rc == SQLITE_OK) rc = hta_traces_load(vt->db, has_rank, rank, 0, &tr);
   for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
     rc = fksRunTrace(c, vt->db, &tr.a[t], opname, c->min_pattern_len, has_index, 0);
   hta_traces_free(&tr);
@@ -802,8 +749,7 @@ static int fksColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   case FKS_CPU_US: sqlite3_result_double(ctx, (double)r->cpu_ns / 1000.0); break;
   case FKS_TRACE_ID: sqlite3_result_int64(ctx, r->trace_id); break;
   case FKS_OPERATOR_NAME:
-    if (c->operator_name)
-      sqlite3_result_value(ctx, c->operator_name);
+    if (c->operator_name) sqlite3_result_value(ctx, c->operator_name);
     break;
   case FKS_MIN_PATTERN_LEN: sqlite3_result_int64(ctx, c->min_pattern_len); break;
   case FKS_TOP_K: sqlite3_result_int64(ctx, c->top_k); break;
@@ -830,8 +776,7 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
   for (int i = 0; i < p->nConstraint; i++) {
     const struct sqlite3_index_constraint *pc = &p->aConstraint[i];
     int j;
-    if (pc->op != SQLITE_INDEX_CONSTRAINT_EQ)
-      continue;
+    if (pc->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
     switch (pc->iColumn) {
     case FKS_OPERATOR_NAME: j = 0; break;
     case FKS_MIN_PATTERN_LEN: j = 1; break;
@@ -846,14 +791,12 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
     aIdx[j] = i;
   }
   if (aIdx[0] < 0) {
-    if (unusable & 1)
-      return SQLITE_CONSTRAINT;
+    if (unusable & 1) return SQLITE_CONSTRAINT;
     hta_vtab_error(tab, "hta_frequent_kernel_sequences: operator_name is required");
     return SQLITE_ERROR;
   }
   for (int j = 0; j < 4; j++) {
-    if (aIdx[j] < 0)
-      continue;
+    if (aIdx[j] < 0) continue;
     p->aConstraintUsage[aIdx[j]].argvIndex = argv++;
     p->aConstraintUsage[aIdx[j]].omit = 1;
     idxNum |= 1 << j;
@@ -882,8 +825,7 @@ static const sqlite3_module fksModule = {
 /* Registers hta_frequent_kernel_sequences and hta_aten_op_kernels. */
 int hta_register_sequences(sqlite3 *db) {
   int rc = sqlite3_create_module(db, "hta_frequent_kernel_sequences", &fksModule, 0);
-  if (rc == SQLITE_OK)
-    rc = hta_register_aten_ops(db);
+  if (rc == SQLITE_OK) rc = hta_register_aten_ops(db);
   return rc;
 }
 
@@ -903,11 +845,9 @@ int hta_fks_patterns(sqlite3 *db, const hta_trace *t, const char *opname, int64_
   occ.top_k = top_k;
   *pa = 0;
   *pn = 0;
-  if (!opname || !opname[0] || top_k <= 0)
-    return SQLITE_OK;
+  if (!opname || !opname[0] || top_k <= 0) return SQLITE_OK;
   rc = fksHasIndex(db, &has_index);
-  if (rc == SQLITE_OK)
-    rc = fksRunTrace(&c, db, t, opname, min_pattern_len, has_index, &occ);
+  if (rc == SQLITE_OK) rc = fksRunTrace(&c, db, t, opname, min_pattern_len, has_index, &occ);
   fksReset(&c);
   sqlite3_free(occ.seqs);
   if (rc != SQLITE_OK) {

@@ -87,10 +87,10 @@ typedef struct td_vtab {
 
 /* The parameters as used (what the hidden columns read back). */
 typedef struct td_args {
-  int hasRank[2], hasIter[2];  /* [0] control, [1] test: an explicit value */
-  int64_t rank[2], iter[2];    /* effective values (when resolved) */
-  int resolved[2];             /* rank and iteration known */
-  char *zSchema;               /* test schema name, sqlite3_malloc'd */
+  int hasRank[2], hasIter[2]; /* [0] control, [1] test: an explicit value */
+  int64_t rank[2], iter[2];   /* effective values (when resolved) */
+  int resolved[2];            /* rank and iteration known */
+  char *zSchema;              /* test schema name, sqlite3_malloc'd */
 } td_args;
 
 typedef struct td_cursor {
@@ -102,7 +102,7 @@ typedef struct td_cursor {
 
 /* One name of one side: rows and summed durations (ns). */
 typedef struct td_row {
-  char *zName;            /* sqlite3_malloc'd */
+  char *zName; /* sqlite3_malloc'd */
   int64_t count, dur;
 } td_row;
 
@@ -168,12 +168,12 @@ static int tdResolve(sqlite3 *db, td_args *a, int k, const char *zSchema, char *
   int has = 0, rc;
   a->resolved[k] = 0;
   if (a->hasRank[k]) {
-    rc = tdScalar(db, "SELECT 1 FROM \"%w\".trace WHERE rank = ?1 LIMIT 1", zSchema, 1,
-                  &a->rank[k], &v, &has);
+    rc = tdScalar(db, "SELECT 1 FROM \"%w\".trace WHERE rank = ?1 LIMIT 1", zSchema, 1, &a->rank[k],
+                  &v, &has);
     if (rc != SQLITE_OK) return rc;
     if (!has) {
-      *pzErr = sqlite3_mprintf("hta_trace_diff: %s_rank %lld is not a rank of schema %s",
-                               azSide[k], (long long)a->rank[k], zSchema);
+      *pzErr = sqlite3_mprintf("hta_trace_diff: %s_rank %lld is not a rank of schema %s", azSide[k],
+                               (long long)a->rank[k], zSchema);
       return SQLITE_ERROR;
     }
   } else {
@@ -186,8 +186,8 @@ static int tdResolve(sqlite3 *db, td_args *a, int k, const char *zSchema, char *
     if (rc != SQLITE_OK) return rc;
     if (!has) {
       *pzErr = sqlite3_mprintf(
-          "hta_trace_diff: %s_iteration %lld is not a ProfilerStep number of schema %s",
-          azSide[k], (long long)a->iter[k], zSchema);
+          "hta_trace_diff: %s_iteration %lld is not a ProfilerStep number of schema %s", azSide[k],
+          (long long)a->iter[k], zSchema);
       return SQLITE_ERROR;
     }
   } else {
@@ -244,7 +244,8 @@ static int64_t tdSumSat(int64_t d2, int64_t d1, int64_t d0) {
 ** the rank over its rowid range (grouping by name_id first keeps it fast).
 */
 static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema, td_side *out) {
-  static const char zTraceFmt[] = "SELECT trace_id FROM \"%w\".trace WHERE rank = ?1 ORDER BY trace_id";
+  static const char zTraceFmt[] =
+      "SELECT trace_id FROM \"%w\".trace WHERE rank = ?1 ORDER BY trace_id";
   static const char zFmt[] =
       "SELECT s.value, x.c, x.d2, x.d1, x.d0 FROM"
       " (SELECT e.name_id AS nid, count(*) AS c, sum(e.dur >> 42) AS d2,"
@@ -476,7 +477,7 @@ static int tdIntArg(sqlite3_vtab *vt, sqlite3_value *v, const char *zName, int *
 static int tdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
                     sqlite3_value **argv) {
   static const char *const azParam[TD_NPARAM] = {"control_rank", "control_iteration", "test_rank",
-                                           "test_iteration", "test_schema"};
+                                                 "test_iteration", "test_schema"};
   td_cursor *c = (td_cursor *)cur;
   sqlite3_vtab *vt = cur->pVtab;
   sqlite3_value *aArg[TD_NPARAM] = {0, 0, 0, 0, 0};
@@ -531,20 +532,20 @@ static int tdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
     return SQLITE_OK;
   }
   switch (col) { /* hidden parameters: the values used (NULL when unresolved) */
-    case TD_CONTROL_RANK:
-    case TD_TEST_RANK: {
-      int k = col == TD_TEST_RANK;
-      if (c->a.resolved[k] || c->a.hasRank[k]) sqlite3_result_int64(ctx, c->a.rank[k]);
-      break;
-    }
-    case TD_CONTROL_ITERATION:
-    case TD_TEST_ITERATION: {
-      int k = col == TD_TEST_ITERATION;
-      if (c->a.resolved[k] || c->a.hasIter[k]) sqlite3_result_int64(ctx, c->a.iter[k]);
-      break;
-    }
-    case TD_TEST_SCHEMA: sqlite3_result_text(ctx, c->a.zSchema, -1, SQLITE_TRANSIENT); break;
-    default: break;
+  case TD_CONTROL_RANK:
+  case TD_TEST_RANK: {
+    int k = col == TD_TEST_RANK;
+    if (c->a.resolved[k] || c->a.hasRank[k]) sqlite3_result_int64(ctx, c->a.rank[k]);
+    break;
+  }
+  case TD_CONTROL_ITERATION:
+  case TD_TEST_ITERATION: {
+    int k = col == TD_TEST_ITERATION;
+    if (c->a.resolved[k] || c->a.hasIter[k]) sqlite3_result_int64(ctx, c->a.iter[k]);
+    break;
+  }
+  case TD_TEST_SCHEMA: sqlite3_result_text(ctx, c->a.zSchema, -1, SQLITE_TRANSIENT); break;
+  default: break;
   }
   return SQLITE_OK;
 }

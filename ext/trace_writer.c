@@ -34,10 +34,8 @@ SQLITE_EXTENSION_INIT3
 static int twFail(tw_out *o, const char *what, int err) {
   if (!o->failed) {
     o->failed = 1;
-    if (err)
-      snprintf(o->err, sizeof o->err, "%s: %s", what, strerror(err));
-    else
-      snprintf(o->err, sizeof o->err, "%s", what);
+    if (err) snprintf(o->err, sizeof o->err, "%s: %s", what, strerror(err));
+    else snprintf(o->err, sizeof o->err, "%s", what);
   }
   return -1;
 }

@@ -46,13 +46,14 @@ static int trHasHostRows(sqlite3 *db, int64_t trace_id, int *has) {
   const int64_t range[2] = {hta_trace_first_id(trace_id), hta_trace_last_id(trace_id)};
   int64_t one;
   int none;
-  int rc = hta_query_int64(db,
-                           "SELECT 1 FROM event WHERE event_id BETWEEN ?1 AND ?2"
-                           " AND dur IS NOT NULL AND category_id IS NOT NULL"
-                           " AND (stream IS NULL OR correlation IS NULL OR correlation < 0)"
-                           " AND category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
-                           " LIMIT 1",
-                           2, range, &one, &none);
+  int rc = hta_query_int64(
+      db,
+      "SELECT 1 FROM event WHERE event_id BETWEEN ?1 AND ?2"
+      " AND dur IS NOT NULL AND category_id IS NOT NULL"
+      " AND (stream IS NULL OR correlation IS NULL OR correlation < 0)"
+      " AND category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
+      " LIMIT 1",
+      2, range, &one, &none);
   *has = !none;
   return rc;
 }
@@ -96,7 +97,8 @@ int hta_traces_load(sqlite3 *db, int has_rank, int64_t rank, int include_last_st
     t->trace_id = sqlite3_column_int64(st, 0);
     t->rank = sqlite3_column_int64(st, 1);
     t->min_ts = sqlite3_column_int64(st, 2);
-    t->max_end = sqlite3_column_type(st, 3) == SQLITE_NULL ? t->min_ts : sqlite3_column_int64(st, 3);
+    t->max_end =
+        sqlite3_column_type(st, 3) == SQLITE_NULL ? t->min_ts : sqlite3_column_int64(st, 3);
   }
   if (rc != SQLITE_DONE) goto traces_error;
   sqlite3_finalize(st);

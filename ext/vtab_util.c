@@ -197,10 +197,10 @@ typedef struct tvf_vtab {
 
 typedef struct tvf_cursor {
   sqlite3_vtab_cursor base;
-  hta_table t;           /* the result of the last xFilter */
-  size_t i;              /* current row */
-  hta_tvf_args args;     /* what the hidden columns read back */
-  int rank_null;         /* rank = NULL or not integral: no rows */
+  hta_table t;       /* the result of the last xFilter */
+  size_t i;          /* current row */
+  hta_tvf_args args; /* what the hidden columns read back */
+  int rank_null;     /* rank = NULL or not integral: no rows */
 } tvf_cursor;
 
 static int tvfConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
@@ -288,8 +288,8 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *info) {
 }
 
 /* Reads parameter P from V into *OUT; 0 on success, else sets the vtab error. */
-static int tvfParam(sqlite3_vtab *vt, const hta_tvf *def, const hta_param *p,
-                    sqlite3_value *v, double *out) {
+static int tvfParam(sqlite3_vtab *vt, const hta_tvf *def, const hta_param *p, sqlite3_value *v,
+                    double *out) {
   int t = sqlite3_value_numeric_type(v);
   double d = 0;
   int ok = 0;

@@ -18,30 +18,30 @@
 typedef enum { BT_EVENT, BT_COUNTER, BT_FLOW, BT_THREAD } bt_kind;
 
 /* bt_row.has bits */
-#define BT_TS     0x001u
-#define BT_DUR    0x002u
+#define BT_TS 0x001u
+#define BT_DUR 0x002u
 #define BT_STREAM 0x004u
 #define BT_DEVICE 0x008u
-#define BT_CORR   0x010u
-#define BT_EXT    0x020u
-#define BT_LINK   0x040u
+#define BT_CORR 0x010u
+#define BT_EXT 0x020u
+#define BT_LINK 0x040u
 #define BT_PARENT 0x080u
-#define BT_ITER   0x100u
-#define BT_ARGS   0x200u
-#define BT_PID    0x400u
-#define BT_TID    0x800u
-#define BT_ID     0x1000u
-#define BT_SORT   0x2000u
+#define BT_ITER 0x100u
+#define BT_ARGS 0x200u
+#define BT_PID 0x400u
+#define BT_TID 0x800u
+#define BT_ID 0x1000u
+#define BT_SORT 0x2000u
 
 /* pid / tid / flow id: an integer, or a string at arena offset (len >= 0). */
 typedef struct bt_val {
   int64_t i;
   uint32_t off;
-  int32_t len;     /* -1: integer */
+  int32_t len; /* -1: integer */
 } bt_val;
 
 typedef struct bt_row {
-  uint8_t kind;    /* bt_kind */
+  uint8_t kind; /* bt_kind */
   char ph;
   uint16_t has;
   uint32_t cat, name; /* local string ids, BT_NONE when absent */
@@ -62,7 +62,7 @@ typedef struct bt_str {
 typedef struct bt_batch {
   bt_row rows[BT_ROWS];
   size_t nrows;
-  bt_str *strs;       /* strings first seen in this batch */
+  bt_str *strs; /* strings first seen in this batch */
   size_t nstrs, capstrs;
   char *arena;
   size_t used, cap;

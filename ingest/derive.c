@@ -10,24 +10,24 @@
 #include "strmap.h"
 
 /* dv_rec.flags */
-#define F_KEPT      0x0001u /* HTA keeps it: dur and cat, cat != Trace */
-#define F_GPU       0x0002u /* GPU work (D5) */
-#define F_PSTEP     0x0004u /* name starts with "ProfilerStep#" */
-#define F_AUTOGRAD  0x0008u /* name contains "autograd::" */
-#define F_BWDMARK   0x0010u /* name starts with "## backward ##" */
-#define F_GPUANNOT  0x0020u /* cat gpu_user_annotation */
-#define F_HAS_TS    0x0040u
-#define F_B         0x0080u
-#define F_E         0x0100u
-#define F_PID0      0x0200u
-#define F_TID0      0x0400u
-#define F_NODE      0x0800u /* a call-stack node */
-#define F_STEPNAME  0x1000u /* name starts with "ProfilerStep" */
-#define F_STORED    0x2000u /* becomes a row of the event table */
+#define F_KEPT 0x0001u     /* HTA keeps it: dur and cat, cat != Trace */
+#define F_GPU 0x0002u      /* GPU work (D5) */
+#define F_PSTEP 0x0004u    /* name starts with "ProfilerStep#" */
+#define F_AUTOGRAD 0x0008u /* name contains "autograd::" */
+#define F_BWDMARK 0x0010u  /* name starts with "## backward ##" */
+#define F_GPUANNOT 0x0020u /* cat gpu_user_annotation */
+#define F_HAS_TS 0x0040u
+#define F_B 0x0080u
+#define F_E 0x0100u
+#define F_PID0 0x0200u
+#define F_TID0 0x0400u
+#define F_NODE 0x0800u     /* a call-stack node */
+#define F_STEPNAME 0x1000u /* name starts with "ProfilerStep" */
+#define F_STORED 0x2000u   /* becomes a row of the event table */
 
 typedef struct dv_rec {
   int64_t ts, dur;
-  int32_t group;   /* (pid, tid) group, -1 when neither is present */
+  int32_t group; /* (pid, tid) group, -1 when neither is present */
   uint32_t flags;
 } dv_rec;
 
@@ -44,14 +44,14 @@ typedef struct dv_bdur {
 enum { I_NEGDUR, I_UNMATCHED_B, I_UNMATCHED_E, I_NO_TS, I_STEP_NAME, I_NEGDUR_STACK, I_NISSUE };
 
 struct dv_state {
-  dv_rec *rec;            /* per seq, scan pass only */
+  dv_rec *rec; /* per seq, scan pass only */
   size_t n, cap;
   dv_corr *corr;
   size_t ncorr, capcorr;
-  sm_map groups;          /* "pid\x1ftid" -> group id */
+  sm_map groups; /* "pid\x1ftid" -> group id */
   dv_step *steps;
   int nsteps, capsteps;
-  dv_bdur *bdur;          /* paired B events, seq order */
+  dv_bdur *bdur; /* paired B events, seq order */
   size_t nbdur, capbdur;
   /* B/E pairing: per group, a stack of open B seqs */
   int64_t **bstack;
@@ -59,7 +59,7 @@ struct dv_state {
   size_t nbgroups;
   /* results, per seq */
   int32_t *link, *parent, *depth, *iter; /* iter = step index, -1 */
-  int32_t *ord;           /* ordinal among the stored event rows, -1 */
+  int32_t *ord;                          /* ordinal among the stored event rows, -1 */
   uint8_t *skip;
   int64_t min_ts, max_end;
   int has_span;
@@ -167,7 +167,8 @@ static size_t value_key(char *buf, size_t at, size_t cap, const kt_value *v, int
     char tmp[24];
     int k = 0;
     uint64_t u = v->i < 0 ? (uint64_t)0 - (uint64_t)v->i : (uint64_t)v->i;
-    do tmp[k++] = (char)('0' + u % 10); while ((u /= 10));
+    do tmp[k++] = (char)('0' + u % 10);
+    while ((u /= 10));
     buf[at++] = v->i < 0 ? 'n' : 'i';
     while (k) buf[at++] = tmp[--k];
   }
@@ -266,7 +267,8 @@ int dv_add(dv_state *d, const kt_event *e) {
     if (r->group >= 0 && (size_t)r->group < d->nbgroups && d->bstack_n[r->group] > 0) {
       int64_t b = d->bstack[r->group][--d->bstack_n[r->group]];
       dv_rec *br = &d->rec[b];
-      if (__builtin_sub_overflow(e->ts, br->ts, &br->dur)) br->dur = INT64_MAX; /* absurd, but defined */
+      if (__builtin_sub_overflow(e->ts, br->ts, &br->dur))
+        br->dur = INT64_MAX; /* absurd, but defined */
       if (grow((void **)&d->bdur, &d->capbdur, d->nbdur + 1, sizeof *d->bdur)) return -1;
       d->bdur[d->nbdur].seq = b;
       d->bdur[d->nbdur++].dur = br->dur;
@@ -469,7 +471,8 @@ static int dv_callstacks(dv_state *d) {
   if (nmain == 1 && nbwd == 1) {
     int have_mark = 0;
     for (size_t s = 0; s < d->n; s++)
-      if ((d->rec[s].flags & F_NODE) && d->rec[s].group == gmain && (d->rec[s].flags & F_BWDMARK)) have_mark = 1;
+      if ((d->rec[s].flags & F_NODE) && d->rec[s].group == gmain && (d->rec[s].flags & F_BWDMARK))
+        have_mark = 1;
     uint32_t want = have_mark ? F_BWDMARK : F_PSTEP;
     /* the backward thread's roots before any re-parenting; a later marker wins */
     size_t nroots = 0;
@@ -504,7 +507,8 @@ static int dv_callstacks(dv_state *d) {
   for (size_t s = 0; s < d->n; s++) {
     const dv_rec *r = &d->rec[s];
     int32_t l = d->link[s];
-    if (!(r->flags & F_KEPT) || !(r->flags & F_GPU) || l < 0 || !(d->rec[l].flags & F_NODE)) continue;
+    if (!(r->flags & F_KEPT) || !(r->flags & F_GPU) || l < 0 || !(d->rec[l].flags & F_NODE))
+      continue;
     d->parent[s] = l;
     d->depth[s] = d->depth[l] + 1;
   }

@@ -38,15 +38,15 @@
 typedef struct dv_state dv_state;
 
 typedef struct dv_row {
-  int64_t ord;        /* this event's ordinal among the file's event rows (the low half of
+  int64_t ord;    /* this event's ordinal among the file's event rows (the low half of
                          its event_id), -1 when it is not an event row */
-  int64_t link;       /* ordinal of the partner, -1 */
-  int64_t parent;     /* ordinal of the call-stack parent, -1 */
-  int64_t depth;      /* -1 when not in a call stack */
+  int64_t link;   /* ordinal of the partner, -1 */
+  int64_t parent; /* ordinal of the call-stack parent, -1 */
+  int64_t depth;  /* -1 when not in a call stack */
   int has_iteration;
   int64_t iteration;
-  int skip;           /* an E event folded into its B */
-  int has_dur;        /* B events paired with their E: the computed dur */
+  int skip;    /* an E event folded into its B */
+  int has_dur; /* B events paired with their E: the computed dur */
   int64_t dur;
 } dv_row;
 

@@ -32,7 +32,6 @@
 #define JS_LIKELY(x) (x)
 #endif
 
-
 /* rd_refill() that keeps adj in step. */
 static int jsRefill(js_lexer *js, const char *keep) {
   int r = rd_refill(js->rd, keep);
@@ -66,8 +65,7 @@ static js_tok jsReaderFail(js_lexer *js, int r, const char *p, const char *what)
 
 static js_tok jsUnexpected(js_lexer *js, const char *p) {
   unsigned char c = (unsigned char)*p;
-  if (c > 0x20 && c < 0x7f)
-    return js_fail(js, js_offset(js, p), "unexpected character '%c'", c);
+  if (c > 0x20 && c < 0x7f) return js_fail(js, js_offset(js, p), "unexpected character '%c'", c);
   return js_fail(js, js_offset(js, p), "unexpected byte 0x%02x", c);
 }
 
@@ -129,14 +127,10 @@ static int jsHex4(const char *p, unsigned *out) {
   for (int i = 0; i < 4; i++) {
     unsigned char c = (unsigned char)p[i];
     unsigned d;
-    if (c >= '0' && c <= '9')
-      d = c - '0';
-    else if (c >= 'a' && c <= 'f')
-      d = c - 'a' + 10;
-    else if (c >= 'A' && c <= 'F')
-      d = c - 'A' + 10;
-    else
-      return -1;
+    if (c >= '0' && c <= '9') d = c - '0';
+    else if (c >= 'a' && c <= 'f') d = c - 'a' + 10;
+    else if (c >= 'A' && c <= 'F') d = c - 'A' + 10;
+    else return -1;
     v = v * 16 + d;
   }
   *out = v;
@@ -204,9 +198,7 @@ static const char *jsEscape(js_lexer *js, const char *p) {
     if (jsAppend(js, out, n, p)) return NULL;
     return p + 6;
   }
-  default:
-    jsFailAt(js, p, "invalid escape");
-    return NULL;
+  default: jsFailAt(js, p, "invalid escape"); return NULL;
   }
   if (jsAppend(js, out, 1, p)) return NULL;
   return p + 2;
@@ -286,7 +278,6 @@ static JS_NOINLINE int jsString(js_lexer *js, const char *p) {
 
 /* ------------------------------------------------------------ numbers */
 
-
 /* Scans the number at P0. Sets s, n and js->p. 0, or -1 with the error recorded. */
 static JS_NOINLINE int jsNumber(js_lexer *js, const char *p0) {
   rd_reader *rd = js->rd;
@@ -363,10 +354,8 @@ static JS_NOINLINE int jsLiteral(js_lexer *js, const char *p, const char *word, 
     js->p = p + len;
     return 0;
   }
-  if (have < len && memcmp(p, word, have) == 0)
-    jsFailAt(js, rd->end, "unexpected end of input");
-  else
-    jsFailAt(js, p, "invalid literal");
+  if (have < len && memcmp(p, word, have) == 0) jsFailAt(js, rd->end, "unexpected end of input");
+  else jsFailAt(js, p, "invalid literal");
   return -1;
 }
 
@@ -385,7 +374,6 @@ void js_free(js_lexer *js) {
   js->scratch = NULL;
   js->scratch_n = js->scratch_cap = 0;
 }
-
 
 /*
 ** The byte at P is not what the state allows, or it is the 0 at the buffer
@@ -460,18 +448,18 @@ js_tok js_next(js_lexer *js) {
       /* fall through */
     case JS_ST_KEY:
       if (c != '"') break;
-    key: {
-        /* Fast path: no escape, ASCII, inside the buffer. */
-        const char *q = js_str_scan(p + 1);
-        if (JS_LIKELY(*q == '"')) {
-          js->s = p + 1;
-          js->n = (size_t)(q - p - 1);
-          js->plain = 1;
-          js->p = q + 1;
-        } else if (jsString(js, p + 1)) {
-          return JS_ERROR;
-        }
+    key : {
+      /* Fast path: no escape, ASCII, inside the buffer. */
+      const char *q = js_str_scan(p + 1);
+      if (JS_LIKELY(*q == '"')) {
+        js->s = p + 1;
+        js->n = (size_t)(q - p - 1);
+        js->plain = 1;
+        js->p = q + 1;
+      } else if (jsString(js, p + 1)) {
+        return JS_ERROR;
       }
+    }
       /* Take the colon (and one space) now when right there (the common case). */
       if (*js->p == ':') {
         js->p += 1 + (js->p[1] == ' ');
@@ -500,8 +488,16 @@ js_tok js_next(js_lexer *js) {
         return JS_STRING;
       }
       case '-':
-      case '0': case '1': case '2': case '3': case '4':
-      case '5': case '6': case '7': case '8': case '9': {
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7':
+      case '8':
+      case '9': {
         /* Fast path: [-]int[.frac] ending inside the buffer; else the full scan. */
         const char *q = js_number_end(js, p);
         if (JS_LIKELY(q != NULL)) {
@@ -516,8 +512,7 @@ js_tok js_next(js_lexer *js) {
       }
       case '{':
       case '[':
-        if (js->depth >= JS_MAX_DEPTH)
-          return jsFailAt(js, p, "nesting deeper than 512 levels");
+        if (js->depth >= JS_MAX_DEPTH) return jsFailAt(js, p, "nesting deeper than 512 levels");
         js->stack[js->depth++] = (c == '{');
         js->state = c == '{' ? JS_ST_FIRST_KEY : JS_ST_FIRST_VALUE;
         js->p = p + 1;
@@ -629,8 +624,16 @@ int js_skip(js_lexer *js, js_tok tok) {
         p++;
         continue;
       case '-':
-      case '0': case '1': case '2': case '3': case '4':
-      case '5': case '6': case '7': case '8': case '9':
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7':
+      case '8':
+      case '9':
         q = js_number_end(js, p);
         if (!q) goto slow;
         p = q;
@@ -647,13 +650,11 @@ int js_skip(js_lexer *js, js_tok tok) {
         if (!jsWord(js, p, "null", 4)) goto slow;
         p += 4;
         break;
-      default:
-        goto slow;
+      default: goto slow;
       }
       state = js->stack[depth - 1] ? JS_ST_AFTER_OBJ : JS_ST_AFTER_ARR; /* depth > base >= 0 */
       continue;
-    default:
-      goto slow;
+    default: goto slow;
     }
   close:
     depth--;

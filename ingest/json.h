@@ -50,7 +50,7 @@
 */
 #define JS_MAX_DEPTH 512
 #define JS_MAX_STRING (4u << 20) /* longest decoded string: 4 MiB (real traces: < 10 kB) */
-#define JS_MAX_NUMBER 65536        /* longest number text, in bytes */
+#define JS_MAX_NUMBER 65536      /* longest number text, in bytes */
 #define JS_ERR_MAX 160
 
 typedef enum js_tok {

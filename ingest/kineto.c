@@ -87,24 +87,24 @@ struct kt_file {
   rd_reader rd;
   js_lexer js;
   kt_mode mode;
-  int state;      /* KS_* */
-  int rc_error;   /* KT_ERROR or KT_NOMEM once in KS_ERROR */
-  kt_event ev;    /* the event handed out */
-  kt_buf arena;   /* strings of the current event */
-  kt_buf args;    /* args JSON of the current event (KT_FULL) */
+  int state;    /* KS_* */
+  int rc_error; /* KT_ERROR or KT_NOMEM once in KS_ERROR */
+  kt_event ev;  /* the event handed out */
+  kt_buf arena; /* strings of the current event */
+  kt_buf args;  /* args JSON of the current event (KT_FULL) */
   kt_ref name, cat, pid, tid, id, bp, meta_name;
-  int has_meta_name;              /* args.name was a string */
+  int has_meta_name;             /* args.name was a string */
   size_t stream_beg, stream_end; /* the stream member inside args, if numeric */
-  kt_ctr *ctr;    /* counters of the current event */
+  kt_ctr *ctr;                   /* counters of the current event */
   kt_counter *counters;
   int nctr, ctr_cap;
   int ctr_big;          /* a numeric arg beyond the double range was seen */
   uint64_t ctr_big_off; /* its offset */
-  kt_buf meta;    /* metadata object text, without the closing '}' until the end */
-  kt_buf mstr;    /* decoded top-level strings */
+  kt_buf meta;          /* metadata object text, without the closing '}' until the end */
+  kt_buf mstr;          /* decoded top-level strings */
   kt_ref backend, schema, dtu, devprops; /* devprops is in meta, the others in mstr */
   int has_backend, has_schema, has_dtu, has_devprops;
-  int meta_big;   /* the metadata outgrew KT_MAX_META */
+  int meta_big; /* the metadata outgrew KT_MAX_META */
   kt_meta m;
   char err[KT_ERR_MAX];
 };
@@ -222,8 +222,8 @@ enum { KT_HALF_EVEN, KT_TRUNC };
 ** zero (MODE). *EXACT = 0 when a non-zero digit was dropped. Returns 0, or 1
 ** when the result is outside int64. Never goes through a double.
 */
-static KT_NOINLINE int ktDecimalSlow(const char *s, size_t n, int scale, int mode,
-                                     int64_t *out, int *exact);
+static KT_NOINLINE int ktDecimalSlow(const char *s, size_t n, int scale, int mode, int64_t *out,
+                                     int *exact);
 
 /* 8 ASCII digits, first in the lowest byte, to their value; -1 if not all digits. */
 static inline int64_t ktEight(const char *p) {
@@ -238,7 +238,8 @@ static inline int64_t ktEight(const char *p) {
   v -= 0x3030303030303030ULL;
   v = v * 10 + (v >> 8); /* pairs */
   v = (((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
-       (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+       (((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+      32;
   return (int64_t)v;
 }
 
@@ -266,10 +267,8 @@ static KT_INLINE int ktDecimal(const char *s, size_t n, int scale, int mode, int
       const uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
       if (acc > limit) return 1;
       *exact = 1;
-      if (!neg)
-        *out = (int64_t)acc;
-      else
-        *out = acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc;
+      if (!neg) *out = (int64_t)acc;
+      else *out = acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc;
       return 0;
     }
   }
@@ -277,8 +276,8 @@ static KT_INLINE int ktDecimal(const char *s, size_t n, int scale, int mode, int
 }
 
 /* The general case of ktDecimal(): any digits and exponent. */
-static KT_NOINLINE int ktDecimalSlow(const char *s, size_t n, int scale, int mode,
-                                     int64_t *out, int *exact) {
+static KT_NOINLINE int ktDecimalSlow(const char *s, size_t n, int scale, int mode, int64_t *out,
+                                     int *exact) {
   const char *end = s + n;
   int neg = 0;
   if (s < end && *s == '-') neg = 1, s++;
@@ -333,10 +332,8 @@ static KT_NOINLINE int ktDecimalSlow(const char *s, size_t n, int scale, int mod
     }
 #undef KT_DIG
   }
-  if (!neg)
-    *out = (int64_t)acc;
-  else
-    *out = acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc;
+  if (!neg) *out = (int64_t)acc;
+  else *out = acc == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)acc;
   return 0;
 }
 
@@ -391,8 +388,7 @@ static void ktMetaFix(kt_file *f);
 static int ktFail(kt_file *f) {
   if (f->state != KS_ERROR) {
     js_fail(&f->js, f->js.tok_off, "internal error"); /* no-op if set */
-    snprintf(f->err, sizeof f->err, "byte %llu: %s",
-             (unsigned long long)f->js.err_off, f->js.err);
+    snprintf(f->err, sizeof f->err, "byte %llu: %s", (unsigned long long)f->js.err_off, f->js.err);
     f->rc_error = f->js.nomem ? KT_NOMEM : KT_ERROR;
     f->state = KS_ERROR;
     ktMetaFix(f); /* a member cut short may have moved the buffers */
@@ -415,8 +411,7 @@ static int ktEmit(kt_file *f, kt_buf *out, js_tok t, size_t limit) {
     if (!big) {
       if (!first && t != JS_OBJ_END && t != JS_ARR_END && out->n) {
         char last = out->p[out->n - 1];
-        if (last != '{' && last != '[' && last != ':' && ktPutc(f, out, ','))
-          return -1;
+        if (last != '{' && last != '[' && last != ':' && ktPutc(f, out, ',')) return -1;
       }
       int rc = 0;
       switch (t) {
@@ -426,9 +421,7 @@ static int ktEmit(kt_file *f, kt_buf *out, js_tok t, size_t limit) {
       case JS_OBJ_END: rc = ktPutc(f, out, '}'); break;
       case JS_ARR_BEGIN: rc = ktPutc(f, out, '['); break;
       case JS_ARR_END: rc = ktPutc(f, out, ']'); break;
-      case JS_KEY:
-        rc = ktPutStr(f, out, js->s, js->n, js->plain) || ktPutc(f, out, ':');
-        break;
+      case JS_KEY: rc = ktPutStr(f, out, js->s, js->n, js->plain) || ktPutc(f, out, ':'); break;
       case JS_STRING: rc = ktPutStr(f, out, js->s, js->n, js->plain); break;
       case JS_NUMBER: rc = ktPut(f, out, js->s, js->n); break;
       case JS_TRUE: rc = ktPut(f, out, "true", 4); break;
@@ -487,8 +480,7 @@ static inline int ktEventKey(const char *s, size_t n) {
 enum { AK_OTHER, AK_STREAM, AK_CORRELATION, AK_EXTERNAL_ID, AK_DEVICE, AK_NAME, AK_SORT_INDEX };
 
 static inline int ktArgKey(const char *s, size_t n) {
-  if (n < 4 || n > 11 || (s[0] != 's' && s[0] != 'c' && s[0] != 'E' && s[0] != 'd' &&
-                          s[0] != 'n'))
+  if (n < 4 || n > 11 || (s[0] != 's' && s[0] != 'c' && s[0] != 'E' && s[0] != 'd' && s[0] != 'n'))
     return AK_OTHER;
   switch (n) {
   case 4:
@@ -512,12 +504,10 @@ static inline int ktArgKey(const char *s, size_t n) {
 static int ktIsGpuCat(const char *s, size_t n) {
   switch (n) {
   case 6:
-    return !memcmp(s, "kernel", 6) || !memcmp(s, "Kernel", 6) ||
-           !memcmp(s, "Memcpy", 6) || !memcmp(s, "Memset", 6);
-  case 10:
-    return !memcmp(s, "gpu_memcpy", 10) || !memcmp(s, "gpu_memset", 10);
-  case 15:
-    return !memcmp(s, "mtia_ccp_events", 15);
+    return !memcmp(s, "kernel", 6) || !memcmp(s, "Kernel", 6) || !memcmp(s, "Memcpy", 6) ||
+           !memcmp(s, "Memset", 6);
+  case 10: return !memcmp(s, "gpu_memcpy", 10) || !memcmp(s, "gpu_memset", 10);
+  case 15: return !memcmp(s, "mtia_ccp_events", 15);
   }
   return 0;
 }
@@ -534,7 +524,8 @@ static KT_INLINE int ktStrField(kt_file *f, js_tok t, kt_ref *r, unsigned flag, 
 }
 
 /* A time field in µs (K3). */
-static KT_INLINE int ktTimeField(kt_file *f, js_tok t, int64_t *out, unsigned flag, const char *field) {
+static KT_INLINE int ktTimeField(kt_file *f, js_tok t, int64_t *out, unsigned flag,
+                                 const char *field) {
   int exact;
   if (t == JS_NUMBER) {
     if (ktDecimal(f->js.s, f->js.n, 3, KT_HALF_EVEN, out, &exact)) return ktRange(f, field);
@@ -548,7 +539,7 @@ static KT_INLINE int ktTimeField(kt_file *f, js_tok t, int64_t *out, unsigned fl
 
 /* pid, tid, id: an integer or a string (K4). */
 static KT_INLINE int ktIdField(kt_file *f, js_tok t, kt_value *v, kt_ref *r, unsigned flag,
-                     const char *field) {
+                               const char *field) {
   int exact;
   if (t == JS_NUMBER) {
     if (ktDecimal(f->js.s, f->js.n, 0, KT_TRUNC, &v->i, &exact)) return ktRange(f, field);
@@ -792,7 +783,8 @@ static int ktEvent(kt_file *f) {
   }
   /* Every later computation uses the end ts + dur: it must fit int64 ns too. */
   int64_t end_ns;
-  if ((e->flags & KT_HAS_TS) && (e->flags & KT_HAS_DUR) && __builtin_add_overflow(e->ts, e->dur, &end_ns)) {
+  if ((e->flags & KT_HAS_TS) && (e->flags & KT_HAS_DUR) &&
+      __builtin_add_overflow(e->ts, e->dur, &end_ns)) {
     js_fail(js, js->tok_off, "number out of range (\"ts\" + \"dur\")");
     return -1;
   }
@@ -937,8 +929,8 @@ static int ktFinish(kt_file *f) {
 
 /* ------------------------------------------------------------ public */
 
-static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n,
-                  kt_mode mode, char err[KT_ERR_MAX]) {
+static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n, kt_mode mode,
+                  char err[KT_ERR_MAX]) {
   *pf = NULL;
   kt_file *f = calloc(1, sizeof *f);
   if (!f) {
@@ -978,8 +970,7 @@ int kt_open(kt_file **pf, const char *path, kt_mode mode, char err[KT_ERR_MAX]) 
   return ktOpen(pf, path, NULL, 0, mode, err);
 }
 
-int kt_open_mem(kt_file **pf, const void *data, size_t n, kt_mode mode,
-                char err[KT_ERR_MAX]) {
+int kt_open_mem(kt_file **pf, const void *data, size_t n, kt_mode mode, char err[KT_ERR_MAX]) {
   return ktOpen(pf, NULL, data, n, mode, err);
 }
 
@@ -1049,17 +1040,13 @@ int kt_next(kt_file *f, const kt_event **pe) {
 
 const char *kt_errmsg(const kt_file *f) { return f->state == KS_ERROR ? f->err : ""; }
 
-uint64_t kt_error_offset(const kt_file *f) {
-  return f->state == KS_ERROR ? f->js.err_off : 0;
-}
+uint64_t kt_error_offset(const kt_file *f) { return f->state == KS_ERROR ? f->js.err_off : 0; }
 
 const kt_meta *kt_meta_get(const kt_file *f) { return &f->m; }
 
 uint64_t kt_raw_offset(const kt_file *f) { return rd_raw_offset(&f->rd); }
 
-uint64_t kt_json_offset(const kt_file *f) {
-  return f->js.p ? rd_offset(&f->rd, f->js.p) : 0;
-}
+uint64_t kt_json_offset(const kt_file *f) { return f->js.p ? rd_offset(&f->rd, f->js.p) : 0; }
 
 uint64_t kt_file_size(const kt_file *f) { return f->rd.file_size; }
 

@@ -48,47 +48,48 @@ typedef struct kt_span {
 
 /* pid/tid/id: an integer, or a string as written. */
 typedef struct kt_value {
-  int is_str;   /* 0: integer in i; 1: string in s */
+  int is_str; /* 0: integer in i; 1: string in s */
   int64_t i;
   kt_span s;
 } kt_value;
 
 typedef struct kt_counter {
-  kt_span key;   /* the args key, e.g. "Queue Length" */
+  kt_span key; /* the args key, e.g. "Queue Length" */
   double value;
 } kt_counter;
 
 /* kt_event.flags */
-#define KT_HAS_NAME        0x0001u
-#define KT_HAS_CAT         0x0002u
-#define KT_HAS_PID         0x0004u
-#define KT_HAS_TID         0x0008u
-#define KT_HAS_TS          0x0010u
-#define KT_HAS_DUR         0x0020u
-#define KT_HAS_STREAM      0x0040u  /* args.stream numeric or numeric string (HTA to_numeric) */
-#define KT_HAS_CORRELATION 0x0080u  /* args.correlation integer */
-#define KT_HAS_EXTERNAL_ID 0x0100u  /* args."External id" integer */
-#define KT_HAS_DEVICE      0x0200u  /* args.device integer */
-#define KT_HAS_SORT_INDEX  0x0400u  /* M events: args.sort_index */
-#define KT_HAS_ID          0x0800u
-#define KT_HAS_ARGS        0x1000u  /* "args" was present */
-#define KT_GPU_WORK        0x2000u  /* cat is kernel/gpu_memcpy/gpu_memset/Kernel/Memcpy/Memset/mtia_ccp_events */
+#define KT_HAS_NAME 0x0001u
+#define KT_HAS_CAT 0x0002u
+#define KT_HAS_PID 0x0004u
+#define KT_HAS_TID 0x0008u
+#define KT_HAS_TS 0x0010u
+#define KT_HAS_DUR 0x0020u
+#define KT_HAS_STREAM 0x0040u      /* args.stream numeric or numeric string (HTA to_numeric) */
+#define KT_HAS_CORRELATION 0x0080u /* args.correlation integer */
+#define KT_HAS_EXTERNAL_ID 0x0100u /* args."External id" integer */
+#define KT_HAS_DEVICE 0x0200u      /* args.device integer */
+#define KT_HAS_SORT_INDEX 0x0400u  /* M events: args.sort_index */
+#define KT_HAS_ID 0x0800u
+#define KT_HAS_ARGS 0x1000u /* "args" was present */
+#define KT_GPU_WORK \
+  0x2000u /* cat is kernel/gpu_memcpy/gpu_memset/Kernel/Memcpy/Memset/mtia_ccp_events */
 
 typedef struct kt_event {
-  int64_t seq;        /* position in traceEvents, counting every element */
-  char ph;            /* first byte of "ph"; 0 when absent */
-  unsigned flags;     /* KT_HAS_* */
+  int64_t seq;    /* position in traceEvents, counting every element */
+  char ph;        /* first byte of "ph"; 0 when absent */
+  unsigned flags; /* KT_HAS_* */
   kt_span name;
   kt_span cat;
   kt_value pid, tid;
-  int64_t ts;         /* ns */
-  int64_t dur;        /* ns (may be negative as written) */
-  int64_t stream;     /* truncated toward zero, as HTA's int cast */
+  int64_t ts;     /* ns */
+  int64_t dur;    /* ns (may be negative as written) */
+  int64_t stream; /* truncated toward zero, as HTA's int cast */
   int64_t correlation;
   int64_t external_id;
   int64_t device;
-  kt_value id;        /* flow / counter "id" */
-  kt_span bp;         /* flow "bp" */
+  kt_value id; /* flow / counter "id" */
+  kt_span bp;  /* flow "bp" */
   /*
   ** KT_FULL only. args as minified JSON object text with the promoted members
   ** removed: correlation, "External id" and device when they were integers,
@@ -96,23 +97,23 @@ typedef struct kt_event {
   ** n == 0 when nothing is left (or there were no args).
   */
   kt_span args;
-  kt_span meta_name;  /* M events: args.name (process_name / thread_name); KT_FULL only;
+  kt_span meta_name;          /* M events: args.name (process_name / thread_name); KT_FULL only;
                          p == NULL when there is no string args.name */
-  int64_t sort_index; /* M events: args.sort_index */
+  int64_t sort_index;         /* M events: args.sort_index */
   const kt_counter *counters; /* C events: the numeric args, KT_FULL only */
   int ncounters;
 } kt_event;
 
 /* Top-level facts; complete after kt_next() returned KT_END. */
 typedef struct kt_meta {
-  int has_rank;              /* distributedInfo.rank: an integer or a digit string */
+  int has_rank; /* distributedInfo.rank: an integer or a digit string */
   int64_t rank;
   int has_world_size;
   int64_t world_size;
-  kt_span backend;           /* distributedInfo.backend, n == 0 when absent */
-  kt_span schema_version;    /* as text ("1.0.1", or an integer written as text) */
+  kt_span backend;        /* distributedInfo.backend, n == 0 when absent */
+  kt_span schema_version; /* as text ("1.0.1", or an integer written as text) */
   int has_base_time;
-  int64_t base_time_ns;      /* baseTimeNanoseconds */
+  int64_t base_time_ns; /* baseTimeNanoseconds */
   kt_span display_time_unit;
   kt_span device_properties; /* JSON array text of deviceProperties, n == 0 when absent */
   kt_span metadata;          /* JSON object: every top-level key except traceEvents */
@@ -128,8 +129,7 @@ int kt_open(kt_file **pf, const char *path, kt_mode mode, char err[KT_ERR_MAX]);
 ** Same as kt_open() over the bytes DATA[0..N) (plain JSON or gzip), which must
 ** stay valid until kt_close(): for fuzzers and hosts without a filesystem.
 */
-int kt_open_mem(kt_file **pf, const void *data, size_t n, kt_mode mode,
-                char err[KT_ERR_MAX]);
+int kt_open_mem(kt_file **pf, const void *data, size_t n, kt_mode mode, char err[KT_ERR_MAX]);
 
 /* KT_EVENT (*pe set), KT_END, or KT_ERROR / KT_NOMEM (message in kt_errmsg). */
 int kt_next(kt_file *f, const kt_event **pe);

@@ -31,9 +31,9 @@
 #define EXIT_USAGE 2
 
 typedef struct cli {
-  int verbosity;   /* 0 silent, 1 errors, 2 summary (default), 3 each file */
-  int progress;    /* draw progress on a terminal */
-  int drawn;       /* a progress line is on screen */
+  int verbosity; /* 0 silent, 1 errors, 2 summary (default), 3 each file */
+  int progress;  /* draw progress on a terminal */
+  int drawn;     /* a progress line is on screen */
   double start;
 } cli;
 
@@ -100,7 +100,8 @@ static void on_progress(void *ctx, const pl_file *files, int n, double seconds) 
   int done = 0;
   const pl_file *cur = NULL;
   for (int i = 0; i < n; i++) {
-    if (files[i].pass == 3) done++, bytes += files[i].json_bytes, events += (uint64_t)files[i].events;
+    if (files[i].pass == 3)
+      done++, bytes += files[i].json_bytes, events += (uint64_t)files[i].events;
     else if (files[i].pass) {
       events += files[i].done_events;
       if (files[i].pass == 2) bytes += files[i].done_bytes; /* counted once written */
@@ -108,9 +109,9 @@ static void on_progress(void *ctx, const pl_file *files, int n, double seconds) 
     }
   }
   double mb = (double)bytes / 1e6;
-  fprintf(stderr, "\r\033[K%d/%d files, %.0f MB written, %.0f MB/s, %.2fM events/s%s%s%s", done, n, mb,
-          seconds > 0 ? mb / seconds : 0.0, seconds > 0 ? (double)events / 1e6 / seconds : 0.0, cur ? ", " : "",
-          cur ? base_name(cur->path) : "",
+  fprintf(stderr, "\r\033[K%d/%d files, %.0f MB written, %.0f MB/s, %.2fM events/s%s%s%s", done, n,
+          mb, seconds > 0 ? mb / seconds : 0.0, seconds > 0 ? (double)events / 1e6 / seconds : 0.0,
+          cur ? ", " : "", cur ? base_name(cur->path) : "",
           cur ? (cur->pass == 1 ? " (scanning)" : " (writing)") : "");
   fflush(stderr);
   c->drawn = 1;
@@ -120,8 +121,9 @@ static void on_done(void *ctx, const pl_file *f) {
   cli *c = ctx;
   if (f->status == PL_FAILED) say(c, 1, "hta-ingest: %s: %s\n", f->path, f->message);
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
-  else say(c, 3, "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s)\n", f->path, (long long)f->rank,
-                (long long)f->events, f->scan_s, f->write_s);
+  else
+    say(c, 3, "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s)\n", f->path,
+        (long long)f->rank, (long long)f->events, f->scan_s, f->write_s);
 }
 
 static int has_suffix(const char *s, const char *suf) {
@@ -129,7 +131,9 @@ static int has_suffix(const char *s, const char *suf) {
   return a >= b && !strcmp(s + a - b, suf);
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
 
 typedef struct list {
   char **v;
@@ -210,7 +214,8 @@ static int report_cmd(cli *c, const char *out, const char *db) {
   int rc = hr_write_report(h, out, err, sizeof err);
   sqlite3_close(h);
   if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
-  else if (rc == HR_PARTIAL) say(c, 1, "hta-ingest: %s: written, but an analysis failed: %s\n", out, err);
+  else if (rc == HR_PARTIAL)
+    say(c, 1, "hta-ingest: %s: written, but an analysis failed: %s\n", out, err);
   else say(c, 2, "hta-ingest: %s: report written (%.2f s)\n", out, now_s() - t0);
   return rc == HR_OK ? 0 : rc == HR_PARTIAL ? EXIT_FAILED : EXIT_USAGE;
 }
@@ -225,7 +230,9 @@ static int write_counters_cmd(cli *c, const char *rank, const char *out, const c
   hta_io_sel sel = {.has_rank = 1};
   sel.rank = strtoll(rank, &end, 10);
   if (!*rank || *end) {
-    fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters needs an integer RANK, not %s\n", rank);
+    fprintf(stderr,
+            "hta-ingest: Incorrect parameter: --write-counters needs an integer RANK, not %s\n",
+            rank);
     return EXIT_USAGE;
   }
   if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
@@ -235,10 +242,13 @@ static int write_counters_cmd(cli *c, const char *rank, const char *out, const c
   }
   int rc = hta_io_write_counters(h, &sel, out, &n, &err);
   sqlite3_close(h);
-  if (rc == SQLITE_OK) say(c, 2, "hta-ingest: %s: %lld counter events written\n", out, (long long)n);
+  if (rc == SQLITE_OK)
+    say(c, 2, "hta-ingest: %s: %lld counter events written\n", out, (long long)n);
   else say(c, 1, "hta-ingest: %s: %s\n", out, err ? err : sqlite3_errstr(rc));
   sqlite3_free(err);
-  return rc == SQLITE_OK ? 0 : rc == SQLITE_IOERR || rc == SQLITE_NOTFOUND ? EXIT_FAILED : EXIT_USAGE;
+  return rc == SQLITE_OK                               ? 0
+         : rc == SQLITE_IOERR || rc == SQLITE_NOTFOUND ? EXIT_FAILED
+                                                       : EXIT_USAGE;
 }
 
 int main(int argc, char **argv) {
@@ -246,11 +256,14 @@ int main(int argc, char **argv) {
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   cli c = {.verbosity = 2, .progress = isatty(2)};
-  pl_options o = {.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN), .progress = on_progress, .done = on_done, .ctx = &c};
+  pl_options o = {.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
+                  .progress = on_progress,
+                  .done = on_done,
+                  .ctx = &c};
   const char *db = NULL;
   list paths = {0}, files = {0};
   pl_file *pf = NULL;
-  const char *report = NULL; /* --report OUT */
+  const char *report = NULL;                  /* --report OUT */
   const char *wc_rank = NULL, *wc_out = NULL; /* --write-counters RANK OUT */
   int code = 0, bad_path = 0;
   for (int i = 1; i < argc; i++) {
@@ -314,7 +327,9 @@ int main(int argc, char **argv) {
   if (wc_out) {
     if (db && paths.n == 0 && !report) code = write_counters_cmd(&c, wc_rank, wc_out, db);
     else {
-      fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters RANK OUT takes one database and no trace PATH\n");
+      fprintf(stderr,
+              "hta-ingest: Incorrect parameter: --write-counters RANK OUT takes one database and "
+              "no trace PATH\n");
       usage(stderr);
       code = EXIT_USAGE;
     }
@@ -323,14 +338,17 @@ int main(int argc, char **argv) {
   if (report) {
     if (db && paths.n == 0) code = report_cmd(&c, report, db);
     else {
-      fprintf(stderr, "hta-ingest: Incorrect parameter: --report OUT takes one database and no trace PATH\n");
+      fprintf(
+          stderr,
+          "hta-ingest: Incorrect parameter: --report OUT takes one database and no trace PATH\n");
       usage(stderr);
       code = EXIT_USAGE;
     }
     goto end;
   }
   if (!db || paths.n == 0) {
-    fprintf(stderr, "hta-ingest: Incorrect parameter: need a database and at least one trace PATH\n");
+    fprintf(stderr,
+            "hta-ingest: Incorrect parameter: need a database and at least one trace PATH\n");
     usage(stderr);
     code = EXIT_USAGE;
     goto end;
@@ -388,8 +406,8 @@ int main(int argc, char **argv) {
   say(&c, 2, "hta-ingest: %d file%s ingested", ok, ok == 1 ? "" : "s");
   if (skipped) say(&c, 2, ", %d already present", skipped);
   if (failed) say(&c, 2, ", %d failed", failed);
-  say(&c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s\n", nranks, nranks == 1 ? "" : "s", (long long)events,
-      secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
+  say(&c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s\n", nranks, nranks == 1 ? "" : "s",
+      (long long)events, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)
     say(&c, 3, "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, parsers %.2f s; commit %.2f s\n",

@@ -43,11 +43,11 @@ typedef enum { M_OPEN, M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtyp
 typedef struct pl_msg {
   pl_mtype type;
   int file;
-  bt_batch *b;          /* M_ROWS */
-  size_t bytes;         /* M_ROWS: b's arena capacity, counted in pl_ctx.qbytes */
-  wr_file *wf;          /* M_BEGIN / M_END */
+  bt_batch *b;  /* M_ROWS */
+  size_t bytes; /* M_ROWS: b's arena capacity, counted in pl_ctx.qbytes */
+  wr_file *wf;  /* M_BEGIN / M_END */
   int replace;
-  int early;            /* M_SKIP: an M_OPEN transaction is to be rolled back */
+  int early; /* M_SKIP: an M_OPEN transaction is to be rolled back */
   struct pl_msg *next;
 } pl_msg;
 
@@ -56,14 +56,14 @@ typedef struct pl_ctx {
   int n, next;
   const pl_options *o;
   wr_db *w;
-  pthread_mutex_t mu;       /* files/next, hashes, queue */
+  pthread_mutex_t mu; /* files/next, hashes, queue */
   pthread_cond_t nonempty, nonfull, began;
-  pthread_mutex_t writer;   /* held by the parser streaming a file */
+  pthread_mutex_t writer; /* held by the parser streaming a file */
   pl_msg *head, *tail;
   int qlen, live_workers;
-  int inflight;             /* files taken by parsers and not finished */
-  size_t qbytes;            /* arena bytes of M_ROWS batches queued or being written */
-  int begin_result;         /* writer's answer to the last M_OPEN/M_BEGIN: 0 ok, -1 failed */
+  int inflight;     /* files taken by parsers and not finished */
+  size_t qbytes;    /* arena bytes of M_ROWS batches queued or being written */
+  int begin_result; /* writer's answer to the last M_OPEN/M_BEGIN: 0 ok, -1 failed */
   int begin_answered;
   double parser_cpu;
 } pl_ctx;
@@ -167,7 +167,8 @@ static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, const dv_state 
     int which = 0;
     if (nm.n == 12 && !memcmp(nm.p, "process_name", 12)) which = 1;
     else if (nm.n == 11 && !memcmp(nm.p, "thread_name", 11)) which = 2;
-    else if (nm.n >= 10 && !memcmp(nm.p + nm.n - 10, "sort_index", 10) && (f & KT_HAS_SORT_INDEX)) which = 3;
+    else if (nm.n >= 10 && !memcmp(nm.p + nm.n - 10, "sort_index", 10) && (f & KT_HAS_SORT_INDEX))
+      which = 3;
     if (!which || (which < 3 && !e->meta_name.p)) return 0;
     r->kind = BT_THREAD;
     r->value = which;
@@ -347,7 +348,8 @@ static void parse_file(pl_ctx *c, int i) {
   }
   uint64_t nev = 0;
   while ((rc = kt_next(scan, &e)) == KT_EVENT) {
-    if (dv_add(dv, e) || (early && is_flow(e) && (make_room(c, i, &b, 1) || add_rows(b, &loc, e, dv) < 0))) {
+    if (dv_add(dv, e) ||
+        (early && is_flow(e) && (make_room(c, i, &b, 1) || add_rows(b, &loc, e, dv) < 0))) {
       rc = KT_NOMEM;
       break;
     }
@@ -426,12 +428,14 @@ static void parse_file(pl_ctx *c, int i) {
     while ((rc = kt_next(full, &e)) == KT_EVENT) {
       if (early && is_flow(e)) continue; /* sent during the scan */
       int k;
-      if (make_room(c, i, &b, (size_t)(e->ncounters > 1 ? e->ncounters : 1)) || (k = add_rows(b, &loc, e, dv)) < 0) {
+      if (make_room(c, i, &b, (size_t)(e->ncounters > 1 ? e->ncounters : 1)) ||
+          (k = add_rows(b, &loc, e, dv)) < 0) {
         rc = KT_NOMEM;
         break;
       }
       events += k;
-      if ((events & 4095) == 0) pf->done_bytes = kt_json_offset(full), pf->done_events = (uint64_t)events;
+      if ((events & 4095) == 0)
+        pf->done_bytes = kt_json_offset(full), pf->done_events = (uint64_t)events;
     }
     if (rc == KT_ERROR) snprintf(msg, sizeof msg, "%s", kt_errmsg(full));
     else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "out of memory");
@@ -519,76 +523,76 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
   char err[WR_ERR_MAX];
   pl_file *pf = &c->files[m->file];
   switch (m->type) {
-    case M_SKIP:
-      if (m->early) wr_abort(c->w); /* the flows written during the scan */
-      finish_file(c, m->file, PL_SKIPPED);
-      break;
-    case M_OPEN: {
-      int r = wr_open_file(c->w, err);
-      if (r) {
+  case M_SKIP:
+    if (m->early) wr_abort(c->w); /* the flows written during the scan */
+    finish_file(c, m->file, PL_SKIPPED);
+    break;
+  case M_OPEN: {
+    int r = wr_open_file(c->w, err);
+    if (r) {
+      wr_abort(c->w);
+      snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+      wr_record_failure(c->w, pf->path, pf->message);
+    }
+    pthread_mutex_lock(&c->mu);
+    c->begin_result = r;
+    c->begin_answered = 1;
+    pthread_cond_broadcast(&c->began);
+    pthread_mutex_unlock(&c->mu);
+    *failed_file = r ? m->file : -1;
+    if (r) finish_file(c, m->file, PL_FAILED);
+    break;
+  }
+  case M_FAIL:
+    wr_record_failure(c->w, pf->path, pf->message);
+    finish_file(c, m->file, PL_FAILED);
+    break;
+  case M_BEGIN: {
+    /* after a failed M_ROWS of the scan, its transaction is gone: never begin anew */
+    int r = *failed_file == m->file ? -1 : wr_begin(c->w, m->wf, m->replace, err);
+    if (r) {
+      if (*failed_file != m->file) {
         wr_abort(c->w);
         snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
-        wr_record_failure(c->w, pf->path, pf->message);
       }
-      pthread_mutex_lock(&c->mu);
-      c->begin_result = r;
-      c->begin_answered = 1;
-      pthread_cond_broadcast(&c->began);
-      pthread_mutex_unlock(&c->mu);
-      *failed_file = r ? m->file : -1;
-      if (r) finish_file(c, m->file, PL_FAILED);
-      break;
+      wr_record_failure(c->w, pf->path, pf->message);
     }
-    case M_FAIL:
+    pthread_mutex_lock(&c->mu);
+    c->begin_result = r;
+    c->begin_answered = 1;
+    pthread_cond_broadcast(&c->began);
+    pthread_mutex_unlock(&c->mu);
+    *failed_file = r ? m->file : -1;
+    if (r) finish_file(c, m->file, PL_FAILED);
+    break;
+  }
+  case M_ROWS:
+    if (*failed_file != m->file && wr_rows(c->w, m->b, err)) {
+      wr_abort(c->w);
+      snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
+      *failed_file = m->file;
+    }
+    bt_free(m->b);
+    break;
+  case M_END:
+    if (*failed_file == m->file) {
       wr_record_failure(c->w, pf->path, pf->message);
       finish_file(c, m->file, PL_FAILED);
-      break;
-    case M_BEGIN: {
-      /* after a failed M_ROWS of the scan, its transaction is gone: never begin anew */
-      int r = *failed_file == m->file ? -1 : wr_begin(c->w, m->wf, m->replace, err);
-      if (r) {
-        if (*failed_file != m->file) {
-          wr_abort(c->w);
-          snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
-        }
-        wr_record_failure(c->w, pf->path, pf->message);
-      }
-      pthread_mutex_lock(&c->mu);
-      c->begin_result = r;
-      c->begin_answered = 1;
-      pthread_cond_broadcast(&c->began);
-      pthread_mutex_unlock(&c->mu);
-      *failed_file = r ? m->file : -1;
-      if (r) finish_file(c, m->file, PL_FAILED);
-      break;
-    }
-    case M_ROWS:
-      if (*failed_file != m->file && wr_rows(c->w, m->b, err)) {
-        wr_abort(c->w);
-        snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
-        *failed_file = m->file;
-      }
-      bt_free(m->b);
-      break;
-    case M_END:
-      if (*failed_file == m->file) {
-        wr_record_failure(c->w, pf->path, pf->message);
-        finish_file(c, m->file, PL_FAILED);
-      } else if (wr_end(c->w, m->wf, err)) {
-        wr_abort(c->w);
-        snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
-        wr_record_failure(c->w, pf->path, pf->message);
-        finish_file(c, m->file, PL_FAILED);
-      } else {
-        finish_file(c, m->file, PL_OK);
-      }
-      free(m->wf);
-      break;
-    case M_ABORT:
-      if (*failed_file != m->file) wr_abort(c->w);
+    } else if (wr_end(c->w, m->wf, err)) {
+      wr_abort(c->w);
+      snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
       wr_record_failure(c->w, pf->path, pf->message);
       finish_file(c, m->file, PL_FAILED);
-      break;
+    } else {
+      finish_file(c, m->file, PL_OK);
+    }
+    free(m->wf);
+    break;
+  case M_ABORT:
+    if (*failed_file != m->file) wr_abort(c->w);
+    wr_record_failure(c->w, pf->path, pf->message);
+    finish_file(c, m->file, PL_FAILED);
+    break;
   }
   if (m->type == M_ROWS) {
     pthread_mutex_lock(&c->mu);
@@ -599,7 +603,8 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
   free(m);
 }
 
-int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats *stats, char *err, int errlen) {
+int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats *stats, char *err,
+           int errlen) {
   char werr[WR_ERR_MAX];
   pl_ctx c;
   memset(&c, 0, sizeof c);
@@ -626,7 +631,8 @@ int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats 
       nt = t;
       break;
     }
-  if (nt == 0 && n > 0) { /* no thread could start: parse on this thread is impossible (it writes) */
+  if (nt == 0 &&
+      n > 0) { /* no thread could start: parse on this thread is impossible (it writes) */
     snprintf(err, (size_t)errlen, "cannot start a parser thread");
     free(th);
     wr_close(c.w, 0, werr);

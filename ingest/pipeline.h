@@ -18,21 +18,21 @@ typedef struct pl_file {
   const char *path;
   /* results */
   pl_status status;
-  char message[768];   /* why it failed or was skipped */
+  char message[768]; /* why it failed or was skipped */
   int64_t rank;
-  int64_t events;      /* rows in event */
-  uint64_t json_bytes; /* uncompressed JSON read */
+  int64_t events;         /* rows in event */
+  uint64_t json_bytes;    /* uncompressed JSON read */
   double scan_s, write_s; /* seconds in the scan pass, and from then until committed */
   double write_start;
   /* live progress, read by the progress callback (plain reads; display only) */
   volatile uint64_t done_bytes;
   volatile uint64_t done_events; /* events written so far */
-  volatile int pass;   /* 0 waiting, 1 scan, 2 writing, 3 done */
+  volatile int pass;             /* 0 waiting, 1 scan, 2 writing, 3 done */
 } pl_file;
 
 typedef struct pl_options {
-  int jobs;            /* parser threads */
-  int replace;         /* re-ingest files already in the database */
+  int jobs;    /* parser threads */
+  int replace; /* re-ingest files already in the database */
   /* called by the writer thread about 6 times a second while work is under way */
   void (*progress)(void *ctx, const pl_file *files, int n, double seconds);
   /* called once per file as it finishes (any status) */
@@ -41,13 +41,14 @@ typedef struct pl_options {
 } pl_options;
 
 typedef struct pl_stats {
-  double writer_cpu;   /* CPU seconds of the writer thread */
-  double parser_cpu;   /* CPU seconds of all parser threads */
-  double finish_s;     /* wall seconds after the last file: commit, close, rename */
+  double writer_cpu; /* CPU seconds of the writer thread */
+  double parser_cpu; /* CPU seconds of all parser threads */
+  double finish_s;   /* wall seconds after the last file: commit, close, rename */
 } pl_stats;
 
 /* Ingests files[0..n) into DB. Returns 0, or -1 when the database itself failed
 ** (message in err); per-file outcomes are in files[i].status; stats may be NULL. */
-int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats *stats, char *err, int errlen);
+int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats *stats, char *err,
+           int errlen);
 
 #endif

@@ -31,9 +31,7 @@
 #define XXH_P4 0x85EBCA77C2B2AE63ULL
 #define XXH_P5 0x27D4EB2F165667C5ULL
 
-static inline uint64_t xxhRotl(uint64_t x, int r) {
-  return (x << r) | (x >> (64 - r));
-}
+static inline uint64_t xxhRotl(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
 static inline uint64_t xxhRead64(const unsigned char *p) {
   uint64_t v;
@@ -107,8 +105,7 @@ static void xxhUpdate(rd_xxh64 *h, const unsigned char *p, size_t n) {
 static uint64_t xxhDigest(const rd_xxh64 *h) {
   uint64_t r;
   if (h->total >= 32) {
-    r = xxhRotl(h->v[0], 1) + xxhRotl(h->v[1], 7) + xxhRotl(h->v[2], 12) +
-        xxhRotl(h->v[3], 18);
+    r = xxhRotl(h->v[0], 1) + xxhRotl(h->v[1], 7) + xxhRotl(h->v[2], 12) + xxhRotl(h->v[3], 18);
     for (int i = 0; i < 4; i++) r = xxhMerge(r, h->v[i]);
   } else {
     r = XXH_P5; /* seed 0 + P5 */
@@ -238,10 +235,8 @@ static long rdInflate(rd_reader *rd, unsigned char *dst, size_t cap) {
       goto fail;
     } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
       /* R5: Z_DATA_ERROR, Z_NEED_DICT, Z_STREAM_ERROR */
-      if (zs->msg)
-        snprintf(rd->err, sizeof rd->err, "invalid gzip data: %s", zs->msg);
-      else
-        snprintf(rd->err, sizeof rd->err, "invalid gzip data");
+      if (zs->msg) snprintf(rd->err, sizeof rd->err, "invalid gzip data: %s", zs->msg);
+      else snprintf(rd->err, sizeof rd->err, "invalid gzip data");
       goto fail;
     } else if (ret == Z_BUF_ERROR && zs->avail_in == 0 && rd->raw_eof) {
       rdErr(rd, "truncated gzip stream", 0); /* R3 */
@@ -372,7 +367,8 @@ RD_NOINLINE int rd_refill(rd_reader *rd, const char *keep) {
   rd->p = rd->buf;
   rd->end = rd->buf + kept;
   *rd->end = 0;
-  if (rd->async ? rd->async_failed : rd->failed) return -1; /* failed is the producer's while it runs */
+  if (rd->async ? rd->async_failed : rd->failed)
+    return -1; /* failed is the producer's while it runs */
   if (rd->eof) return 0;
   if (rd->eof_next) {
     rd->eof = 1;
@@ -386,12 +382,9 @@ RD_NOINLINE int rd_refill(rd_reader *rd, const char *keep) {
     rdErr(rd, "cannot start the inflate thread", 0);
     return -1;
   }
-  if (rd->async)
-    k = rdAsyncTake(rd, (unsigned char *)rd->buf + kept, room);
-  else if (rd->gz)
-    k = rdInflate(rd, (unsigned char *)rd->buf + kept, room);
-  else
-    k = rdRaw(rd, (unsigned char *)rd->buf + kept, room);
+  if (rd->async) k = rdAsyncTake(rd, (unsigned char *)rd->buf + kept, room);
+  else if (rd->gz) k = rdInflate(rd, (unsigned char *)rd->buf + kept, room);
+  else k = rdRaw(rd, (unsigned char *)rd->buf + kept, room);
   if (!rd->async) rd->raw_seen = rd->raw_off;
   if (k < 0) {
     if (rd->async) rd->async_failed = 1;
@@ -417,14 +410,12 @@ static int rdStart(rd_reader *rd) {
   long k = rdRaw(rd, (unsigned char *)rd->buf, 2);
   if (k < 0) return -1;
   if (k == 0) return rdErr(rd, "empty file", 0); /* R6 */
-  if (k >= 2 && (unsigned char)rd->buf[0] == 0x1f &&
-      (unsigned char)rd->buf[1] == 0x8b) {
+  if (k >= 2 && (unsigned char)rd->buf[0] == 0x1f && (unsigned char)rd->buf[1] == 0x8b) {
     rd->gz = 1;
     rd->in = malloc(RD_BUF_SIZE);
     if (!rd->in) return rdErr(rd, "out of memory", 0);
     memcpy(rd->in, rd->buf, (size_t)k);
-    if (inflateInit2(&rd->zs, 15 + 16) != Z_OK)
-      return rdErr(rd, "out of memory", 0);
+    if (inflateInit2(&rd->zs, 15 + 16) != Z_OK) return rdErr(rd, "out of memory", 0);
     rd->zinit = 1;
     rd->zs.next_in = rd->in;
     rd->zs.avail_in = (uInt)k;

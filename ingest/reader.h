@@ -38,8 +38,8 @@
 #define RD_BUF_SIZE (1u << 20) /* 1 MiB: output buffer and gzip input buffer */
 #define RD_PAD 64              /* readable bytes after end: 0 sentinel + SIMD over-read */
 #define RD_ERR_MAX 200
-#define RD_BLOCKS 4            /* ring of inflated blocks when gzip is inflated on its own thread */
-#define RD_BLOCK (1u << 19)    /* 512 KiB each */
+#define RD_BLOCKS 4         /* ring of inflated blocks when gzip is inflated on its own thread */
+#define RD_BLOCK (1u << 19) /* 512 KiB each */
 
 /* Streaming XXH64 (seed 0) state; rd_hash64() finishes it. */
 typedef struct rd_xxh64 {
@@ -52,10 +52,10 @@ typedef struct rd_xxh64 {
 /* A block inflated by the background thread: data, then end-of-input or an error. */
 typedef struct rd_block {
   unsigned char *data;
-  size_t n;              /* bytes of data */
-  int eof;               /* the clean end of the input follows the data */
-  int failed;            /* an error follows the data (message in the reader's async_err) */
-  uint64_t raw_off;      /* raw bytes read when this block was filled */
+  size_t n;         /* bytes of data */
+  int eof;          /* the clean end of the input follows the data */
+  int failed;       /* an error follows the data (message in the reader's async_err) */
+  uint64_t raw_off; /* raw bytes read when this block was filled */
 } rd_block;
 
 typedef struct rd_async {
@@ -63,39 +63,39 @@ typedef struct rd_async {
   pthread_mutex_t mu;
   pthread_cond_t filled, drained;
   rd_block ring[RD_BLOCKS];
-  unsigned head, tail;   /* consumer takes ring[head % N], producer fills ring[tail % N] */
-  int stop;              /* rd_close asks the producer to stop */
-  size_t pos;            /* consumer's position in ring[head % N] */
-  char err[RD_ERR_MAX];  /* the producer's error message */
+  unsigned head, tail;  /* consumer takes ring[head % N], producer fills ring[tail % N] */
+  int stop;             /* rd_close asks the producer to stop */
+  size_t pos;           /* consumer's position in ring[head % N] */
+  char err[RD_ERR_MAX]; /* the producer's error message */
 } rd_async;
 
 typedef struct rd_reader {
-  char *p;       /* next unread byte */
-  char *end;     /* end of valid data; *end == 0 */
-  char *buf;     /* RD_BUF_SIZE + RD_PAD bytes */
-  uint64_t base; /* uncompressed offset of buf[0] */
-  int fd;        /* -1 for a memory block */
+  char *p;                  /* next unread byte */
+  char *end;                /* end of valid data; *end == 0 */
+  char *buf;                /* RD_BUF_SIZE + RD_PAD bytes */
+  uint64_t base;            /* uncompressed offset of buf[0] */
+  int fd;                   /* -1 for a memory block */
   const unsigned char *mem; /* memory block, or NULL */
   size_t mem_n, mem_pos;
-  int gz;                /* input is gzip */
-  int zinit;             /* zs is initialised */
-  int in_member;         /* inside a gzip member (its end not reached yet) */
-  int raw_eof;           /* no more raw input */
-  int eof;               /* no more uncompressed output */
-  int failed;            /* an error is pending: the next refill reports it */
-  int eof_next;          /* async: the data handed out last ended the input */
-  int async_failed;      /* async: the consumer reached the producer's error */
-  size_t chunk;          /* most bytes one refill adds: RD_BUF_SIZE; tests
+  int gz;           /* input is gzip */
+  int zinit;        /* zs is initialised */
+  int in_member;    /* inside a gzip member (its end not reached yet) */
+  int raw_eof;      /* no more raw input */
+  int eof;          /* no more uncompressed output */
+  int failed;       /* an error is pending: the next refill reports it */
+  int eof_next;     /* async: the data handed out last ended the input */
+  int async_failed; /* async: the consumer reached the producer's error */
+  size_t chunk;     /* most bytes one refill adds: RD_BUF_SIZE; tests
                             lower it to put buffer boundaries everywhere */
   z_stream zs;
-  unsigned char *in;     /* gzip input buffer, RD_BUF_SIZE */
-  uint64_t raw_off;      /* raw bytes read so far */
-  uint64_t file_size;    /* raw size (st_size, or the memory block length) */
-  rd_xxh64 hash;         /* of the raw bytes read so far */
-  rd_async *async;       /* gzip from a file: inflated on a second thread (NULL otherwise);
+  unsigned char *in;    /* gzip input buffer, RD_BUF_SIZE */
+  uint64_t raw_off;     /* raw bytes read so far */
+  uint64_t file_size;   /* raw size (st_size, or the memory block length) */
+  rd_xxh64 hash;        /* of the raw bytes read so far */
+  rd_async *async;      /* gzip from a file: inflated on a second thread (NULL otherwise);
                             then zs, in, raw_off and hash belong to that thread until it ends */
-  uint64_t raw_seen;     /* raw bytes behind the data handed out (== raw_off when synchronous) */
-  char err[RD_ERR_MAX];  /* message of the last error */
+  uint64_t raw_seen;    /* raw bytes behind the data handed out (== raw_off when synchronous) */
+  char err[RD_ERR_MAX]; /* message of the last error */
 } rd_reader;
 
 /*

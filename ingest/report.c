@@ -144,10 +144,8 @@ static const char *hrLabel(const hr_ctx *x, int64_t trace_id) {
     int mid = lo + (hi - lo) / 2;
     int64_t id = x->by_id[mid].trace_id;
     if (id == trace_id) return x->tr[x->by_id[mid].i].label;
-    if (id < trace_id)
-      lo = mid + 1;
-    else
-      hi = mid;
+    if (id < trace_id) lo = mid + 1;
+    else hi = mid;
   }
   return "?";
 }
@@ -286,12 +284,9 @@ static char *hrSub(hr_ctx *x, const char *tmpl, const char *src) {
   sv_buf b;
   sv_init(&b);
   for (const char *p = tmpl; *p;) {
-    if (!strncmp(p, "{src}", 5))
-      sv_puts(&b, src), p += 5;
-    else if (!strncmp(p, "{ranks}", 7))
-      sv_puts(&b, x->in_shown), p += 7;
-    else
-      sv_put(&b, p++, 1);
+    if (!strncmp(p, "{src}", 5)) sv_puts(&b, src), p += 5;
+    else if (!strncmp(p, "{ranks}", 7)) sv_puts(&b, x->in_shown), p += 7;
+    else sv_put(&b, p++, 1);
   }
   char *r = b.oom || !b.p ? NULL : sqlite3_mprintf("%s", b.p);
   sv_free(&b);
@@ -896,8 +891,8 @@ static void hrOverlap(hr_ctx *x) {
       ok ? hrPrep(x, "SELECT trace_id, comp_comm_overlap_pctg FROM temp.hr_cc", src) : NULL;
   static const char *const ser[] = {"overlap"};
   static const char *const col[] = {"#ab63fa"};
-  hrTraceBars(x, st, src, "Communication overlapped by computation (%)",
-              "% of communication time", 1, ser, col);
+  hrTraceBars(x, st, src, "Communication overlapped by computation (%)", "% of communication time",
+              1, ser, col);
   if (ok)
     hrTableOf(x, "SELECT rank, trace_id, comp_comm_overlap_pctg FROM {src}", src, "hr_cc", src);
   hrEndSection(x);
@@ -935,8 +930,7 @@ static void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *k
           sv_ds_init(&ds[n], 0, x->span_us * scale, HR_BUCKETS);
           if (x->dup)
             snprintf(names[n], sizeof names[n], "trace %lld %s%s", (long long)t, key_prefix, key);
-          else
-            snprintf(names[n], sizeof names[n], "%s%s", key_prefix, key);
+          else snprintf(names[n], sizeof names[n], "%s%s", key_prefix, key);
           cur = n++;
         }
       }

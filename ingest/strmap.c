@@ -81,7 +81,8 @@ int64_t sm_find(const sm_map *m, const void *key, size_t n) {
   for (size_t i = (size_t)h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
     uint32_t s = m->slots[i];
     if (!s) return -1;
-    if (m->hashes[s - 1] == h && m->lens[s - 1] == n && !memcmp(m->keys[s - 1], key, n)) return s - 1;
+    if (m->hashes[s - 1] == h && m->lens[s - 1] == n && !memcmp(m->keys[s - 1], key, n))
+      return s - 1;
   }
 }
 
@@ -93,7 +94,8 @@ int64_t sm_intern(sm_map *m, const void *key, size_t n, int *added) {
   for (;; i = (i + 1) & (m->cap - 1)) {
     uint32_t s = m->slots[i];
     if (!s) break;
-    if (m->hashes[s - 1] == h && m->lens[s - 1] == n && !memcmp(m->keys[s - 1], key, n)) return s - 1;
+    if (m->hashes[s - 1] == h && m->lens[s - 1] == n && !memcmp(m->keys[s - 1], key, n))
+      return s - 1;
   }
   if (m->n == m->keycap) {
     size_t kc = m->keycap ? m->keycap * 2 : 1024;

@@ -10,16 +10,16 @@
 #include <stdint.h>
 
 typedef struct sm_map {
-  uint32_t *slots;     /* id + 1, 0 = empty */
-  size_t cap;          /* power of two */
-  size_t n;            /* ids handed out */
-  char **keys;         /* id -> key bytes (NUL-terminated copy) */
-  uint32_t *lens;      /* id -> key length */
-  uint64_t *hashes;    /* id -> hash, to grow without rehashing keys */
+  uint32_t *slots;  /* id + 1, 0 = empty */
+  size_t cap;       /* power of two */
+  size_t n;         /* ids handed out */
+  char **keys;      /* id -> key bytes (NUL-terminated copy) */
+  uint32_t *lens;   /* id -> key length */
+  uint64_t *hashes; /* id -> hash, to grow without rehashing keys */
   size_t keycap;
-  char *arena;         /* current arena block */
+  char *arena; /* current arena block */
   size_t arena_used, arena_cap;
-  char **blocks;       /* every arena block, to free */
+  char **blocks; /* every arena block, to free */
   size_t nblocks;
 } sm_map;
 

@@ -144,10 +144,8 @@ void sv_num(sv_buf *b, double v) {
 static void sv_tick(sv_buf *b, double v) {
   char tmp[64];
   if (fabs(v) < 1e-12) v = 0;
-  if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-3))
-    snprintf(tmp, sizeof tmp, "%.3g", v);
-  else
-    snprintf(tmp, sizeof tmp, "%.6g", v);
+  if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-3)) snprintf(tmp, sizeof tmp, "%.3g", v);
+  else snprintf(tmp, sizeof tmp, "%.6g", v);
   sv_puts(b, tmp);
 }
 
@@ -568,10 +566,8 @@ void sv_step_chart(sv_buf *b, const sv_lines *c) {
       double x = p.l + (d->x[k] - x0) / (x1 - x0) * p.w, y = sv_py(&p, d->y[k]);
       if (x < p.l) x = p.l;
       if (x > p.l + p.w) x = p.l + p.w;
-      if (k == 0)
-        sv_printf(b, "M%.1f %.1f", x, y);
-      else
-        sv_printf(b, "H%.1fV%.1f", x, y);
+      if (k == 0) sv_printf(b, "M%.1f %.1f", x, y);
+      else sv_printf(b, "H%.1fV%.1f", x, y);
     }
     sv_puts(b, "\"><title>");
     sv_esc(b, c->s[i].name);

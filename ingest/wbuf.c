@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WB_SLOTS 32           /* queued writes */
-#define WB_SLOT (64 * 1024)   /* the largest write queued: SQLite's largest page */
+#define WB_SLOTS 32         /* queued writes */
+#define WB_SLOT (64 * 1024) /* the largest write queued: SQLite's largest page */
 
 typedef struct wb_slot {
   sqlite3_int64 off;
@@ -30,22 +30,22 @@ typedef struct wb_slot {
 typedef struct wb_file {
   sqlite3_file base;
   struct wb_vfs *vfs;
-  sqlite3_file *real;         /* the default VFS's file, right after this struct */
-  int async;                  /* the main database: writes go through the ring */
+  sqlite3_file *real; /* the default VFS's file, right after this struct */
+  int async;          /* the main database: writes go through the ring */
   pthread_t io;
   pthread_mutex_t mu;
-  pthread_cond_t cv;          /* any change of head, tail, busy or stop */
+  pthread_cond_t cv; /* any change of head, tail, busy or stop */
   wb_slot *ring;
-  int head, tail, queued;     /* ring[tail..head) holds `queued` writes */
-  int busy;                   /* the I/O thread is writing ring[tail] */
+  int head, tail, queued; /* ring[tail..head) holds `queued` writes */
+  int busy;               /* the I/O thread is writing ring[tail] */
   int stop;
-  int err;                    /* first failed write: an SQLITE_IOERR code, else 0 */
+  int err; /* first failed write: an SQLITE_IOERR code, else 0 */
 } wb_file;
 
 struct wb_vfs {
   sqlite3_vfs base;
   sqlite3_vfs *real;
-  int err;               /* the first failed write of any of its files (close included) */
+  int err; /* the first failed write of any of its files (close included) */
   char name[64];
 };
 
@@ -184,10 +184,25 @@ static int wbDeviceCharacteristics(sqlite3_file *p) {
 
 /* Version 1: no shared memory (never WAL) and no memory-mapped pages (every read
 ** goes through xRead, which drains first). */
-static const sqlite3_io_methods wb_methods = {
-    1, wbClose, wbRead, wbWrite, wbTruncate, wbSync, wbFileSize, wbLock, wbUnlock,
-    wbCheckReserved, wbFileControl, wbSectorSize, wbDeviceCharacteristics,
-    NULL, NULL, NULL, NULL, NULL, NULL};
+static const sqlite3_io_methods wb_methods = {1,
+                                              wbClose,
+                                              wbRead,
+                                              wbWrite,
+                                              wbTruncate,
+                                              wbSync,
+                                              wbFileSize,
+                                              wbLock,
+                                              wbUnlock,
+                                              wbCheckReserved,
+                                              wbFileControl,
+                                              wbSectorSize,
+                                              wbDeviceCharacteristics,
+                                              NULL,
+                                              NULL,
+                                              NULL,
+                                              NULL,
+                                              NULL,
+                                              NULL};
 
 static int wbOpen(sqlite3_vfs *vfs, const char *name, sqlite3_file *p, int flags, int *out_flags) {
   wb_vfs *v = (wb_vfs *)vfs;

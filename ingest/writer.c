@@ -30,18 +30,18 @@
 #include "version.h"
 #include "wbuf.h"
 
-#define WR_MULTI 64  /* rows per multi-row event INSERT */
+#define WR_MULTI 64 /* rows per multi-row event INSERT */
 #define EV_COLS 20
 #define FLOW_COLS 11
 
 struct wr_db {
   sqlite3 *db;
-  char *path;              /* the target */
-  char *tmp;               /* temporary file of a new database, else NULL */
+  char *path; /* the target */
+  char *tmp;  /* temporary file of a new database, else NULL */
   int is_new;
-  wb_vfs *vfs;             /* a new database's write-behind VFS, else NULL */
+  wb_vfs *vfs; /* a new database's write-behind VFS, else NULL */
   sm_map hashes;
-  sm_map names, cats;      /* value -> dense index; id = index + 1 */
+  sm_map names, cats; /* value -> dense index; id = index + 1 */
   int64_t *name_ids, *cat_ids;
   size_t name_cap, cat_cap;
   int64_t next_string_id, next_category_id;
@@ -49,10 +49,10 @@ struct wr_db {
   int64_t trace_id, rank;
   int64_t ncounters, nflows; /* rows so far: the low half of their ids */
   int64_t next_ord;          /* ordinal the next event row should have */
-  int64_t *lname, *lcat;   /* local id -> database id */
+  int64_t *lname, *lcat;     /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
-  sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p, *ins_thread_t,
-      *ins_thread_s, *ins_string, *ins_category;
+  sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p,
+      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category;
 };
 
 static int wr_fail(wr_db *w, char err[WR_ERR_MAX], const char *what) {
@@ -77,7 +77,8 @@ static int wr_prepare(wr_db *w, sqlite3_stmt **st, const char *sql, char err[WR_
 }
 
 /* Loads the interned strings of an existing database into map/ids. */
-static int wr_load_map(wr_db *w, const char *sql, sm_map *m, int64_t **ids, size_t *cap, int64_t *next) {
+static int wr_load_map(wr_db *w, const char *sql, sm_map *m, int64_t **ids, size_t *cap,
+                       int64_t *next) {
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
   int rc;
@@ -104,28 +105,36 @@ static int wr_load_map(wr_db *w, const char *sql, sm_map *m, int64_t **ids, size
 
 static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
   static const char cols[] =
-      "INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur,"
-      " stream, device, correlation, external_id, link_id, parent_id, depth, iteration, args) VALUES ";
+      "INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, "
+      "dur,"
+      " stream, device, correlation, external_id, link_id, parent_id, depth, iteration, args) "
+      "VALUES ";
   static const char one[] = "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   char sql[sizeof cols + WR_MULTI * (sizeof one + 1)];
   size_t at = (size_t)snprintf(sql, sizeof sql, "%s", cols);
-  for (int i = 0; i < WR_MULTI; i++) at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", one);
+  for (int i = 0; i < WR_MULTI; i++)
+    at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", one);
   if (wr_prepare(w, &w->ins_multi, sql, err)) return -1;
   snprintf(sql, sizeof sql, "%s%s", cols, one);
   if (wr_prepare(w, &w->ins_one, sql, err)) return -1;
-  static const char fcols[] = "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp) VALUES ";
+  static const char fcols[] =
+      "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp) "
+      "VALUES ";
   static const char fone[] = "(?,?,?,?,?,?,?,?,?,?,?)";
   at = (size_t)snprintf(sql, sizeof sql, "%s", fcols);
-  for (int i = 0; i < WR_MULTI; i++) at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", fone);
+  for (int i = 0; i < WR_MULTI; i++)
+    at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", fone);
   if (wr_prepare(w, &w->ins_flow_multi, sql, err)) return -1;
-  if (wr_prepare(w, &w->ins_counter,
-                 "INSERT INTO counter(counter_id, trace_id, rank, seq, name_id, pid, ts, series, value)"
-                 " VALUES (?,?,?,?,?,?,?,?,?)",
-                 err) ||
-      wr_prepare(w, &w->ins_flow,
-                 "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp)"
-                 " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                 err) ||
+  if (wr_prepare(
+          w, &w->ins_counter,
+          "INSERT INTO counter(counter_id, trace_id, rank, seq, name_id, pid, ts, series, value)"
+          " VALUES (?,?,?,?,?,?,?,?,?)",
+          err) ||
+      wr_prepare(
+          w, &w->ins_flow,
+          "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp)"
+          " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+          err) ||
       wr_prepare(w, &w->ins_thread_p,
                  "INSERT INTO thread(trace_id, pid, tid, process_name) VALUES (?,?,?,?)"
                  " ON CONFLICT DO UPDATE SET process_name = excluded.process_name",
@@ -144,7 +153,9 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
   return 0;
 }
 
-void wr_temp_path(const char *path, char *out, size_t n) { snprintf(out, n, "%s.tmp-%ld", path, (long)getpid()); }
+void wr_temp_path(const char *path, char *out, size_t n) {
+  snprintf(out, n, "%s.tmp-%ld", path, (long)getpid());
+}
 
 /* Removes PATH.tmp-PID files left by runs that were killed (PID no longer alive). */
 static void wr_remove_stale(const char *path) {
@@ -204,7 +215,8 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
   if (w->is_new) {
     if (wr_exec(w,
                 "PRAGMA page_size = 65536; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
-                "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768; PRAGMA temp_store = FILE;",
+                "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768; PRAGMA temp_store = "
+                "FILE;",
                 err))
       return -1;
   } else {
@@ -218,7 +230,10 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
       snprintf(err, WR_ERR_MAX, "%s: not an hta-sqlite database", path);
       return -1;
     }
-    if (wr_exec(w, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;", err))
+    if (wr_exec(
+            w,
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;",
+            err))
       return -1;
   }
   if (wr_exec(w, HTA_SCHEMA_SQL, err)) return -1;
@@ -257,7 +272,8 @@ sm_map *wr_hashes(wr_db *w) { return &w->hashes; }
 
 int wr_set_meta(wr_db *w, const char *key, const char *value) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db, "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", -1, &st,
+                         NULL) != SQLITE_OK)
     return -1;
   sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 2, value, -1, SQLITE_STATIC);
@@ -271,7 +287,9 @@ int wr_set_meta(wr_db *w, const char *key, const char *value) {
 static int64_t rank_count(wr_db *w, int64_t rank) {
   sqlite3_stmt *st;
   int64_t n = 0;
-  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE rank = ?", -1, &st, NULL) != SQLITE_OK) return 0;
+  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE rank = ?", -1, &st, NULL) !=
+      SQLITE_OK)
+    return 0;
   sqlite3_bind_int64(st, 1, rank);
   if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
@@ -286,10 +304,11 @@ static void bind_span(sqlite3_stmt *st, int i, const kt_span *s) {
 static int wr_issue(wr_db *w, int64_t trace_id, const char *code, int64_t count, int64_t first_seq,
                     const char *example, const char *message) {
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(w->db,
-                         "INSERT INTO ingest_issue(trace_id, code, count, first_seq, example, message)"
-                         " VALUES (?,?,?,?,?,?)",
-                         -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(
+          w->db,
+          "INSERT INTO ingest_issue(trace_id, code, count, first_seq, example, message)"
+          " VALUES (?,?,?,?,?,?)",
+          -1, &st, NULL) != SQLITE_OK)
     return -1;
   if (trace_id > 0) sqlite3_bind_int64(st, 1, trace_id);
   sqlite3_bind_text(st, 2, code, -1, SQLITE_STATIC);
@@ -307,19 +326,23 @@ static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
       "DELETE FROM event WHERE event_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
       "DELETE FROM counter WHERE counter_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
       "DELETE FROM flow WHERE flow_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
-      "DELETE FROM thread WHERE trace_id = ?1", "DELETE FROM device WHERE trace_id = ?1",
-      "DELETE FROM profiler_step WHERE trace_id = ?1", "DELETE FROM ingest_issue WHERE trace_id = ?1",
+      "DELETE FROM thread WHERE trace_id = ?1",
+      "DELETE FROM device WHERE trace_id = ?1",
+      "DELETE FROM profiler_step WHERE trace_id = ?1",
+      "DELETE FROM ingest_issue WHERE trace_id = ?1",
       "DELETE FROM trace WHERE trace_id = ?1"};
   sqlite3_stmt *st;
   int64_t old = 0;
-  if (sqlite3_prepare_v2(w->db, "SELECT trace_id FROM trace WHERE content_hash = ?", -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db, "SELECT trace_id FROM trace WHERE content_hash = ?", -1, &st,
+                         NULL) != SQLITE_OK)
     return wr_fail(w, err, "replace");
   sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
   if (sqlite3_step(st) == SQLITE_ROW) old = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   if (!old) return 0;
   for (size_t i = 0; i < sizeof del / sizeof del[0]; i++) {
-    if (sqlite3_prepare_v2(w->db, del[i], -1, &st, NULL) != SQLITE_OK) return wr_fail(w, err, "replace");
+    if (sqlite3_prepare_v2(w->db, del[i], -1, &st, NULL) != SQLITE_OK)
+      return wr_fail(w, err, "replace");
     sqlite3_bind_int64(st, 1, old);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
@@ -333,7 +356,8 @@ int wr_open_file(wr_db *w, char err[WR_ERR_MAX]) {
   if (wr_exec(w, "BEGIN IMMEDIATE", err)) return -1;
   sqlite3_stmt *st;
   w->trace_id = 1;
-  if (sqlite3_prepare_v2(w->db, "SELECT coalesce(max(trace_id), 0) + 1 FROM trace", -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db, "SELECT coalesce(max(trace_id), 0) + 1 FROM trace", -1, &st,
+                         NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace id");
   if (sqlite3_step(st) == SQLITE_ROW) w->trace_id = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
@@ -356,12 +380,13 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   int span = dv_time_span(f->dv, &min_ts, &max_end);
   char backend[128] = "";
   if (m->backend.n) snprintf(backend, sizeof backend, "%.*s", (int)m->backend.n, m->backend.p);
-  if (sqlite3_prepare_v2(w->db,
-                         "INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash,"
-                         " world_size, backend, device_type, schema_version, base_time_ns, display_time_unit,"
-                         " event_count, min_ts, max_end, metadata, file_path)"
-                         " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
-                         -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(
+          w->db,
+          "INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash,"
+          " world_size, backend, device_type, schema_version, base_time_ns, display_time_unit,"
+          " event_count, min_ts, max_end, metadata, file_path)"
+          " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
+          -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace");
   sqlite3_bind_int64(st, 1, w->trace_id);
   sqlite3_bind_int64(st, 2, f->rank);
@@ -387,8 +412,9 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return wr_fail(w, err, "trace");
   if (shared &&
-      wr_issue(w, w->trace_id, "shared_rank", 1, -1, f->path,
-               "another trace in this database has the same rank; analyses keep them apart by trace_id"))
+      wr_issue(
+          w, w->trace_id, "shared_rank", 1, -1, f->path,
+          "another trace in this database has the same rank; analyses keep them apart by trace_id"))
     return wr_fail(w, err, "ingest_issue");
   return 0;
 }
@@ -477,7 +503,8 @@ static void bind_event(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, co
   bind_opt(st, base + 17, r->has & BT_PARENT, hi | r->parent);
   bind_opt(st, base + 18, r->depth >= 0, r->depth);
   bind_opt(st, base + 19, r->has & BT_ITER, r->iteration);
-  if (r->has & BT_ARGS) sqlite3_bind_text(st, base + 20, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+  if (r->has & BT_ARGS)
+    sqlite3_bind_text(st, base + 20, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
   else sqlite3_bind_null(st, base + 20);
 }
 
@@ -501,40 +528,40 @@ static void bind_flow(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, con
   bind_val(st, base + 8, &r->pid, r->has & BT_PID, arena);
   bind_val(st, base + 9, &r->tid, r->has & BT_TID, arena);
   bind_opt(st, base + 10, r->has & BT_TS, r->ts);
-  if (r->text_len) sqlite3_bind_text(st, base + 11, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+  if (r->text_len)
+    sqlite3_bind_text(st, base + 11, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
   else sqlite3_bind_null(st, base + 11);
 }
 
 static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
   sqlite3_stmt *st;
   switch (r->kind) {
-    case BT_COUNTER:
-      st = w->ins_counter;
-      if (w->ncounters) sqlite3_bind_null(st, 1);
-      else sqlite3_bind_int64(st, 1, w->trace_id << 32);
-      w->ncounters++;
-      sqlite3_bind_int64(st, 2, w->trace_id);
-      sqlite3_bind_int64(st, 3, w->rank);
-      sqlite3_bind_int64(st, 4, r->seq);
-      bind_opt(st, 5, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
-      bind_val(st, 6, &r->pid, r->has & BT_PID, arena);
-      bind_opt(st, 7, r->has & BT_TS, r->ts);
-      sqlite3_bind_text(st, 8, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
-      sqlite3_bind_double(st, 9, r->value);
-      return wr_step(st);
-    case BT_THREAD: {
-      int which = (int)r->value; /* BT_THREAD rows: see batch.h */
-      st = which == 1 ? w->ins_thread_p : which == 2 ? w->ins_thread_t : w->ins_thread_s;
-      sqlite3_bind_int64(st, 1, w->trace_id);
-      bind_val(st, 2, &r->pid, r->has & BT_PID, arena);
-      if (r->has & BT_TID) bind_val(st, 3, &r->tid, 1, arena);
-      else sqlite3_bind_int64(st, 3, 0);
-      if (which == 3) sqlite3_bind_int64(st, 4, r->iteration);
-      else sqlite3_bind_text(st, 4, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
-      return wr_step(st);
-    }
-    default:
-      return 0;
+  case BT_COUNTER:
+    st = w->ins_counter;
+    if (w->ncounters) sqlite3_bind_null(st, 1);
+    else sqlite3_bind_int64(st, 1, w->trace_id << 32);
+    w->ncounters++;
+    sqlite3_bind_int64(st, 2, w->trace_id);
+    sqlite3_bind_int64(st, 3, w->rank);
+    sqlite3_bind_int64(st, 4, r->seq);
+    bind_opt(st, 5, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+    bind_val(st, 6, &r->pid, r->has & BT_PID, arena);
+    bind_opt(st, 7, r->has & BT_TS, r->ts);
+    sqlite3_bind_text(st, 8, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+    sqlite3_bind_double(st, 9, r->value);
+    return wr_step(st);
+  case BT_THREAD: {
+    int which = (int)r->value; /* BT_THREAD rows: see batch.h */
+    st = which == 1 ? w->ins_thread_p : which == 2 ? w->ins_thread_t : w->ins_thread_s;
+    sqlite3_bind_int64(st, 1, w->trace_id);
+    bind_val(st, 2, &r->pid, r->has & BT_PID, arena);
+    if (r->has & BT_TID) bind_val(st, 3, &r->tid, 1, arena);
+    else sqlite3_bind_int64(st, 3, 0);
+    if (which == 3) sqlite3_bind_int64(st, 4, r->iteration);
+    else sqlite3_bind_text(st, 4, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
+    return wr_step(st);
+  }
+  default: return 0;
   }
 }
 
@@ -546,7 +573,8 @@ static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
 static int wr_kind(wr_db *w, const bt_batch *b, int kind) {
   int ev = kind == BT_EVENT;
   sqlite3_stmt *multi = ev ? w->ins_multi : w->ins_flow_multi, *one = ev ? w->ins_one : w->ins_flow;
-  void (*bind)(wr_db *, sqlite3_stmt *, int, const bt_row *, const char *) = ev ? bind_event : bind_flow;
+  void (*bind)(wr_db *, sqlite3_stmt *, int, const bt_row *, const char *) =
+      ev ? bind_event : bind_flow;
   int cols = ev ? EV_COLS : FLOW_COLS;
   const bt_row *pend[WR_MULTI];
   size_t n = 0;
@@ -570,7 +598,8 @@ int wr_rows(wr_db *w, const bt_batch *b, char err[WR_ERR_MAX]) {
     if (wr_map_string(w, &b->strs[i], b->arena)) return wr_fail(w, err, "string");
   for (size_t i = 0; i < b->nrows; i++) {
     const bt_row *r = &b->rows[i];
-    if (r->kind != BT_EVENT && r->kind != BT_FLOW && wr_other(w, r, b->arena)) return wr_fail(w, err, "insert");
+    if (r->kind != BT_EVENT && r->kind != BT_FLOW && wr_other(w, r, b->arena))
+      return wr_fail(w, err, "insert");
   }
   if (wr_kind(w, b, BT_EVENT) || wr_kind(w, b, BT_FLOW)) return wr_fail(w, err, "insert");
   return 0;
@@ -580,8 +609,9 @@ int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]) {
   sqlite3_stmt *st;
   int n;
   const dv_step *steps = dv_steps(f->dv, &n);
-  if (sqlite3_prepare_v2(w->db, "INSERT INTO profiler_step(trace_id, step, event_id, ts, dur) VALUES (?,?,?,?,?)", -1,
-                         &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(
+          w->db, "INSERT INTO profiler_step(trace_id, step, event_id, ts, dur) VALUES (?,?,?,?,?)",
+          -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "profiler_step");
   for (int i = 0; i < n; i++) {
     sqlite3_bind_int64(st, 1, w->trace_id);
@@ -597,43 +627,52 @@ int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]) {
   sqlite3_finalize(st);
   const dv_issue *is = dv_issues(f->dv, &n);
   for (int i = 0; i < n; i++)
-    if (is[i].count && wr_issue(w, w->trace_id, is[i].code, is[i].count, is[i].first_seq, is[i].example, is[i].message))
+    if (is[i].count && wr_issue(w, w->trace_id, is[i].code, is[i].count, is[i].first_seq,
+                                is[i].example, is[i].message))
       return wr_fail(w, err, "ingest_issue");
   if (f->rank_source[0] == 'f' &&
-      wr_issue(w, w->trace_id, "rank_from_file_name", 1, -1, f->path, "no distributedInfo.rank: rank taken from the file name"))
+      wr_issue(w, w->trace_id, "rank_from_file_name", 1, -1, f->path,
+               "no distributedInfo.rank: rank taken from the file name"))
     return wr_fail(w, err, "ingest_issue");
   if (f->rank_source[0] == 'd' && f->meta->has_rank == 0 &&
-      wr_issue(w, w->trace_id, "rank_default", 1, -1, f->path, "no rank in distributedInfo or file name: rank 0"))
+      wr_issue(w, w->trace_id, "rank_default", 1, -1, f->path,
+               "no rank in distributedInfo or file name: rank 0"))
     return wr_fail(w, err, "ingest_issue");
   if (f->meta->device_properties.n) {
-    if (sqlite3_prepare_v2(w->db,
-                           "INSERT OR REPLACE INTO device(trace_id, device_id, name, total_global_mem, compute_major,"
-                           " compute_minor, num_sms, properties) SELECT ?1, coalesce(json_extract(value, '$.id'), key),"
-                           " json_extract(value, '$.name'), json_extract(value, '$.totalGlobalMem'),"
-                           " json_extract(value, '$.computeMajor'), json_extract(value, '$.computeMinor'),"
-                           " json_extract(value, '$.numSms'), value FROM json_each(?2)"
-                           " WHERE json_type(value) = 'object'",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(
+            w->db,
+            "INSERT OR REPLACE INTO device(trace_id, device_id, name, total_global_mem, "
+            "compute_major,"
+            " compute_minor, num_sms, properties) SELECT ?1, coalesce(json_extract(value, '$.id'), "
+            "key),"
+            " json_extract(value, '$.name'), json_extract(value, '$.totalGlobalMem'),"
+            " json_extract(value, '$.computeMajor'), json_extract(value, '$.computeMinor'),"
+            " json_extract(value, '$.numSms'), value FROM json_each(?2)"
+            " WHERE json_type(value) = 'object'",
+            -1, &st, NULL) != SQLITE_OK)
       return wr_fail(w, err, "device");
     sqlite3_bind_int64(st, 1, w->trace_id);
-    sqlite3_bind_text(st, 2, f->meta->device_properties.p, (int)f->meta->device_properties.n, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, f->meta->device_properties.p, (int)f->meta->device_properties.n,
+                      SQLITE_STATIC);
     int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) return wr_fail(w, err, "device");
   }
   /* the rows SQLite numbered must have landed on their ordinals */
-  if (sqlite3_prepare_v2(w->db, "SELECT max(event_id) FROM event WHERE event_id <= (?1 << 32) | 0xffffffff", -1, &st,
-                         NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(
+          w->db, "SELECT max(event_id) FROM event WHERE event_id <= (?1 << 32) | 0xffffffff", -1,
+          &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "check");
   sqlite3_bind_int64(st, 1, w->trace_id);
   int64_t last = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
   sqlite3_finalize(st);
   if (w->next_ord > 0 && last != ((w->trace_id << 32) | (w->next_ord - 1))) {
-    snprintf(err, WR_ERR_MAX, "internal error: event ids out of step (%lld, expected %lld)", (long long)last,
-             (long long)((w->trace_id << 32) | (w->next_ord - 1)));
+    snprintf(err, WR_ERR_MAX, "internal error: event ids out of step (%lld, expected %lld)",
+             (long long)last, (long long)((w->trace_id << 32) | (w->next_ord - 1)));
     return -1;
   }
-  if (sqlite3_prepare_v2(w->db, "UPDATE trace SET event_count = ? WHERE trace_id = ?", -1, &st, NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db, "UPDATE trace SET event_count = ? WHERE trace_id = ?", -1, &st,
+                         NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace");
   sqlite3_bind_int64(st, 1, f->event_rows);
   sqlite3_bind_int64(st, 2, w->trace_id);
@@ -650,8 +689,10 @@ void wr_abort(wr_db *w) {
   sm_free(&w->cats);
   sm_init(&w->names);
   sm_init(&w->cats);
-  wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap, &w->next_string_id);
-  wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap, &w->next_category_id);
+  wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
+              &w->next_string_id);
+  wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap,
+              &w->next_category_id);
 }
 
 int wr_record_failure(wr_db *w, const char *path, const char *message) {
@@ -682,8 +723,9 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   if (finish && w->db) {
     if (w->is_new && wr_exec(w, "PRAGMA journal_mode = DELETE", err)) rc = -1;
   }
-  sqlite3_stmt **sts[] = {&w->ins_multi, &w->ins_one, &w->ins_counter, &w->ins_flow, &w->ins_flow_multi, &w->ins_thread_p,
-                          &w->ins_thread_t, &w->ins_thread_s, &w->ins_string, &w->ins_category};
+  sqlite3_stmt **sts[] = {&w->ins_multi,      &w->ins_one,      &w->ins_counter,  &w->ins_flow,
+                          &w->ins_flow_multi, &w->ins_thread_p, &w->ins_thread_t, &w->ins_thread_s,
+                          &w->ins_string,     &w->ins_category};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
   int closed = !w->db || sqlite3_close(w->db) == SQLITE_OK;
   if (!closed && !rc) {

@@ -28,12 +28,12 @@ typedef struct wr_db wr_db;
 typedef struct wr_file {
   const char *path;
   int64_t file_size;
-  const char *hash;        /* content hash, hex */
+  const char *hash; /* content hash, hex */
   int64_t rank;
   const char *rank_source; /* "distributedInfo" | "file_name" | "default" */
   const kt_meta *meta;
   const dv_state *dv;
-  int64_t event_rows;      /* rows written to event, set by the caller before wr_end */
+  int64_t event_rows; /* rows written to event, set by the caller before wr_end */
 } wr_file;
 
 /* The temporary file a new database PATH is built in (PATH.tmp-PID). */

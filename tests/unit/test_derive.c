@@ -7,8 +7,8 @@
 #include "check.h"
 #include "derive.h"
 
-static kt_event ev(int64_t seq, char ph, const char *cat, const char *name, int64_t pid, int64_t tid, int64_t ts_us,
-                   int64_t dur_us) {
+static kt_event ev(int64_t seq, char ph, const char *cat, const char *name, int64_t pid,
+                   int64_t tid, int64_t ts_us, int64_t dur_us) {
   kt_event e;
   memset(&e, 0, sizeof e);
   e.seq = seq;
@@ -61,33 +61,71 @@ int main(void) {
   CHECK_EQ(dv_ordinal(d, 8), 7);
   CHECK_EQ(dv_ordinal(d, 15), 14);
   /* links both ways (as ordinals); the orphan kernel has none */
-  dv_get(d, 2, &r); CHECK_EQ(r.link, dv_ordinal(d, 3));
-  dv_get(d, 3, &r); CHECK_EQ(r.link, dv_ordinal(d, 2));
-  dv_get(d, 10, &r); CHECK_EQ(r.link, -1);
+  dv_get(d, 2, &r);
+  CHECK_EQ(r.link, dv_ordinal(d, 3));
+  dv_get(d, 3, &r);
+  CHECK_EQ(r.link, dv_ordinal(d, 2));
+  dv_get(d, 10, &r);
+  CHECK_EQ(r.link, -1);
   /* call stack */
-  dv_get(d, 0, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, 0);
-  dv_get(d, 1, &r); CHECK_EQ(r.parent, dv_ordinal(d, 0)); CHECK_EQ(r.depth, 1);
-  dv_get(d, 2, &r); CHECK_EQ(r.parent, dv_ordinal(d, 1)); CHECK_EQ(r.depth, 2);
-  dv_get(d, 3, &r); CHECK_EQ(r.parent, dv_ordinal(d, 2)); CHECK_EQ(r.depth, 3); /* GPU row under its launch */
-  dv_get(d, 4, &r); CHECK_EQ(r.parent, dv_ordinal(d, 0)); CHECK_EQ(r.depth, 1);
-  dv_get(d, 8, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, 0);  /* step 5 ends where step 6 starts */
-  dv_get(d, 9, &r); CHECK_EQ(r.parent, dv_ordinal(d, 8)); CHECK_EQ(r.depth, 1);   /* zero-length inside */
-  dv_get(d, 11, &r); CHECK_EQ(r.depth, -1);                         /* Trace span: not HTA's */
-  dv_get(d, 13, &r); CHECK_EQ(r.parent, -1); /* A ends at 2100 before B starts: not its parent */
-  dv_get(d, 15, &r); CHECK_EQ(r.parent, -1); /* step 6 ended at 2000 */
-  dv_get(d, 14, &r); CHECK_EQ(r.parent, dv_ordinal(d, 15)); CHECK_EQ(r.depth, 1); /* longer first at equal start */
-  dv_get(d, 10, &r); CHECK_EQ(r.parent, -1); CHECK_EQ(r.depth, -1);
+  dv_get(d, 0, &r);
+  CHECK_EQ(r.parent, -1);
+  CHECK_EQ(r.depth, 0);
+  dv_get(d, 1, &r);
+  CHECK_EQ(r.parent, dv_ordinal(d, 0));
+  CHECK_EQ(r.depth, 1);
+  dv_get(d, 2, &r);
+  CHECK_EQ(r.parent, dv_ordinal(d, 1));
+  CHECK_EQ(r.depth, 2);
+  dv_get(d, 3, &r);
+  CHECK_EQ(r.parent, dv_ordinal(d, 2));
+  CHECK_EQ(r.depth, 3); /* GPU row under its launch */
+  dv_get(d, 4, &r);
+  CHECK_EQ(r.parent, dv_ordinal(d, 0));
+  CHECK_EQ(r.depth, 1);
+  dv_get(d, 8, &r);
+  CHECK_EQ(r.parent, -1);
+  CHECK_EQ(r.depth, 0); /* step 5 ends where step 6 starts */
+  dv_get(d, 9, &r);
+  CHECK_EQ(r.parent, dv_ordinal(d, 8));
+  CHECK_EQ(r.depth, 1); /* zero-length inside */
+  dv_get(d, 11, &r);
+  CHECK_EQ(r.depth, -1); /* Trace span: not HTA's */
+  dv_get(d, 13, &r);
+  CHECK_EQ(r.parent, -1); /* A ends at 2100 before B starts: not its parent */
+  dv_get(d, 15, &r);
+  CHECK_EQ(r.parent, -1); /* step 6 ended at 2000 */
+  dv_get(d, 14, &r);
+  CHECK_EQ(r.parent, dv_ordinal(d, 15));
+  CHECK_EQ(r.depth, 1); /* longer first at equal start */
+  dv_get(d, 10, &r);
+  CHECK_EQ(r.parent, -1);
+  CHECK_EQ(r.depth, -1);
   /* iterations: host by time, GPU through the link, none for the unlinked kernel */
-  dv_get(d, 1, &r); CHECK(r.has_iteration); CHECK_EQ(r.iteration, 5);
-  dv_get(d, 3, &r); CHECK(r.has_iteration); CHECK_EQ(r.iteration, 5);
-  dv_get(d, 5, &r); CHECK(r.has_iteration); CHECK_EQ(r.iteration, 5);
-  dv_get(d, 8, &r); CHECK_EQ(r.iteration, 6);
-  dv_get(d, 9, &r); CHECK_EQ(r.iteration, 6);
-  dv_get(d, 10, &r); CHECK(!r.has_iteration);
-  dv_get(d, 15, &r); CHECK(!r.has_iteration); /* after the last step */
+  dv_get(d, 1, &r);
+  CHECK(r.has_iteration);
+  CHECK_EQ(r.iteration, 5);
+  dv_get(d, 3, &r);
+  CHECK(r.has_iteration);
+  CHECK_EQ(r.iteration, 5);
+  dv_get(d, 5, &r);
+  CHECK(r.has_iteration);
+  CHECK_EQ(r.iteration, 5);
+  dv_get(d, 8, &r);
+  CHECK_EQ(r.iteration, 6);
+  dv_get(d, 9, &r);
+  CHECK_EQ(r.iteration, 6);
+  dv_get(d, 10, &r);
+  CHECK(!r.has_iteration);
+  dv_get(d, 15, &r);
+  CHECK(!r.has_iteration); /* after the last step */
   /* B/E folded into one row with a dur */
-  dv_get(d, 6, &r); CHECK(r.has_dur); CHECK_EQ(r.dur, 100000); CHECK(!r.skip);
-  dv_get(d, 7, &r); CHECK(r.skip);
+  dv_get(d, 6, &r);
+  CHECK(r.has_dur);
+  CHECK_EQ(r.dur, 100000);
+  CHECK(!r.skip);
+  dv_get(d, 7, &r);
+  CHECK(r.skip);
   int64_t lo, hi;
   CHECK(dv_time_span(d, &lo, &hi));
   CHECK_EQ(lo, 0);

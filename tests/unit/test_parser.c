@@ -117,8 +117,8 @@ static void expectErrMem(int line, const void *data, size_t n, const char *msg) 
     tu_checks++;
     if (rc != KT_ERROR || strcmp(got, msg) != 0) {
       tu_failures++;
-      fprintf(stderr, "%s:%d: mode %d: rc %d \"%s\", expected \"%s\"\n", __FILE__, line,
-              mode, rc, got, msg);
+      fprintf(stderr, "%s:%d: mode %d: rc %d \"%s\", expected \"%s\"\n", __FILE__, line, mode, rc,
+              got, msg);
     }
   }
 }
@@ -290,10 +290,8 @@ static void tokens(const void *data, size_t n, size_t chunk, int fast, char *out
     js_tok t;
     if (fast && (js.state == JS_ST_AFTER_OBJ || js.state == JS_ST_FIRST_KEY))
       t = js_key(&js); /* the decoder's fast paths must agree with js_next() */
-    else if (fast && js.state == JS_ST_VALUE)
-      t = js_value(&js);
-    else
-      t = js_next(&js);
+    else if (fast && js.state == JS_ST_VALUE) t = js_value(&js);
+    else t = js_next(&js);
     if (o + 64 >= cap) break;
     if (t == JS_ERROR) {
       snprintf(out + o, cap - o, "ERR %llu %s", (unsigned long long)js.err_off, js.err);
@@ -309,10 +307,8 @@ static void tokens(const void *data, size_t n, size_t chunk, int fast, char *out
       if (t != JS_NUMBER && !js.plain) out[o++] = '!';
       for (size_t i = 0; i < js.n && o + 64 < cap; i++) {
         unsigned char c = (unsigned char)js.s[i];
-        if (c < 0x20)
-          o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
-        else
-          out[o++] = (char)c;
+        if (c < 0x20) o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+        else out[o++] = (char)c;
       }
     }
     o += (size_t)snprintf(out + o, cap - o, "@%llu ", (unsigned long long)js.tok_off);
@@ -346,10 +342,8 @@ static void skipEnd(const void *data, size_t n, size_t chunk, char *out, size_t 
       t = js_next(&js);
     }
   }
-  if (t == JS_ERROR)
-    snprintf(out, cap, "ERR %llu %s", (unsigned long long)js.err_off, js.err);
-  else
-    snprintf(out, cap, "EOF %llu", (unsigned long long)js.tok_off);
+  if (t == JS_ERROR) snprintf(out, cap, "ERR %llu %s", (unsigned long long)js.err_off, js.err);
+  else snprintf(out, cap, "EOF %llu", (unsigned long long)js.tok_off);
   js_free(&js);
   rd_close(&rd);
 }
@@ -369,10 +363,8 @@ static void expectTokens(int line, const char *data, size_t n, const char *expec
   for (size_t chunk = 1; chunk <= 41; chunk++) {
     size_t c = chunk == 41 ? RD_BUF_SIZE : chunk;
     for (int z = 0; z < 4; z++) {
-      if (z & 1)
-        tokens(gz, gn, c, z >> 1, got, sizeof got);
-      else
-        tokens(data, n, c, z >> 1, got, sizeof got);
+      if (z & 1) tokens(gz, gn, c, z >> 1, got, sizeof got);
+      else tokens(data, n, c, z >> 1, got, sizeof got);
       tu_checks++;
       if (strcmp(got, expected) != 0) {
         tu_failures++;
@@ -384,10 +376,8 @@ static void expectTokens(int line, const char *data, size_t n, const char *expec
       const char *end = strstr(expected, "EOF ");
       if (!end) end = strstr(expected, "ERR ");
       if (!end) continue;
-      if (z & 1)
-        skipEnd(gz, gn, c, got, sizeof got);
-      else
-        skipEnd(data, n, c, got, sizeof got);
+      if (z & 1) skipEnd(gz, gn, c, got, sizeof got);
+      else skipEnd(data, n, c, got, sizeof got);
       tu_checks++;
       if (strcmp(got, end) != 0) {
         tu_failures++;
@@ -405,12 +395,13 @@ static void testTokenizer(void) {
   ** 12.25E-1 at 23, true 33, false 38, null 46, ']' 50, "b\n" 54, its value
   ** 60, the raw UTF-8 key 87, '{' 99, '}' 100, '}' 101, two spaces, end 104.
   */
-  EXPECT_TOKENS("{\"a\" : [1, -0.5e+3, 0, 12.25E-1, true,false , null],\n"
-                "\t\"b\\n\":\"x\\\"\\u00e9\\ud83d\\ude00\\/\", "
-                "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\":{}}  ",
-                "{@0 Ka@1 [@7 N1@8 N-0.5e+3@11 N0@20 N12.25E-1@23 T@33 F@38 Z@46 ]@50 "
-                "K!b\\x0a@54 S!x\"\xc3\xa9\xf0\x9f\x98\x80/@60 "
-                "K\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80@87 {@99 }@100 }@101 EOF 104");
+  EXPECT_TOKENS(
+      "{\"a\" : [1, -0.5e+3, 0, 12.25E-1, true,false , null],\n"
+      "\t\"b\\n\":\"x\\\"\\u00e9\\ud83d\\ude00\\/\", "
+      "\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\":{}}  ",
+      "{@0 Ka@1 [@7 N1@8 N-0.5e+3@11 N0@20 N12.25E-1@23 T@33 F@38 Z@46 ]@50 "
+      "K!b\\x0a@54 S!x\"\xc3\xa9\xf0\x9f\x98\x80/@60 "
+      "K\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80@87 {@99 }@100 }@101 EOF 104");
   /* Spacing around ':' and ',' (the fast paths take only "key":). */
   EXPECT_TOKENS("{\"a\":1,\"b\" :2, \"c\": \"x\",\"d\":\"\\u0041\",\"e\":{\"f\":[]}}",
                 "{@0 Ka@1 N1@5 Kb@7 N2@12 Kc@15 Sx@20 Kd@24 SA@28 Ke@37 {@41 Kf@42 [@46 ]@47 "
@@ -606,7 +597,8 @@ static const char BASIC[] =
     " \"traceEvents\": [\n"
     "  {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 10, \"tid\": 11, "
     "\"ts\": 1712195495502094.565, \"dur\": 68.0, \"args\": {\"External id\": 5, \"Ev Idx\": 2}},\n"
-    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sgemm\", \"pid\": 0, \"tid\": \"stream 7\", "
+    "  {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sgemm\", \"pid\": 0, \"tid\": \"stream "
+    "7\", "
     "\"ts\": 100, \"dur\": 1.5, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": 9, "
     "\"grid\": [1, 2, 3]}},\n"
     "  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 10, \"tid\": 11, "
@@ -647,8 +639,8 @@ static void checkBasic(kt_file *f, kt_mode mode) {
   CHECK(e != NULL);
   if (!e) return;
   CHECK_INT(e->seq, 1);
-  CHECK_INT(e->flags, F_XEV | KT_HAS_DEVICE | KT_HAS_STREAM | KT_HAS_CORRELATION | KT_HAS_ARGS |
-                          KT_GPU_WORK);
+  CHECK_INT(e->flags,
+            F_XEV | KT_HAS_DEVICE | KT_HAS_STREAM | KT_HAS_CORRELATION | KT_HAS_ARGS | KT_GPU_WORK);
   CHECK(e->tid.is_str);
   CHECK_MEM(e->tid.s.p, e->tid.s.n, "stream 7");
   CHECK_INT(e->ts, 100000);
@@ -825,8 +817,9 @@ static void testNs(void) {
     if (as_dur ? (e->dur != cases[c].ns || e->ts != 0 || e->flags != (KT_HAS_TS | KT_HAS_DUR))
                : (e->ts != cases[c].ns || e->flags != KT_HAS_TS)) {
       tu_failures++;
-      fprintf(stderr, "%s:%d: %s as %s gave %lld ns, expected %lld\n", __FILE__, __LINE__, cases[c].text,
-              as_dur ? "dur" : "ts", (long long)(as_dur ? e->dur : e->ts), (long long)cases[c].ns);
+      fprintf(stderr, "%s:%d: %s as %s gave %lld ns, expected %lld\n", __FILE__, __LINE__,
+              cases[c].text, as_dur ? "dur" : "ts", (long long)(as_dur ? e->dur : e->ts),
+              (long long)cases[c].ns);
     }
   }
   CHECK_INT(rc, KT_END);
@@ -853,8 +846,7 @@ static void testNs(void) {
   EXPECT_ERR("{\"traceEvents\":[{\"dur\":-1e400}]}", "byte 23: number out of range (\"dur\")");
   /* K3: a string is the wrong type, null is absent. */
   EXPECT_ERR("{\"traceEvents\":[{\"ts\":\"5\"}]}", "byte 22: wrong type: \"ts\" must be a number");
-  EXPECT_ERR("{\"traceEvents\":[{\"dur\":true}]}",
-             "byte 23: wrong type: \"dur\" must be a number");
+  EXPECT_ERR("{\"traceEvents\":[{\"dur\":true}]}", "byte 23: wrong type: \"dur\" must be a number");
   f = openStr("{\"traceEvents\":[{\"ts\":null,\"dur\":null,\"name\":null,\"pid\":null}]}", KT_FULL);
   e = nextEv(f, &rc);
   CHECK(e && e->flags == 0);
@@ -867,10 +859,11 @@ static void testNs(void) {
   CHECK(e && e->args.p && e->bp.p && !e->meta_name.p);
   kt_close(f);
   /* meta_name: NULL when args.name is missing or not a string, "" when empty. */
-  f = openStr("{\"traceEvents\":[{\"ph\":\"M\",\"args\":{}},{\"ph\":\"M\",\"args\":"
-              "{\"name\":5}},{\"args\":{\"name\":\"\"},\"ph\":\"M\"},{\"ph\":\"X\",\"args\":"
-              "{\"name\":\"a\"}}]}",
-              KT_FULL);
+  f = openStr(
+      "{\"traceEvents\":[{\"ph\":\"M\",\"args\":{}},{\"ph\":\"M\",\"args\":"
+      "{\"name\":5}},{\"args\":{\"name\":\"\"},\"ph\":\"M\"},{\"ph\":\"X\",\"args\":"
+      "{\"name\":\"a\"}}]}",
+      KT_FULL);
   for (int i = 0; i < 4; i++) {
     e = nextEv(f, &rc);
     CHECK(e != NULL);
@@ -883,9 +876,10 @@ static void testNs(void) {
 /* K2: the oldest Kineto format, a bare array; non-objects are counted. */
 static void testBareArray(void) {
   for (int mode = KT_SCAN; mode <= KT_FULL; mode++) {
-    kt_file *f = openStr("[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1}, 5, \"s\", null, [1,[2]],"
-                         " {\"ph\":\"i\"}]",
-                         (kt_mode)mode);
+    kt_file *f = openStr(
+        "[{\"ph\":\"X\",\"name\":\"a\",\"ts\":1}, 5, \"s\", null, [1,[2]],"
+        " {\"ph\":\"i\"}]",
+        (kt_mode)mode);
     int rc;
     const kt_event *e = nextEv(f, &rc);
     CHECK(e && e->seq == 0 && e->ts == 1000);
@@ -917,10 +911,11 @@ static void testBareArray(void) {
 /* K9: metadata variants. */
 static void testMeta(void) {
   int rc;
-  kt_file *f = openStr("{\"traceEvents\":[],\"distributedInfo\":{\"rank\":\"5\",\"world_size\":"
-                       "\"16\"},\"schemaVersion\":\"1.0.1\",\"baseTimeNanoseconds\":"
-                       "\"1700000000000000000\",\"a\\\"b\":[{}, \"\\u00e9\\n\"]}",
-                       KT_SCAN);
+  kt_file *f = openStr(
+      "{\"traceEvents\":[],\"distributedInfo\":{\"rank\":\"5\",\"world_size\":"
+      "\"16\"},\"schemaVersion\":\"1.0.1\",\"baseTimeNanoseconds\":"
+      "\"1700000000000000000\",\"a\\\"b\":[{}, \"\\u00e9\\n\"]}",
+      KT_SCAN);
   CHECK(nextEv(f, &rc) == NULL);
   CHECK_INT(rc, KT_END);
   const kt_meta *m = kt_meta_get(f);
@@ -955,9 +950,10 @@ static void testMeta(void) {
     CHECK_INT(kt_meta_get(f)->has_rank, 0);
     kt_close(f);
   }
-  f = openStr("{\"distributedInfo\":{\"rank\":-1,\"backend\":\"gl\\u006f\"},\"deviceProperties\":"
-              "{},\"schemaVersion\":2.0,\"traceEvents\":[]}",
-              KT_SCAN);
+  f = openStr(
+      "{\"distributedInfo\":{\"rank\":-1,\"backend\":\"gl\\u006f\"},\"deviceProperties\":"
+      "{},\"schemaVersion\":2.0,\"traceEvents\":[]}",
+      KT_SCAN);
   nextEv(f, &rc);
   m = kt_meta_get(f);
   CHECK(m->has_rank && m->rank == -1);
@@ -1014,16 +1010,16 @@ static void testPromoted(void) {
        KT_HAS_ARGS | KT_GPU_WORK | KT_HAS_STREAM, 3, 0, 0, 0, "{\"b\":2}"},
       {"{\"cat\":\"kernel\",\"args\":{\"stream\":true,\"External id\":9223372036854775807,"
        "\"correlation\":-9223372036854775808}}",
-       KT_HAS_ARGS | KT_GPU_WORK | KT_HAS_EXTERNAL_ID | KT_HAS_CORRELATION, 0, INT64_MIN,
-       INT64_MAX, 0, "{\"stream\":true}"},
+       KT_HAS_ARGS | KT_GPU_WORK | KT_HAS_EXTERNAL_ID | KT_HAS_CORRELATION, 0, INT64_MIN, INT64_MAX,
+       0, "{\"stream\":true}"},
       {"{\"cat\":\"Kernel\",\"args\":{\"stream\":\"1e2\"}}",
        KT_HAS_ARGS | KT_GPU_WORK | KT_HAS_STREAM, 100, 0, 0, 0, ""},
-      {"{\"cat\":\"Memcpy\",\"args\":{\"stream\":\" 7\"}}", KT_HAS_ARGS | KT_GPU_WORK, 0, 0, 0,
-       0, "{\"stream\":\" 7\"}"},
+      {"{\"cat\":\"Memcpy\",\"args\":{\"stream\":\" 7\"}}", KT_HAS_ARGS | KT_GPU_WORK, 0, 0, 0, 0,
+       "{\"stream\":\" 7\"}"},
       {"{\"cat\":\"kernel\",\"args\":{\"stream\":\"99999999999999999999\"}}",
        KT_HAS_ARGS | KT_GPU_WORK, 0, 0, 0, 0, "{\"stream\":\"99999999999999999999\"}"},
-      {"{\"cat\":\"gpu_memcpyx\",\"args\":{\"stream\":1}}", KT_HAS_ARGS | KT_HAS_STREAM, 1, 0,
-       0, 0, "{\"stream\":1}"},
+      {"{\"cat\":\"gpu_memcpyx\",\"args\":{\"stream\":1}}", KT_HAS_ARGS | KT_HAS_STREAM, 1, 0, 0, 0,
+       "{\"stream\":1}"},
       {"{\"cat\":\"cpu_op\",\"args\":{\"Comms Id\":10159970886766084423,\"big\":1e400,"
        "\"neg\":-0.0}}",
        KT_HAS_ARGS, 0, 0, 0, 0, "{\"Comms Id\":10159970886766084423,\"big\":1e400,\"neg\":-0.0}"},
@@ -1079,7 +1075,10 @@ static void testDecoderErrors(void) {
   EXPECT_ERR("{\"traceEvents\":[{\"ph\":\"X\"", "byte 25: unexpected end of input");
   EXPECT_ERR("{\"traceEvents\":[{\"ph\":\"X\",}]}", "byte 26: expected a string key");
   EXPECT_ERR("{\"traceEvents\":[{\"ph\":\"X\" \"cat\":\"a\"}]}", "byte 26: expected ',' or '}'");
-  EXPECT_ERR("{\"traceEvents\":[{\"name\":\"a\xff" "b\"}]}", "byte 26: invalid UTF-8");
+  EXPECT_ERR(
+      "{\"traceEvents\":[{\"name\":\"a\xff"
+      "b\"}]}",
+      "byte 26: invalid UTF-8");
   EXPECT_ERR("{\"traceEvents\":[{\"name\":\"\\ud800\"}]}", "byte 25: lone surrogate");
   EXPECT_ERR("{\"traceEvents\":[{\"name\":\"\\udc00x\"}]}", "byte 25: lone surrogate");
   EXPECT_ERR("{\"traceEvents\":[{\"name\":5}]}", "byte 24: wrong type: \"name\" must be a string");
@@ -1136,11 +1135,12 @@ static void testDecoderErrors(void) {
 /* One event's args JSON is capped at 16 MiB (KT_FULL builds it; KT_SCAN does not, so
 ** only the full pass fails: the file still fails whole). Escapes count as written. */
 static void testEventLimit(void) {
-  const size_t part = 3584u << 10; /* 3.5 MiB */
+  const size_t part = 3584u << 10;           /* 3.5 MiB */
   for (int parts = 4; parts <= 5; parts++) { /* 14 MiB of args, then 17.5 MiB */
     size_t cap = 64 + (size_t)parts * (part + 16);
     char *t = malloc(cap);
-    size_t n = (size_t)snprintf(t, cap, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {");
+    size_t n =
+        (size_t)snprintf(t, cap, "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1, \"args\": {");
     for (int k = 0; k < parts; k++) {
       n += (size_t)snprintf(t + n, cap - n, "%s\"k%d\": \"", k ? ", " : "", k);
       memset(t + n, 'y', part);
@@ -1269,8 +1269,8 @@ static int corpusRun(const char *path, kt_mode mode, uint64_t *digest, int64_t *
   }
   const kt_event *e;
   while ((rc = kt_next(f, &e)) == KT_EVENT) {
-    uint64_t v[6] = {(uint64_t)e->seq, (uint64_t)e->ts, (uint64_t)e->dur, e->flags,
-                     (uint64_t)e->correlation, (uint64_t)e->stream};
+    uint64_t v[6] = {(uint64_t)e->seq, (uint64_t)e->ts,          (uint64_t)e->dur,
+                     e->flags,         (uint64_t)e->correlation, (uint64_t)e->stream};
     for (int i = 0; i < 6; i++) *digest = (*digest ^ v[i]) * 1099511628211ULL;
     *digest ^= rd_xxh64_block(e->name.p, e->name.n);
     *last_seq = e->seq;
@@ -1322,21 +1322,20 @@ static void testCorpus(void) {
       char msg[2][KT_ERR_MAX];
       int rc[2];
       for (int m = 0; m < 2; m++)
-        rc[m] = corpusRun(path, (kt_mode)m, &dg[m], &nev[m], &last[m], &count[m], &hash[m],
-                          msg[m]);
+        rc[m] = corpusRun(path, (kt_mode)m, &dg[m], &nev[m], &last[m], &count[m], &hash[m], msg[m]);
       files++;
       /* A Chakra execution trace (…_et.json.gz) is JSON but not a trace (K1). */
       int et = L > 11 && !strcmp(de->d_name + L - 11, "_et.json.gz");
       for (int m = 0; m < 2; m++) {
         tu_checks++;
-        int ok = et ? rc[m] == KT_ERROR && strstr(msg[m], ": not a Kineto trace: no "
-                                                          "traceEvents array") != NULL
+        int ok = et ? rc[m] == KT_ERROR && strstr(msg[m],
+                                                  ": not a Kineto trace: no "
+                                                  "traceEvents array") != NULL
                     : rc[m] == KT_END && last[m] == count[m] - 1 && nev[m] > 0;
         if (!ok) {
           tu_failures++;
-          fprintf(stderr, "%s: mode %d: rc %d %s (events %lld, last seq %lld, count %lld)\n",
-                  path, m, rc[m], msg[m], (long long)nev[m], (long long)last[m],
-                  (long long)count[m]);
+          fprintf(stderr, "%s: mode %d: rc %d %s (events %lld, last seq %lld, count %lld)\n", path,
+                  m, rc[m], msg[m], (long long)nev[m], (long long)last[m], (long long)count[m]);
         }
       }
       /* Both modes agree on everything they both report. */

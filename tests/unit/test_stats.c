@@ -15,15 +15,14 @@
 
 int sqlite3_hta_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi);
 
-#define CHECK_NEAR(got, expected)                                                        \
-  do {                                                                                   \
-    double g_ = (got), e_ = (expected);                                                  \
-    tu_checks++;                                                                         \
-    if (!(fabs(g_ - e_) <= 1e-12 * (fabs(e_) > 1 ? fabs(e_) : 1))) {                     \
-      tu_failures++;                                                                     \
-      fprintf(stderr, "%s:%d: %s is %.17g, expected %.17g\n", __FILE__, __LINE__, #got, g_, \
-              e_);                                                                       \
-    }                                                                                    \
+#define CHECK_NEAR(got, expected)                                                                \
+  do {                                                                                           \
+    double g_ = (got), e_ = (expected);                                                          \
+    tu_checks++;                                                                                 \
+    if (!(fabs(g_ - e_) <= 1e-12 * (fabs(e_) > 1 ? fabs(e_) : 1))) {                             \
+      tu_failures++;                                                                             \
+      fprintf(stderr, "%s:%d: %s is %.17g, expected %.17g\n", __FILE__, __LINE__, #got, g_, e_); \
+    }                                                                                            \
   } while (0)
 
 static void testMerge(void) {
@@ -59,12 +58,12 @@ static void testSweep(void) {
   size_t counts[] = {2, 1, 1};
   int64_t out[8] = {0};
   CHECK_INT(hta_iv_sweep(lists, counts, 3, out), SQLITE_OK);
-  CHECK_INT(out[0], 5);      /* [15,20): nothing runs */
-  CHECK_INT(out[1], 5 + 5);  /* A alone: [0,5) and [20,25) */
-  CHECK_INT(out[3], 5);      /* A and B: [5,10) */
-  CHECK_INT(out[5], 0);      /* A and C: only at the instant 10 */
-  CHECK_INT(out[6], 2);      /* B and C: [10,12) */
-  CHECK_INT(out[2], 3);      /* B alone: [12,15) */
+  CHECK_INT(out[0], 5);     /* [15,20): nothing runs */
+  CHECK_INT(out[1], 5 + 5); /* A alone: [0,5) and [20,25) */
+  CHECK_INT(out[3], 5);     /* A and B: [5,10) */
+  CHECK_INT(out[5], 0);     /* A and C: only at the instant 10 */
+  CHECK_INT(out[6], 2);     /* B and C: [10,12) */
+  CHECK_INT(out[2], 3);     /* B alone: [12,15) */
   CHECK_INT(out[4] + out[7], 0);
 
   int64_t none[2] = {0, 0};
@@ -199,7 +198,8 @@ static void testNames(void) {
     const char *in, *out;
   } cases[] = {
       {"void at::native::kernel<4, float>(int, float)", "at::native::kernel"},
-      {"autograd::engine::evaluate_function: torch::autograd::CppNode<X>", "torch::autograd::CppNode"},
+      {"autograd::engine::evaluate_function: torch::autograd::CppNode<X>",
+       "torch::autograd::CppNode"},
       {"foo(a > b)", ""},
       {"x->y(int)", "xy"},
       {"a-->b(c)", "a-b"},
@@ -255,7 +255,8 @@ static void testClassifier(sqlite3 *db) {
   CHECK_STR(hta_kernel_type_name(HTA_KT_OTHER), "OTHER");
   /* shorten_name with the rules: a MEMORY rule keeps the name whole (KT-3). */
   hta_classifier_free(c);
-  CHECK_INT(sqlite3_exec(db, "INSERT INTO kernel_type_rule VALUES (1, 'cp*', 'MEMORY')", 0, 0, 0), SQLITE_OK);
+  CHECK_INT(sqlite3_exec(db, "INSERT INTO kernel_type_rule VALUES (1, 'cp*', 'MEMORY')", 0, 0, 0),
+            SQLITE_OK);
   CHECK_INT(hta_classifier_open(db, &c), SQLITE_OK);
   char *s = hta_shorten_name("cp<int>(x)", c);
   CHECK_STR(s, "cp<int>(x)");

@@ -26,38 +26,37 @@ static int tu_checks, tu_failures;
     }                                                                       \
   } while (0)
 
-#define CHECK_INT(got, expected)                                                   \
-  do {                                                                             \
-    long long g_ = (long long)(got), e_ = (long long)(expected);                   \
-    tu_checks++;                                                                   \
-    if (g_ != e_) {                                                                \
-      tu_failures++;                                                               \
-      fprintf(stderr, "%s:%d: %s is %lld, expected %lld\n", __FILE__, __LINE__, #got, \
-              g_, e_);                                                             \
-    }                                                                              \
+#define CHECK_INT(got, expected)                                                               \
+  do {                                                                                         \
+    long long g_ = (long long)(got), e_ = (long long)(expected);                               \
+    tu_checks++;                                                                               \
+    if (g_ != e_) {                                                                            \
+      tu_failures++;                                                                           \
+      fprintf(stderr, "%s:%d: %s is %lld, expected %lld\n", __FILE__, __LINE__, #got, g_, e_); \
+    }                                                                                          \
   } while (0)
 
-#define CHECK_STR(got, expected)                                                    \
-  do {                                                                              \
-    const char *g_ = (got), *e_ = (expected);                                       \
-    tu_checks++;                                                                    \
-    if (!g_ || strcmp(g_, e_) != 0) {                                               \
-      tu_failures++;                                                                \
-      fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, \
-              #got, g_ ? g_ : "(null)", e_);                                        \
-    }                                                                               \
+#define CHECK_STR(got, expected)                                                          \
+  do {                                                                                    \
+    const char *g_ = (got), *e_ = (expected);                                             \
+    tu_checks++;                                                                          \
+    if (!g_ || strcmp(g_, e_) != 0) {                                                     \
+      tu_failures++;                                                                      \
+      fprintf(stderr, "%s:%d: %s is \"%s\", expected \"%s\"\n", __FILE__, __LINE__, #got, \
+              g_ ? g_ : "(null)", e_);                                                    \
+    }                                                                                     \
   } while (0)
 
-#define CHECK_MEM(p, n, expected)                                                      \
-  do {                                                                                 \
-    const char *p_ = (const char *)(p), *e_ = (expected);                              \
-    size_t n_ = (size_t)(n);                                                           \
-    tu_checks++;                                                                       \
-    if (n_ != strlen(e_) || (n_ && memcmp(p_, e_, n_) != 0)) {                         \
-      tu_failures++;                                                                   \
-      fprintf(stderr, "%s:%d: %s is \"%.*s\", expected \"%s\"\n", __FILE__, __LINE__, \
-              #p, (int)n_, p_ ? p_ : "", e_);                                          \
-    }                                                                                  \
+#define CHECK_MEM(p, n, expected)                                                                  \
+  do {                                                                                             \
+    const char *p_ = (const char *)(p), *e_ = (expected);                                          \
+    size_t n_ = (size_t)(n);                                                                       \
+    tu_checks++;                                                                                   \
+    if (n_ != strlen(e_) || (n_ && memcmp(p_, e_, n_) != 0)) {                                     \
+      tu_failures++;                                                                               \
+      fprintf(stderr, "%s:%d: %s is \"%.*s\", expected \"%s\"\n", __FILE__, __LINE__, #p, (int)n_, \
+              p_ ? p_ : "", e_);                                                                   \
+    }                                                                                              \
   } while (0)
 
 static inline int tu_summary(const char *name) {
