@@ -439,6 +439,14 @@ static void parse_file(pl_ctx *c, int i) {
     }
     if (rc == KT_ERROR) snprintf(msg, sizeof msg, "%s", kt_errmsg(full));
     else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "out of memory");
+    /* Both passes hash what they read: the rows derived from the scan fit only the
+    ** same bytes, so a file rewritten in between is refused, not stored mismatched. */
+    if (rc == KT_END && (kt_content_hash(full) != kt_content_hash(scan) ||
+                         kt_file_size(full) != kt_file_size(scan))) {
+      snprintf(msg, sizeof msg, "byte %llu: the file changed while it was being read",
+               (unsigned long long)kt_json_offset(full));
+      rc = KT_ERROR;
+    }
   }
   if (rc == KT_END) {
     pl_msg *rm = new_msg(M_ROWS, i), *em = new_msg(M_END, i);
