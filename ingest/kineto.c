@@ -38,7 +38,9 @@
 **      order, minified as in K7). Metadata over 64 MiB is an error
 **      ("top-level metadata larger than 64 MiB") unless the file is not a
 **      trace anyway (then K1's message).
-**   K10 Memory: fixed buffers + the largest event (+ the metadata).
+**   K10 Memory: fixed buffers + the largest event (+ the metadata). One event's
+**      strings, or (KT_FULL) its args JSON, over 16 MiB: "event larger than 16 MiB";
+**      one string over 4 MiB: J5. Real traces stay under 10 kB per event.
 */
 #include "kineto.h"
 
