@@ -535,29 +535,16 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
     if (m->early) wr_abort(c->w); /* the flows written during the scan */
     finish_file(c, m->file, PL_SKIPPED);
     break;
-  case M_OPEN: {
-    int r = wr_open_file(c->w, err);
-    if (r) {
-      wr_abort(c->w);
-      snprintf(pf->message, sizeof pf->message, "database: %.600s", err);
-      wr_record_failure(c->w, pf->path, pf->message);
-    }
-    pthread_mutex_lock(&c->mu);
-    c->begin_result = r;
-    c->begin_answered = 1;
-    pthread_cond_broadcast(&c->began);
-    pthread_mutex_unlock(&c->mu);
-    *failed_file = r ? m->file : -1;
-    if (r) finish_file(c, m->file, PL_FAILED);
-    break;
-  }
   case M_FAIL:
     wr_record_failure(c->w, pf->path, pf->message);
     finish_file(c, m->file, PL_FAILED);
     break;
+  case M_OPEN:
   case M_BEGIN: {
-    /* after a failed M_ROWS of the scan, its transaction is gone: never begin anew */
-    int r = *failed_file == m->file ? -1 : wr_begin(c->w, m->wf, m->replace, err);
+    /* after a failed M_ROWS of the scan its transaction is gone: never begin anew */
+    int r = *failed_file == m->file ? -1
+            : m->type == M_OPEN     ? wr_open_file(c->w, err)
+                                    : wr_begin(c->w, m->wf, m->replace, err);
     if (r) {
       if (*failed_file != m->file) {
         wr_abort(c->w);
@@ -565,7 +552,7 @@ static void handle(pl_ctx *c, pl_msg *m, int *failed_file) {
       }
       wr_record_failure(c->w, pf->path, pf->message);
     }
-    pthread_mutex_lock(&c->mu);
+    pthread_mutex_lock(&c->mu); /* the answer ask() waits for */
     c->begin_result = r;
     c->begin_answered = 1;
     pthread_cond_broadcast(&c->began);
