@@ -2,9 +2,9 @@
 ** writer.c: writes decoded trace rows into SQLite. See writer.h.
 **
 ** HOW IT WORKS: prepared statements bound per row, WR_MULTI rows per INSERT for
-** the event and flow tables (the bulk of the rows); strings are interned once per
-** database in an in-memory map preloaded from the string and category tables;
-** event_id is (trace_id << 32) | ordinal, so ids are known before rows exist
+** the event and flow tables (the bulk of the rows); a string new to a file is
+** looked up (or added) through the string and category tables' UNIQUE indexes once
+** per file, the parser having interned it for the file; event_id is (trace_id << 32) | ordinal, so ids are known before rows exist
 ** (links, parents) and rows append to the table's B-tree. The indexes
 ** (schema/indexes.sql) exist before the first row: the GPU index is partial
 ** (10-20% of the rows) and measured no slower to keep up than to build after the
@@ -41,10 +41,6 @@ struct wr_db {
   int is_new;
   wb_vfs *vfs; /* a new database's write-behind VFS, else NULL */
   sm_map hashes;
-  sm_map names, cats; /* value -> dense index; id = index + 1 */
-  int64_t *name_ids, *cat_ids;
-  size_t name_cap, cat_cap;
-  int64_t next_string_id, next_category_id;
   /* the file being written */
   int64_t trace_id, rank;
   int64_t ncounters, nflows; /* rows so far: the low half of their ids */
@@ -52,7 +48,7 @@ struct wr_db {
   int64_t *lname, *lcat;     /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
   sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p,
-      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category;
+      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category, *sel_string, *sel_category;
 };
 
 static int wr_fail(wr_db *w, char err[WR_ERR_MAX], const char *what) {
@@ -74,33 +70,6 @@ static int wr_prepare(wr_db *w, sqlite3_stmt **st, const char *sql, char err[WR_
   if (sqlite3_prepare_v3(w->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "prepare");
   return 0;
-}
-
-/* Loads the interned strings of an existing database into map/ids. */
-static int wr_load_map(wr_db *w, const char *sql, sm_map *m, int64_t **ids, size_t *cap,
-                       int64_t *next) {
-  sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(w->db, sql, -1, &st, NULL) != SQLITE_OK) return -1;
-  int rc;
-  *next = 1;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    int64_t id = sqlite3_column_int64(st, 0);
-    const char *v = (const char *)sqlite3_column_text(st, 1);
-    int n = sqlite3_column_bytes(st, 1), added;
-    int64_t k = sm_intern(m, v ? v : "", (size_t)n, &added);
-    if (k < 0) break;
-    if ((size_t)k >= *cap) {
-      size_t c = *cap ? *cap * 2 : 4096;
-      while (c <= (size_t)k) c *= 2;
-      int64_t *p = realloc(*ids, c * sizeof *p);
-      if (!p) break;
-      *ids = p, *cap = c;
-    }
-    (*ids)[k] = id;
-    if (id >= *next) *next = id + 1;
-  }
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? 0 : -1;
 }
 
 static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
@@ -147,8 +116,16 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
                  "INSERT INTO thread(trace_id, pid, tid, sort_index) VALUES (?,?,?,?)"
                  " ON CONFLICT DO UPDATE SET sort_index = excluded.sort_index",
                  err) ||
-      wr_prepare(w, &w->ins_string, "INSERT INTO string(string_id, value) VALUES (?,?)", err) ||
-      wr_prepare(w, &w->ins_category, "INSERT INTO category(category_id, name) VALUES (?,?)", err))
+      wr_prepare(w, &w->ins_string,
+                 "INSERT INTO string(value) VALUES (?)"
+                 " ON CONFLICT(value) DO NOTHING RETURNING string_id",
+                 err) ||
+      wr_prepare(w, &w->ins_category,
+                 "INSERT INTO category(name) VALUES (?)"
+                 " ON CONFLICT(name) DO NOTHING RETURNING category_id",
+                 err) ||
+      wr_prepare(w, &w->sel_string, "SELECT string_id FROM string WHERE value = ?", err) ||
+      wr_prepare(w, &w->sel_category, "SELECT category_id FROM category WHERE name = ?", err))
     return -1;
   return 0;
 }
@@ -190,8 +167,6 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
     return -1;
   }
   sm_init(&w->hashes);
-  sm_init(&w->names);
-  sm_init(&w->cats);
   struct stat sb;
   wr_remove_stale(path);
   w->is_new = stat(path, &sb) != 0 || sb.st_size == 0;
@@ -243,11 +218,6 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
     return -1;
   }
   if (wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
-  if (wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
-                  &w->next_string_id) ||
-      wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap,
-                  &w->next_category_id))
-    return wr_fail(w, err, "reading strings");
   sqlite3_stmt *st;
   if (sqlite3_prepare_v2(w->db, "SELECT content_hash FROM trace", -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "reading traces");
@@ -419,31 +389,26 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   return 0;
 }
 
-/* Maps a string first seen in this file to its database id, inserting it if new. */
+/*
+** Maps a string first seen in this file to its database id, inserting it if new.
+** The UNIQUE index finds it: no map of the database's strings is kept in memory, so
+** memory does not grow with them (the parser interns per file).
+*/
 static int wr_map_string(wr_db *w, const bt_str *s, const char *arena) {
   int is_cat = s->is_cat;
-  sm_map *m = is_cat ? &w->cats : &w->names;
-  int64_t **ids = is_cat ? &w->cat_ids : &w->name_ids;
-  size_t *cap = is_cat ? &w->cat_cap : &w->name_cap;
-  int64_t *next = is_cat ? &w->next_category_id : &w->next_string_id;
-  int added;
-  int64_t k = sm_intern(m, arena + s->off, s->len, &added);
-  if (k < 0) return -1;
-  if ((size_t)k >= *cap) {
-    size_t c = *cap ? *cap * 2 : 4096;
-    while (c <= (size_t)k) c *= 2;
-    int64_t *p = realloc(*ids, c * sizeof *p);
-    if (!p) return -1;
-    *ids = p, *cap = c;
-  }
-  if (added) {
-    sqlite3_stmt *st = is_cat ? w->ins_category : w->ins_string;
-    (*ids)[k] = (*next)++;
-    sqlite3_bind_int64(st, 1, (*ids)[k]);
-    sqlite3_bind_text(st, 2, arena + s->off, (int)s->len, SQLITE_STATIC);
-    int rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (rc != SQLITE_DONE) return -1;
+  sqlite3_stmt *ins = is_cat ? w->ins_category : w->ins_string;
+  sqlite3_stmt *sel = is_cat ? w->sel_category : w->sel_string;
+  int64_t id = -1;
+  sqlite3_bind_text(ins, 1, arena + s->off, (int)s->len, SQLITE_STATIC);
+  int rc = sqlite3_step(ins);
+  if (rc == SQLITE_ROW) id = sqlite3_column_int64(ins, 0);
+  sqlite3_reset(ins);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return -1;
+  if (id < 0) { /* present already */
+    sqlite3_bind_text(sel, 1, arena + s->off, (int)s->len, SQLITE_STATIC);
+    if (sqlite3_step(sel) == SQLITE_ROW) id = sqlite3_column_int64(sel, 0);
+    sqlite3_reset(sel);
+    if (id < 0) return -1;
   }
   int64_t **lmap = is_cat ? &w->lcat : &w->lname;
   size_t *ln = is_cat ? &w->lcat_n : &w->lname_n, *lc = is_cat ? &w->lcat_cap : &w->lname_cap;
@@ -454,7 +419,7 @@ static int wr_map_string(wr_db *w, const bt_str *s, const char *arena) {
     if (!p) return -1;
     *lmap = p, *lc = c;
   }
-  (*lmap)[s->local] = (*ids)[k];
+  (*lmap)[s->local] = id;
   if (s->local >= *ln) *ln = s->local + 1;
   return 0;
 }
@@ -684,15 +649,6 @@ int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]) {
 
 void wr_abort(wr_db *w) {
   if (!sqlite3_get_autocommit(w->db)) sqlite3_exec(w->db, "ROLLBACK", NULL, NULL, NULL);
-  /* strings inserted by the rolled-back transaction are gone: forget them */
-  sm_free(&w->names);
-  sm_free(&w->cats);
-  sm_init(&w->names);
-  sm_init(&w->cats);
-  wr_load_map(w, "SELECT string_id, value FROM string", &w->names, &w->name_ids, &w->name_cap,
-              &w->next_string_id);
-  wr_load_map(w, "SELECT category_id, name FROM category", &w->cats, &w->cat_ids, &w->cat_cap,
-              &w->next_category_id);
 }
 
 int wr_record_failure(wr_db *w, const char *path, const char *message) {
@@ -725,7 +681,7 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   }
   sqlite3_stmt **sts[] = {&w->ins_multi,      &w->ins_one,      &w->ins_counter,  &w->ins_flow,
                           &w->ins_flow_multi, &w->ins_thread_p, &w->ins_thread_t, &w->ins_thread_s,
-                          &w->ins_string,     &w->ins_category};
+                          &w->ins_string,     &w->ins_category, &w->sel_string,   &w->sel_category};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
   int closed = !w->db || sqlite3_close(w->db) == SQLITE_OK;
   if (!closed && !rc) {
@@ -754,10 +710,6 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
     if (!finish || rc) unlink(w->tmp);
   }
   sm_free(&w->hashes);
-  sm_free(&w->names);
-  sm_free(&w->cats);
-  free(w->name_ids);
-  free(w->cat_ids);
   free(w->lname);
   free(w->lcat);
   free(w->tmp);
