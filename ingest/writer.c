@@ -43,9 +43,10 @@ struct wr_db {
   sm_map hashes;
   /* the file being written */
   int64_t trace_id, rank;
-  int64_t ncounters, nflows; /* rows so far: the low half of their ids */
-  int64_t next_ord;          /* ordinal the next event row should have */
-  int64_t *lname, *lcat;     /* local id -> database id */
+  int64_t next_string_id, next_category_id; /* above every id, from the file's open */
+  int64_t ncounters, nflows;                /* rows so far: the low half of their ids */
+  int64_t next_ord;                         /* ordinal the next event row should have */
+  int64_t *lname, *lcat;                    /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
   sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p,
       *ins_thread_t, *ins_thread_s, *ins_string, *ins_category, *sel_string, *sel_category;
@@ -116,13 +117,8 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
                  "INSERT INTO thread(trace_id, pid, tid, sort_index) VALUES (?,?,?,?)"
                  " ON CONFLICT DO UPDATE SET sort_index = excluded.sort_index",
                  err) ||
-      wr_prepare(w, &w->ins_string,
-                 "INSERT INTO string(value) VALUES (?)"
-                 " ON CONFLICT(value) DO NOTHING RETURNING string_id",
-                 err) ||
-      wr_prepare(w, &w->ins_category,
-                 "INSERT INTO category(name) VALUES (?)"
-                 " ON CONFLICT(name) DO NOTHING RETURNING category_id",
+      wr_prepare(w, &w->ins_string, "INSERT INTO string(string_id, value) VALUES (?,?)", err) ||
+      wr_prepare(w, &w->ins_category, "INSERT INTO category(category_id, name) VALUES (?,?)",
                  err) ||
       wr_prepare(w, &w->sel_string, "SELECT string_id FROM string WHERE value = ?", err) ||
       wr_prepare(w, &w->sel_category, "SELECT category_id FROM category WHERE name = ?", err))
@@ -331,6 +327,17 @@ int wr_open_file(wr_db *w, char err[WR_ERR_MAX]) {
     return wr_fail(w, err, "trace id");
   if (sqlite3_step(st) == SQLITE_ROW) w->trace_id = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
+  if (sqlite3_prepare_v2(w->db,
+                         "SELECT (SELECT coalesce(max(string_id), 0) + 1 FROM string),"
+                         " (SELECT coalesce(max(category_id), 0) + 1 FROM category)",
+                         -1, &st, NULL) != SQLITE_OK)
+    return wr_fail(w, err, "string id");
+  w->next_string_id = w->next_category_id = 1;
+  if (sqlite3_step(st) == SQLITE_ROW) {
+    w->next_string_id = sqlite3_column_int64(st, 0);
+    w->next_category_id = sqlite3_column_int64(st, 1);
+  }
+  sqlite3_finalize(st);
   w->lname_n = w->lcat_n = 0;
   w->ncounters = w->nflows = w->next_ord = 0;
   return 0;
@@ -392,23 +399,26 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
 /*
 ** Maps a string first seen in this file to its database id, inserting it if new.
 ** The UNIQUE index finds it: no map of the database's strings is kept in memory, so
-** memory does not grow with them (the parser interns per file).
+** memory does not grow with them (the parser interns per file), and a rollback
+** leaves nothing to forget (the next ids are read at each file's open).
 */
 static int wr_map_string(wr_db *w, const bt_str *s, const char *arena) {
   int is_cat = s->is_cat;
-  sqlite3_stmt *ins = is_cat ? w->ins_category : w->ins_string;
   sqlite3_stmt *sel = is_cat ? w->sel_category : w->sel_string;
   int64_t id = -1;
-  sqlite3_bind_text(ins, 1, arena + s->off, (int)s->len, SQLITE_STATIC);
-  int rc = sqlite3_step(ins);
-  if (rc == SQLITE_ROW) id = sqlite3_column_int64(ins, 0);
-  sqlite3_reset(ins);
+  sqlite3_bind_text(sel, 1, arena + s->off, (int)s->len, SQLITE_STATIC);
+  int rc = sqlite3_step(sel);
+  if (rc == SQLITE_ROW) id = sqlite3_column_int64(sel, 0);
+  sqlite3_reset(sel);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) return -1;
-  if (id < 0) { /* present already */
-    sqlite3_bind_text(sel, 1, arena + s->off, (int)s->len, SQLITE_STATIC);
-    if (sqlite3_step(sel) == SQLITE_ROW) id = sqlite3_column_int64(sel, 0);
-    sqlite3_reset(sel);
-    if (id < 0) return -1;
+  if (id < 0) { /* new to the database */
+    sqlite3_stmt *ins = is_cat ? w->ins_category : w->ins_string;
+    id = is_cat ? w->next_category_id++ : w->next_string_id++;
+    sqlite3_bind_int64(ins, 1, id);
+    sqlite3_bind_text(ins, 2, arena + s->off, (int)s->len, SQLITE_STATIC);
+    rc = sqlite3_step(ins);
+    sqlite3_reset(ins);
+    if (rc != SQLITE_DONE) return -1;
   }
   int64_t **lmap = is_cat ? &w->lcat : &w->lname;
   size_t *ln = is_cat ? &w->lcat_n : &w->lname_n, *lc = is_cat ? &w->lcat_cap : &w->lname_cap;
