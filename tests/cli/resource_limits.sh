@@ -96,7 +96,8 @@ run "L2 100 MB args string" bigargs.json \
   "SELECT count(*), length(json_extract(args, '\$.text')) FROM event" "1|100000000"
 python3 gen.py 10000000 names.json || exit 1
 run "L3 10M distinct names" names.json \
-  "SELECT count(*), count(DISTINCT name_id), sum(name != 'n' || (ts / 1000) AND name != 'last') FROM events" \
+  "SELECT count(*), count(DISTINCT e.name_id), sum(s.value != 'n' || (e.ts / 1000) AND s.value != 'last')
+   FROM event e JOIN string s ON s.string_id = e.name_id" \
   "10000001|10000001|0" "$limit_l3"
 
 echo "resource_limits: $fails failures"
