@@ -8,8 +8,7 @@
 ** (links, parents) and rows append to the table's B-tree. The indexes
 ** (schema/indexes.sql) exist before the first row: the GPU index is partial
 ** (10-20% of the rows) and measured no slower to keep up than to build after the
-** load, and appending to a database needs them anyway. A new database's page writes
-** go to an I/O thread (wbuf.c).
+** load, and appending to a database needs them anyway.
 */
 #include "writer.h"
 
@@ -28,7 +27,6 @@
 #include "coldocs.h"
 #include "schema_sql.h"
 #include "version.h"
-#include "wbuf.h"
 
 #define WR_MULTI 64 /* rows per multi-row event INSERT */
 #define EV_COLS 20
@@ -39,7 +37,6 @@ struct wr_db {
   char *path; /* the target */
   char *tmp;  /* temporary file of a new database, else NULL */
   int is_new;
-  wb_vfs *vfs; /* a new database's write-behind VFS, else NULL */
   sm_map hashes;
   /* the file being written */
   int64_t trace_id, rank;
@@ -178,9 +175,7 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
     open_path = w->tmp;
   }
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
-  /* A new database is private until renamed: its page writes can go to a thread. */
-  if (w->is_new && wb_register(&w->vfs) != SQLITE_OK) w->vfs = NULL;
-  if (sqlite3_open_v2(open_path, &w->db, flags, w->vfs ? wb_name(w->vfs) : NULL) != SQLITE_OK)
+  if (sqlite3_open_v2(open_path, &w->db, flags, NULL) != SQLITE_OK)
     return wr_fail(w, err, open_path);
   sqlite3_busy_timeout(w->db, 10000);
   if (w->is_new) {
@@ -693,16 +688,10 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
                           &w->ins_flow_multi, &w->ins_thread_p, &w->ins_thread_t, &w->ins_thread_s,
                           &w->ins_string,     &w->ins_category, &w->sel_string,   &w->sel_category};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
-  int closed = !w->db || sqlite3_close(w->db) == SQLITE_OK;
-  if (!closed && !rc) {
+  if (w->db && sqlite3_close(w->db) != SQLITE_OK && !rc) {
     snprintf(err, WR_ERR_MAX, "close: %s", sqlite3_errmsg(w->db));
     rc = -1;
   }
-  if (w->vfs && wb_error(w->vfs) && !rc) {
-    snprintf(err, WR_ERR_MAX, "write: %s", sqlite3_errstr(wb_error(w->vfs)));
-    rc = -1;
-  }
-  if (closed) wb_unregister(w->vfs); /* else still in use by the connection: leaked */
   if (w->tmp) {
     if (finish && !rc) {
       /* The build ran without fsync (synchronous=OFF): sync once, so that after a

@@ -3,7 +3,7 @@
 # file size limit (ulimit -f, SIGXFSZ ignored) makes every write past it fail, like a
 # full disk:
 #   F1 a new database: exit 2, a message naming the database, nothing left behind (no
-#      database, no temporary file); the write-behind thread's error reaches the commit.
+#      database, no temporary file).
 #   F2 an existing database (WAL, one transaction per file): each new file fails, and the
 #      database still passes integrity_check and holds exactly its earlier file.
 #   F3 without the limit, the same ingests succeed.
