@@ -4,7 +4,7 @@
 */
 #include <string.h>
 
-#include "check.h"
+#include "testutil.h"
 #include "derive.h"
 
 static kt_event ev(int64_t seq, char ph, const char *cat, const char *name, int64_t pid,
@@ -52,69 +52,69 @@ int main(void) {
   };
   dv_state *d = dv_new();
   CHECK(d != NULL);
-  for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) CHECK_EQ(dv_add(d, &evs[i]), 0);
-  CHECK_EQ(dv_finish(d), 0);
+  for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) CHECK_INT(dv_add(d, &evs[i]), 0);
+  CHECK_INT(dv_finish(d), 0);
   dv_row r;
   /* ordinals: dense over the event rows; the folded E (seq 7) has none */
-  CHECK_EQ(dv_ordinal(d, 6), 6);
-  CHECK_EQ(dv_ordinal(d, 7), -1);
-  CHECK_EQ(dv_ordinal(d, 8), 7);
-  CHECK_EQ(dv_ordinal(d, 15), 14);
+  CHECK_INT(dv_ordinal(d, 6), 6);
+  CHECK_INT(dv_ordinal(d, 7), -1);
+  CHECK_INT(dv_ordinal(d, 8), 7);
+  CHECK_INT(dv_ordinal(d, 15), 14);
   /* links both ways (as ordinals); the orphan kernel has none */
   dv_get(d, 2, &r);
-  CHECK_EQ(r.link, dv_ordinal(d, 3));
+  CHECK_INT(r.link, dv_ordinal(d, 3));
   dv_get(d, 3, &r);
-  CHECK_EQ(r.link, dv_ordinal(d, 2));
+  CHECK_INT(r.link, dv_ordinal(d, 2));
   dv_get(d, 10, &r);
-  CHECK_EQ(r.link, -1);
+  CHECK_INT(r.link, -1);
   /* call stack */
   dv_get(d, 0, &r);
-  CHECK_EQ(r.parent, -1);
-  CHECK_EQ(r.depth, 0);
+  CHECK_INT(r.parent, -1);
+  CHECK_INT(r.depth, 0);
   dv_get(d, 1, &r);
-  CHECK_EQ(r.parent, dv_ordinal(d, 0));
-  CHECK_EQ(r.depth, 1);
+  CHECK_INT(r.parent, dv_ordinal(d, 0));
+  CHECK_INT(r.depth, 1);
   dv_get(d, 2, &r);
-  CHECK_EQ(r.parent, dv_ordinal(d, 1));
-  CHECK_EQ(r.depth, 2);
+  CHECK_INT(r.parent, dv_ordinal(d, 1));
+  CHECK_INT(r.depth, 2);
   dv_get(d, 3, &r);
-  CHECK_EQ(r.parent, dv_ordinal(d, 2));
-  CHECK_EQ(r.depth, 3); /* GPU row under its launch */
+  CHECK_INT(r.parent, dv_ordinal(d, 2));
+  CHECK_INT(r.depth, 3); /* GPU row under its launch */
   dv_get(d, 4, &r);
-  CHECK_EQ(r.parent, dv_ordinal(d, 0));
-  CHECK_EQ(r.depth, 1);
+  CHECK_INT(r.parent, dv_ordinal(d, 0));
+  CHECK_INT(r.depth, 1);
   dv_get(d, 8, &r);
-  CHECK_EQ(r.parent, -1);
-  CHECK_EQ(r.depth, 0); /* step 5 ends where step 6 starts */
+  CHECK_INT(r.parent, -1);
+  CHECK_INT(r.depth, 0); /* step 5 ends where step 6 starts */
   dv_get(d, 9, &r);
-  CHECK_EQ(r.parent, dv_ordinal(d, 8));
-  CHECK_EQ(r.depth, 1); /* zero-length inside */
+  CHECK_INT(r.parent, dv_ordinal(d, 8));
+  CHECK_INT(r.depth, 1); /* zero-length inside */
   dv_get(d, 11, &r);
-  CHECK_EQ(r.depth, -1); /* Trace span: not HTA's */
+  CHECK_INT(r.depth, -1); /* Trace span: not HTA's */
   dv_get(d, 13, &r);
-  CHECK_EQ(r.parent, -1); /* A ends at 2100 before B starts: not its parent */
+  CHECK_INT(r.parent, -1); /* A ends at 2100 before B starts: not its parent */
   dv_get(d, 15, &r);
-  CHECK_EQ(r.parent, -1); /* step 6 ended at 2000 */
+  CHECK_INT(r.parent, -1); /* step 6 ended at 2000 */
   dv_get(d, 14, &r);
-  CHECK_EQ(r.parent, dv_ordinal(d, 15));
-  CHECK_EQ(r.depth, 1); /* longer first at equal start */
+  CHECK_INT(r.parent, dv_ordinal(d, 15));
+  CHECK_INT(r.depth, 1); /* longer first at equal start */
   dv_get(d, 10, &r);
-  CHECK_EQ(r.parent, -1);
-  CHECK_EQ(r.depth, -1);
+  CHECK_INT(r.parent, -1);
+  CHECK_INT(r.depth, -1);
   /* iterations: host by time, GPU through the link, none for the unlinked kernel */
   dv_get(d, 1, &r);
   CHECK(r.has_iteration);
-  CHECK_EQ(r.iteration, 5);
+  CHECK_INT(r.iteration, 5);
   dv_get(d, 3, &r);
   CHECK(r.has_iteration);
-  CHECK_EQ(r.iteration, 5);
+  CHECK_INT(r.iteration, 5);
   dv_get(d, 5, &r);
   CHECK(r.has_iteration);
-  CHECK_EQ(r.iteration, 5);
+  CHECK_INT(r.iteration, 5);
   dv_get(d, 8, &r);
-  CHECK_EQ(r.iteration, 6);
+  CHECK_INT(r.iteration, 6);
   dv_get(d, 9, &r);
-  CHECK_EQ(r.iteration, 6);
+  CHECK_INT(r.iteration, 6);
   dv_get(d, 10, &r);
   CHECK(!r.has_iteration);
   dv_get(d, 15, &r);
@@ -122,19 +122,19 @@ int main(void) {
   /* B/E folded into one row with a dur */
   dv_get(d, 6, &r);
   CHECK(r.has_dur);
-  CHECK_EQ(r.dur, 100000);
+  CHECK_INT(r.dur, 100000);
   CHECK(!r.skip);
   dv_get(d, 7, &r);
   CHECK(r.skip);
   int64_t lo, hi;
   CHECK(dv_time_span(d, &lo, &hi));
-  CHECK_EQ(lo, 0);
-  CHECK_EQ(hi, 3050000); /* D ends last; the Trace span does not count */
+  CHECK_INT(lo, 0);
+  CHECK_INT(hi, 3050000); /* D ends last; the Trace span does not count */
   int n;
   const dv_step *st = dv_steps(d, &n);
-  CHECK_EQ(n, 2);
-  CHECK_EQ(st[1].number, 6);
+  CHECK_INT(n, 2);
+  CHECK_INT(st[1].number, 6);
   CHECK(!strcmp(dv_device_type(d, NULL), "NVIDIA GPU"));
   dv_free(d);
-  TU_DONE("test_derive");
+  return tu_summary("test_derive");
 }
