@@ -356,9 +356,7 @@ static int evFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
   path = (const char *)sqlite3_value_text(c->path);
   if (!path) return SQLITE_NOMEM;
   if (rd_open(&c->rd, path) != 0) {
-    char msg[sizeof c->rd.err + 16]; /* found before the first byte: offset 0, as hta-ingest says */
-    snprintf(msg, sizeof msg, "byte 0: %s", c->rd.err);
-    int rc = strcmp(c->rd.err, "out of memory") == 0 ? SQLITE_NOMEM : evError(c, msg);
+    int rc = c->rd.nomem ? SQLITE_NOMEM : evError(c, c->rd.err);
     rd_close(&c->rd);
     return rc;
   }

@@ -458,9 +458,10 @@ int tw_copy(const char *path, tw_out *o, const tw_hooks *h, tw_result *res, char
   memset(res, 0, sizeof *res);
   err[0] = 0;
   if (rd_open(&rd, path) != 0) {
+    int nomem = rd.nomem;
     snprintf(err, TW_ERR_MAX, "%s", rd.err);
     rd_close(&rd);
-    return strcmp(err, "out of memory") == 0 ? TW_ENOMEM : TW_EINPUT;
+    return nomem ? TW_ENOMEM : TW_EINPUT;
   }
   js_init(&js, &rd);
   memset(&c, 0, sizeof c);

@@ -941,9 +941,8 @@ static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n, kt
   }
   int rc = path ? rd_open(&f->rd, path) : rd_open_mem(&f->rd, data, n);
   if (rc != 0) {
-    /* Found before the first byte is decoded: offset 0, so every message has one. */
-    int nomem = strcmp(f->rd.err, "out of memory") == 0;
-    snprintf(err, KT_ERR_MAX, "byte 0: %s", f->rd.err);
+    int nomem = f->rd.nomem;
+    snprintf(err, KT_ERR_MAX, "%s", f->rd.err); /* "byte 0: ..." */
     rd_close(&f->rd);
     free(f);
     return nomem ? KT_NOMEM : KT_ERROR;

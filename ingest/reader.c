@@ -149,6 +149,7 @@ uint64_t rd_hash64(const rd_reader *rd) { return xxhDigest(&rd->hash); }
 /* Sets rd->err to "WHAT[: strerror(ERRNUM)]" (strerror_r: files are read in parallel). */
 static int rdErr(rd_reader *rd, const char *what, int errnum) {
   char msg[128];
+  rd->nomem = strcmp(what, "out of memory") == 0;
   if (errnum == 0) {
     snprintf(rd->err, sizeof rd->err, "%s", what);
     return -1;
@@ -254,7 +255,7 @@ fail:
 
 /*
 ** The producer: inflates blocks into the ring until the end, an error, or stop.
-** It alone uses zs, in, in_member, raw_eof, raw_off, hash, failed and err while
+** It alone uses zs, in, in_member, raw_eof, raw_off, hash, failed, err and nomem while
 ** it runs; a block's flags tell the consumer what follows its data.
 */
 static void *rdProducer(void *arg) {
@@ -434,8 +435,18 @@ static void rdInit(rd_reader *rd) {
   rd->chunk = RD_BUF_SIZE;
 }
 
-int rd_open(rd_reader *rd, const char *path) {
-  rdInit(rd);
+/* An error of rd_open*(): found before any byte is decoded, it is at offset 0. */
+static int rdOpenErr(rd_reader *rd) {
+  static const char prefix[] = "byte 0: ";
+  size_t k = sizeof prefix - 1, n = strlen(rd->err);
+  if (n > sizeof rd->err - 1 - k) n = sizeof rd->err - 1 - k;
+  memmove(rd->err + k, rd->err, n);
+  memcpy(rd->err, prefix, k);
+  rd->err[k + n] = 0;
+  return -1;
+}
+
+static int rdOpenFile(rd_reader *rd, const char *path) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return rdErr(rd, "cannot open", errno);
   rd->fd = fd;
@@ -446,12 +457,17 @@ int rd_open(rd_reader *rd, const char *path) {
   return rdStart(rd);
 }
 
+int rd_open(rd_reader *rd, const char *path) {
+  rdInit(rd);
+  return rdOpenFile(rd, path) ? rdOpenErr(rd) : 0;
+}
+
 int rd_open_mem(rd_reader *rd, const void *data, size_t n) {
   rdInit(rd);
   rd->mem = data ? data : (const unsigned char *)"";
   rd->mem_n = n;
   rd->file_size = n;
-  return rdStart(rd);
+  return rdStart(rd) ? rdOpenErr(rd) : 0;
 }
 
 void rd_close(rd_reader *rd) {

@@ -96,12 +96,14 @@ typedef struct rd_reader {
                             then zs, in, raw_off and hash belong to that thread until it ends */
   uint64_t raw_seen;    /* raw bytes behind the data handed out (== raw_off when synchronous) */
   char err[RD_ERR_MAX]; /* message of the last error */
+  int nomem;            /* that error is "out of memory" */
 } rd_reader;
 
 /*
 ** Opens PATH (or the memory block DATA[0..N), which must outlive the reader)
-** and reads its first two bytes (to tell gzip from plain). 0 on success; -1 with rd->err set ("cannot open:
-** No such file or directory", "empty file", ...). rd_close() is safe either way.
+** and reads its first two bytes (to tell gzip from plain). 0 on success; -1 with rd->err set
+** ("byte 0: cannot open: No such file or directory", "byte 0: empty file", ...: found
+** before any byte is decoded, so offset 0) and rd->nomem. rd_close() is safe either way.
 */
 int rd_open(rd_reader *rd, const char *path);
 int rd_open_mem(rd_reader *rd, const void *data, size_t n);
