@@ -4,63 +4,96 @@
 */
 #include "derive.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "strmap.h"
+#include "xsort.h"
 
-/* dv_rec.flags */
-#define F_KEPT 0x0001u     /* HTA keeps it: dur and cat, cat != Trace */
-#define F_GPU 0x0002u      /* GPU work (D5) */
-#define F_PSTEP 0x0004u    /* name starts with "ProfilerStep#" */
-#define F_AUTOGRAD 0x0008u /* name contains "autograd::" */
-#define F_BWDMARK 0x0010u  /* name starts with "## backward ##" */
-#define F_GPUANNOT 0x0020u /* cat gpu_user_annotation */
-#define F_HAS_TS 0x0040u
-#define F_B 0x0080u
-#define F_E 0x0100u
-#define F_PID0 0x0200u
-#define F_TID0 0x0400u
-#define F_NODE 0x0800u     /* a call-stack node */
-#define F_STEPNAME 0x1000u /* name starts with "ProfilerStep" */
-#define F_STORED 0x2000u   /* becomes a row of the event table */
+/* event classes and name flags */
+#define F_STORED 0x0001u   /* a row of the event table (unless an E folded into its B) */
+#define F_KEPT 0x0002u     /* HTA keeps it: dur and cat, cat != Trace */
+#define F_GPU 0x0004u      /* kept GPU work (D5) */
+#define F_B 0x0008u        /* ph B */
+#define F_E 0x0010u        /* ph E */
+#define F_PSTEP 0x0020u    /* name starts with "ProfilerStep#" */
+#define F_AUTOGRAD 0x0040u /* name contains "autograd::" */
+#define F_BWDMARK 0x0080u  /* name starts with "## backward ##" */
+#define F_GPULIKE 0x0100u  /* a link's GPU side (rule 2) */
+#define F_CORR 0x0200u     /* has a correlation: may be a link partner */
 
-typedef struct dv_rec {
-  int64_t ts, dur;
-  int32_t group; /* (pid, tid) group, -1 when neither is present */
+/* ------------------------------------------------------------ records */
+
+typedef struct dv_open { /* a B event waiting for its E */
+  int64_t seq, ts;
+} dv_open;
+
+typedef struct dv_group { /* one (pid, tid) */
+  uint8_t kept, all_gpu, all_pid0, all_tid0; /* over the group's kept rows */
+  uint8_t pstep, autograd, bwdmark;          /* over its call-stack candidates */
+  int64_t negdur, negdur_first;              /* candidates with dur < 0 */
+  dv_open *open;
+  int nopen, capopen;
+} dv_group;
+
+typedef struct dv_corr { /* sorted by (corr, seq) */
+  int64_t corr, ts;
+  int32_t seq, ord, group;
   uint32_t flags;
-} dv_rec;
-
-typedef struct dv_corr {
-  int64_t corr;
-  int64_t seq;
-  int gpu_like;
 } dv_corr;
 
-typedef struct dv_bdur {
-  int64_t seq, dur;
-} dv_bdur;
+typedef struct dv_ep { /* call-stack endpoint, sorted by HTA's comparator */
+  int64_t ts, dur;
+  int32_t group;
+  uint32_t node; /* seq << 1 | is_end */
+  int32_t ord;
+  uint32_t flags;
+} dv_ep;
+
+typedef struct dv_mark { /* a candidate parent of backward-thread roots */
+  int64_t ts, dur;
+  int32_t seq, ord, group, depth;
+  uint32_t flags;
+} dv_mark;
+
+enum { J_NODE, J_REQUEST };
+typedef struct dv_join { /* a GPU row asking for the depth of its launch */
+  int32_t key, type;     /* key: the launch's seq */
+  int32_t seq, ord, depth;
+} dv_join;
+
+enum { O_SKIP, O_BDUR, O_LINK, O_PARENT, O_ITER };
+typedef struct dv_out { /* one derived value of event seq, sorted by (seq, kind) */
+  int32_t seq, kind;
+  int64_t v; /* O_PARENT: depth << 32 | parent ordinal */
+} dv_out;
 
 enum { I_NEGDUR, I_UNMATCHED_B, I_UNMATCHED_E, I_NO_TS, I_STEP_NAME, I_NEGDUR_STACK, I_NISSUE };
 
 struct dv_state {
-  dv_rec *rec; /* per seq, scan pass only */
-  size_t n, cap;
-  dv_corr *corr;
-  size_t ncorr, capcorr;
-  sm_map groups; /* "pid\x1ftid" -> group id */
+  size_t mem;
+  size_t n; /* 1 + the largest seq */
+  int32_t nstored;
+  sm_map groups; /* "pid\x1ftid" -> index into g */
+  dv_group *g;
+  size_t ng, capg;
   dv_step *steps;
   int nsteps, capsteps;
-  dv_bdur *bdur; /* paired B events, seq order */
-  size_t nbdur, capbdur;
-  /* B/E pairing: per group, a stack of open B seqs */
-  int64_t **bstack;
-  int *bstack_n, *bstack_cap;
-  size_t nbgroups;
-  /* results, per seq */
-  int32_t *link, *parent, *depth, *iter; /* iter = step index, -1 */
-  int32_t *ord;                          /* ordinal among the stored event rows, -1 */
-  uint8_t *skip;
+  dv_mark *marks;
+  size_t nmarks, capmarks;
+  xs_sorter *corr, *ep, *join, *out;
+  /* the derived values by seq while they fit the budget, else as records in out */
+  int32_t *link, *parent, *depth, *iter; /* iter: index into steps */
+  /* steps by ts, with the running max of their ends */
+  dv_step *st;
+  int64_t *maxend;
+  int *orig;
+  /* the full pass */
+  xs_reader *rd;
+  const dv_out *pend;
+  long long spilled; /* bytes the freed sorts wrote to their temporary files */
+  int32_t next_ord;
   int64_t min_ts, max_end;
   int has_span;
   int has_cuda_launch, has_hip_launch, has_mtia_launch;
@@ -69,6 +102,7 @@ struct dv_state {
   int64_t last_pid, last_tid;
   int32_t last_group;
   dv_issue issues[I_NISSUE];
+  char err[200];
 };
 
 static const struct {
@@ -94,6 +128,14 @@ static void dv_note(dv_state *d, int which, int64_t seq, const kt_span *name) {
   }
 }
 
+/* Records the first failure; the sorters' messages say what went wrong with their file. */
+static int dv_fail(dv_state *d, const char *what) {
+  if (!d->err[0]) snprintf(d->err, sizeof d->err, "%s", what ? what : "out of memory");
+  return -1;
+}
+
+static int dv_sort_fail(dv_state *d, const xs_sorter *s) { return dv_fail(d, xs_error(s)); }
+
 static int span_eq(const kt_span *s, const char *lit) {
   size_t n = strlen(lit);
   return s->n == n && !memcmp(s->p, lit, n);
@@ -111,41 +153,9 @@ static int span_contains(const kt_span *s, const char *lit) {
   return 0;
 }
 
-dv_state *dv_new(void) {
-  dv_state *d = calloc(1, sizeof *d);
-  if (!d) return NULL;
-  sm_init(&d->groups);
-  for (int i = 0; i < I_NISSUE; i++) {
-    d->issues[i].code = dv_issue_text[i].code;
-    d->issues[i].message = dv_issue_text[i].message;
-    d->issues[i].first_seq = -1;
-  }
-  return d;
-}
-
-void dv_free(dv_state *d) {
-  if (!d) return;
-  free(d->rec);
-  free(d->corr);
-  sm_free(&d->groups);
-  free(d->steps);
-  free(d->bdur);
-  for (size_t i = 0; i < d->nbgroups; i++) free(d->bstack[i]);
-  free(d->bstack);
-  free(d->bstack_n);
-  free(d->bstack_cap);
-  free(d->link);
-  free(d->parent);
-  free(d->depth);
-  free(d->iter);
-  free(d->skip);
-  free(d->ord);
-  free(d);
-}
-
 static int grow(void **p, size_t *cap, size_t need, size_t elem) {
   if (need <= *cap) return 0;
-  size_t c = *cap ? *cap : 1024;
+  size_t c = *cap ? *cap : 64;
   while (c < need) c *= 2;
   void *q = realloc(*p, c * elem);
   if (!q) return -1;
@@ -153,6 +163,116 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
   *cap = c;
   return 0;
 }
+
+static int is_meta(char ph) { return ph == 'M' || ph == 'C' || ph == 's' || ph == 't' || ph == 'f'; }
+
+/* What both passes agree on: F_STORED, F_B, F_E, F_KEPT, F_GPU (0: no row). */
+static unsigned dv_class(const kt_event *e) {
+  if (is_meta(e->ph) || !(e->flags & KT_HAS_TS)) return 0;
+  if (e->ph == 'B') return F_STORED | F_B;
+  if (e->ph == 'E') return F_STORED | F_E;
+  unsigned f = e->flags;
+  if (!(f & KT_HAS_DUR) || !(f & KT_HAS_CAT) || span_eq(&e->cat, "Trace")) return F_STORED;
+  return F_STORED | F_KEPT | ((f & KT_GPU_WORK) ? F_GPU : 0);
+}
+
+/* ------------------------------------------------------------ comparators */
+
+static int corr_cmp(const void *a, const void *b) {
+  const dv_corr *x = a, *y = b;
+  if (x->corr != y->corr) return x->corr < y->corr ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* Endpoint order of HTA's call-stack builder (spec 1.17). */
+static int ep_cmp(const void *pa, const void *pb) {
+  const dv_ep *a = pa, *b = pb;
+  if (a->group != b->group) return a->group < b->group ? -1 : 1;
+  uint32_t ia = a->node >> 1, ib = b->node >> 1;
+  int ea = a->node & 1, eb = b->node & 1;
+  int64_t da = a->dur > 0 ? a->dur : 0, db = b->dur > 0 ? b->dur : 0;
+  int64_t ta = a->ts + (ea ? da : 0), tb = b->ts + (eb ? db : 0);
+  if (ta != tb) return ta < tb ? -1 : 1;
+  if (ia == ib) return ea == eb ? 0 : (ea ? 1 : -1);
+  int za = da == 0, zb = db == 0;
+  if (za && zb) {
+    if (!ea && !eb) return ia < ib ? -1 : 1;
+    if (ea && eb) return ia > ib ? -1 : 1;
+    return ea ? 1 : -1;
+  }
+  if (za) return eb ? -1 : 1;
+  if (zb) return !ea ? -1 : 1;
+  if (ea != eb) return ea ? -1 : 1;
+  if (!ea) {
+    if (da != db) return da > db ? -1 : 1;
+    return ia < ib ? -1 : 1;
+  }
+  if (da != db) return da < db ? -1 : 1;
+  return ia > ib ? -1 : 1;
+}
+
+static int join_cmp(const void *a, const void *b) {
+  const dv_join *x = a, *y = b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  if (x->type != y->type) return x->type < y->type ? -1 : 1;
+  return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int out_cmp(const void *a, const void *b) {
+  const dv_out *x = a, *y = b;
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  return (x->kind > y->kind) - (x->kind < y->kind);
+}
+
+/* ------------------------------------------------------------ life cycle */
+
+dv_state *dv_new(size_t mem) {
+  dv_state *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  d->mem = mem;
+  sm_init(&d->groups);
+  for (int i = 0; i < I_NISSUE; i++) {
+    d->issues[i].code = dv_issue_text[i].code;
+    d->issues[i].message = dv_issue_text[i].message;
+    d->issues[i].first_seq = -1;
+  }
+  /* the scan fills corr and ep; out and join fill while they are read */
+  d->corr = xs_new(sizeof(dv_corr), corr_cmp, mem / 4);
+  d->ep = xs_new(sizeof(dv_ep), ep_cmp, mem / 2);
+  d->out = xs_new(sizeof(dv_out), out_cmp, mem / 8);
+  d->join = xs_new(sizeof(dv_join), join_cmp, mem / 8);
+  if (!d->corr || !d->ep || !d->out || !d->join) {
+    dv_free(d);
+    return NULL;
+  }
+  return d;
+}
+
+void dv_free(dv_state *d) {
+  if (!d) return;
+  sm_free(&d->groups);
+  for (size_t i = 0; i < d->ng; i++) free(d->g[i].open);
+  free(d->g);
+  free(d->steps);
+  free(d->marks);
+  xs_close(d->rd);
+  xs_free(d->corr);
+  xs_free(d->ep);
+  xs_free(d->join);
+  xs_free(d->out);
+  free(d->link);
+  free(d->parent);
+  free(d->depth);
+  free(d->iter);
+  free(d->st);
+  free(d->maxend);
+  free(d->orig);
+  free(d);
+}
+
+const char *dv_error(const dv_state *d) { return d->err[0] ? d->err : "out of memory"; }
+
+/* ------------------------------------------------------------ the scan pass */
 
 /* Appends the text of a pid/tid value to buf; returns the new length. */
 static size_t value_key(char *buf, size_t at, size_t cap, const kt_value *v, int present) {
@@ -175,30 +295,33 @@ static size_t value_key(char *buf, size_t at, size_t cap, const kt_value *v, int
   return at;
 }
 
-static int b_push(dv_state *d, int32_t g, int64_t seq) {
-  if ((size_t)g >= d->nbgroups) {
-    size_t n = (size_t)g + 1;
-    int64_t **s = realloc(d->bstack, n * sizeof *s);
-    if (!s) return -1;
-    d->bstack = s;
-    int *bn = realloc(d->bstack_n, n * sizeof *bn);
-    if (!bn) return -1;
-    d->bstack_n = bn;
-    int *bc = realloc(d->bstack_cap, n * sizeof *bc);
-    if (!bc) return -1;
-    d->bstack_cap = bc;
-    for (size_t i = d->nbgroups; i < n; i++) s[i] = NULL, bn[i] = 0, bc[i] = 0;
-    d->nbgroups = n;
+/* The (pid, tid) group of e: -1 when it has neither, -2 out of memory. */
+static int32_t group_of(dv_state *d, const kt_event *e) {
+  unsigned f = e->flags;
+  int has_pid = (f & KT_HAS_PID) != 0, has_tid = (f & KT_HAS_TID) != 0;
+  int ints = (!has_pid || !e->pid.is_str) && (!has_tid || !e->tid.is_str);
+  if (ints && d->last_valid && d->last_has_pid == has_pid && d->last_has_tid == has_tid &&
+      (!has_pid || d->last_pid == e->pid.i) && (!has_tid || d->last_tid == e->tid.i))
+    return d->last_group;
+  if (!has_pid && !has_tid) return -1;
+  char key[512];
+  size_t at = value_key(key, 0, sizeof key, &e->pid, has_pid);
+  key[at++] = 0x1f;
+  at = value_key(key, at, sizeof key, &e->tid, has_tid);
+  int added;
+  int64_t g = sm_intern(&d->groups, key, at, &added);
+  if (g < 0 || g >= INT32_MAX) return -2;
+  if (added) {
+    if (grow((void **)&d->g, &d->capg, d->ng + 1, sizeof *d->g)) return -2;
+    dv_group *n = &d->g[d->ng++];
+    memset(n, 0, sizeof *n);
+    n->all_gpu = n->all_pid0 = n->all_tid0 = 1;
   }
-  if (d->bstack_n[g] == d->bstack_cap[g]) {
-    int c = d->bstack_cap[g] ? d->bstack_cap[g] * 2 : 8;
-    int64_t *s = realloc(d->bstack[g], (size_t)c * sizeof *s);
-    if (!s) return -1;
-    d->bstack[g] = s;
-    d->bstack_cap[g] = c;
-  }
-  d->bstack[g][d->bstack_n[g]++] = seq;
-  return 0;
+  d->last_valid = ints;
+  d->last_has_pid = has_pid, d->last_has_tid = has_tid;
+  d->last_pid = has_pid ? e->pid.i : 0, d->last_tid = has_tid ? e->tid.i : 0;
+  d->last_group = (int32_t)g;
+  return (int32_t)g;
 }
 
 /* Parses "ProfilerStep\s*#\s*(\d+)"; returns 1 and *num on a match. */
@@ -218,73 +341,88 @@ static int step_number(const kt_span *s, int64_t *num) {
   return 1;
 }
 
-int dv_add(dv_state *d, const kt_event *e) {
-  size_t seq = (size_t)e->seq;
-  if (grow((void **)&d->rec, &d->cap, seq + 1, sizeof *d->rec)) return -1;
-  while (d->n < seq) { /* elements that were not events */
-    memset(&d->rec[d->n], 0, sizeof *d->rec);
-    d->rec[d->n++].group = -1;
-  }
-  dv_rec *r = &d->rec[d->n++];
-  memset(r, 0, sizeof *r);
-  r->group = -1;
-  unsigned f = e->flags;
-  if (e->ph == 'M' || e->ph == 'C' || e->ph == 's' || e->ph == 't' || e->ph == 'f') return 0;
-  if (!(f & KT_HAS_TS)) {
-    dv_note(d, I_NO_TS, e->seq, &e->name);
-    return 0;
-  }
-  r->flags |= F_HAS_TS | F_STORED;
-  r->ts = e->ts;
-  r->dur = (f & KT_HAS_DUR) ? e->dur : 0;
-  int has_pid = (f & KT_HAS_PID) != 0, has_tid = (f & KT_HAS_TID) != 0;
-  int ints = (!has_pid || !e->pid.is_str) && (!has_tid || !e->tid.is_str);
-  if (ints && d->last_valid && d->last_has_pid == has_pid && d->last_has_tid == has_tid &&
-      (!has_pid || d->last_pid == e->pid.i) && (!has_tid || d->last_tid == e->tid.i)) {
-    r->group = d->last_group;
-  } else if (has_pid || has_tid) {
-    char key[512];
-    size_t at = value_key(key, 0, sizeof key, &e->pid, (f & KT_HAS_PID) != 0);
-    key[at++] = 0x1f;
-    at = value_key(key, at, sizeof key, &e->tid, (f & KT_HAS_TID) != 0);
-    int added;
-    int64_t g = sm_intern(&d->groups, key, at, &added);
-    if (g < 0) return -1;
-    r->group = (int32_t)g;
-    d->last_valid = ints;
-    d->last_has_pid = has_pid, d->last_has_tid = has_tid;
-    d->last_pid = has_pid ? e->pid.i : 0, d->last_tid = has_tid ? e->tid.i : 0;
-    d->last_group = r->group;
-  }
-  if ((f & KT_HAS_PID) && !e->pid.is_str && e->pid.i == 0) r->flags |= F_PID0;
-  if ((f & KT_HAS_TID) && !e->tid.is_str && e->tid.i == 0) r->flags |= F_TID0;
-  if (e->ph == 'B') {
-    r->flags |= F_B;
-    return r->group >= 0 ? b_push(d, r->group, e->seq) : 0;
-  }
-  if (e->ph == 'E') {
-    r->flags |= F_E;
-    if (r->group >= 0 && (size_t)r->group < d->nbgroups && d->bstack_n[r->group] > 0) {
-      int64_t b = d->bstack[r->group][--d->bstack_n[r->group]];
-      dv_rec *br = &d->rec[b];
-      if (__builtin_sub_overflow(e->ts, br->ts, &br->dur))
-        br->dur = INT64_MAX; /* absurd, but defined */
-      if (grow((void **)&d->bdur, &d->capbdur, d->nbdur + 1, sizeof *d->bdur)) return -1;
-      d->bdur[d->nbdur].seq = b;
-      d->bdur[d->nbdur++].dur = br->dur;
-      r->flags |= F_B; /* F_B|F_E: an E folded into its B */
+static void drop_sort(dv_state *d, xs_sorter **s) {
+  if (*s) d->spilled += xs_spilled(*s);
+  xs_free(*s);
+  *s = NULL;
+}
+
+long long dv_spilled(const dv_state *d) { return d->spilled + (d->out ? xs_spilled(d->out) : 0); }
+
+static int out_add(dv_state *d, int32_t seq, int kind, int64_t v) {
+  dv_out o = {seq, kind, v};
+  return xs_add(d->out, &o) ? dv_sort_fail(d, d->out) : 0;
+}
+
+/* B and E: an E closes the last open B of its thread, which takes ts(E) - ts(B) as dur. */
+static int dv_add_be(dv_state *d, const kt_event *e, unsigned cls, int32_t group) {
+  int32_t seq = (int32_t)e->seq;
+  dv_group *g = group >= 0 ? &d->g[group] : NULL;
+  if (cls & F_B) {
+    d->nstored++;
+    if (!g) return 0;
+    if (g->nopen == g->capopen) {
+      size_t c = (size_t)g->capopen;
+      if (grow((void **)&g->open, &c, c + 1, sizeof *g->open) || c > INT32_MAX) return dv_fail(d, 0);
+      g->capopen = (int)c;
     }
+    g->open[g->nopen].seq = seq;
+    g->open[g->nopen++].ts = e->ts;
     return 0;
   }
-  if (!(f & KT_HAS_DUR) || !(f & KT_HAS_CAT) || span_eq(&e->cat, "Trace")) return 0;
-  r->flags |= F_KEPT;
-  if (e->dur < 0) dv_note(d, I_NEGDUR, e->seq, &e->name);
-  if (f & KT_GPU_WORK) r->flags |= F_GPU;
-  if (span_eq(&e->cat, "gpu_user_annotation")) r->flags |= F_GPUANNOT;
-  if (span_prefix(&e->name, "ProfilerStep")) r->flags |= F_STEPNAME;
-  if (span_prefix(&e->name, "ProfilerStep#")) r->flags |= F_PSTEP;
-  if (span_contains(&e->name, "autograd::")) r->flags |= F_AUTOGRAD;
-  if (span_prefix(&e->name, "## backward ##")) r->flags |= F_BWDMARK;
+  if (g && g->nopen) {
+    dv_open b = g->open[--g->nopen];
+    int64_t dur;
+    if (__builtin_sub_overflow(e->ts, b.ts, &dur)) dur = INT64_MAX; /* absurd, but defined */
+    return out_add(d, seq, O_SKIP, 0) || out_add(d, (int32_t)b.seq, O_BDUR, dur) ? -1 : 0;
+  }
+  dv_note(d, I_UNMATCHED_E, seq, NULL);
+  d->nstored++;
+  return 0;
+}
+
+/* A kept row other than GPU work in a thread: a node of the call stack unless its
+** thread fails the test of rule 3 (known at the end). */
+static int dv_add_candidate(dv_state *d, const kt_event *e, int32_t group, int32_t ord,
+                            uint32_t flags) {
+  dv_group *g = &d->g[group];
+  int32_t seq = (int32_t)e->seq;
+  if (flags & F_PSTEP) g->pstep = 1;
+  if (flags & F_AUTOGRAD) g->autograd = 1;
+  if (flags & F_BWDMARK) g->bwdmark = 1;
+  if (e->dur < 0 && g->negdur++ == 0) g->negdur_first = seq;
+  dv_ep ep = {e->ts, e->dur, group, (uint32_t)seq << 1, ord, flags};
+  if (xs_add(d->ep, &ep)) return dv_sort_fail(d, d->ep);
+  ep.node |= 1;
+  if (xs_add(d->ep, &ep)) return dv_sort_fail(d, d->ep);
+  if (!(flags & (F_PSTEP | F_BWDMARK))) return 0;
+  if (grow((void **)&d->marks, &d->capmarks, d->nmarks + 1, sizeof *d->marks)) return dv_fail(d, 0);
+  dv_mark m = {e->ts, e->dur, seq, ord, group, -1, flags};
+  d->marks[d->nmarks++] = m;
+  return 0;
+}
+
+int dv_add(dv_state *d, const kt_event *e) {
+  if (d->err[0]) return -1;
+  if (e->seq < 0 || e->seq >= INT32_MAX) return dv_fail(d, "more than 2^31 events in one file");
+  int32_t seq = (int32_t)e->seq;
+  if ((size_t)seq >= d->n) d->n = (size_t)seq + 1;
+  unsigned cls = dv_class(e);
+  if (!cls) {
+    if (!is_meta(e->ph)) dv_note(d, I_NO_TS, seq, &e->name);
+    return 0;
+  }
+  int32_t group = group_of(d, e);
+  if (group == -2) return dv_fail(d, 0);
+  if (cls & (F_B | F_E)) return dv_add_be(d, e, cls, group);
+  int32_t ord = d->nstored++;
+  if (!(cls & F_KEPT)) return 0;
+  unsigned f = e->flags;
+  uint32_t flags = cls;
+  if (e->dur < 0) dv_note(d, I_NEGDUR, seq, &e->name);
+  if (span_prefix(&e->name, "ProfilerStep#")) flags |= F_PSTEP;
+  if (span_contains(&e->name, "autograd::")) flags |= F_AUTOGRAD;
+  if (span_prefix(&e->name, "## backward ##")) flags |= F_BWDMARK;
   if (span_eq(&e->name, "cudaLaunchKernel")) d->has_cuda_launch = 1;
   if (span_eq(&e->name, "hipLaunchKernel")) d->has_hip_launch = 1;
   if (span_eq(&e->name, "runFunction - job_prep_and_submit_for_execution")) d->has_mtia_launch = 1;
@@ -292,343 +430,320 @@ int dv_add(dv_state *d, const kt_event *e) {
   if (!d->has_span || e->ts < d->min_ts) d->min_ts = e->ts;
   if (!d->has_span || end > d->max_end) d->max_end = end;
   d->has_span = 1;
-  if (f & KT_HAS_CORRELATION) {
-    int64_t stream = (f & KT_HAS_STREAM) ? e->stream : -1;
-    int gpu_like = (stream >= 0 && e->correlation >= 0) || span_eq(&e->name, "Event Sync") ||
-                   span_eq(&e->name, "Context Sync");
-    if (e->correlation != -1) {
-      if (grow((void **)&d->corr, &d->capcorr, d->ncorr + 1, sizeof *d->corr)) return -1;
-      d->corr[d->ncorr].corr = e->correlation;
-      d->corr[d->ncorr].seq = e->seq;
-      d->corr[d->ncorr++].gpu_like = gpu_like;
-    }
+  if (group >= 0) {
+    dv_group *g = &d->g[group];
+    g->kept = 1;
+    if (!(cls & F_GPU)) g->all_gpu = 0;
+    if (!(f & KT_HAS_PID) || e->pid.is_str || e->pid.i != 0) g->all_pid0 = 0;
+    if (!(f & KT_HAS_TID) || e->tid.is_str || e->tid.i != 0) g->all_tid0 = 0;
   }
-  if ((r->flags & F_STEPNAME) && !(r->flags & (F_GPU | F_GPUANNOT))) {
+  if ((f & KT_HAS_CORRELATION) && e->correlation != -1) {
+    int64_t stream = (f & KT_HAS_STREAM) ? e->stream : -1;
+    if ((stream >= 0 && e->correlation >= 0) || span_eq(&e->name, "Event Sync") ||
+        span_eq(&e->name, "Context Sync"))
+      flags |= F_GPULIKE;
+    flags |= F_CORR;
+    dv_corr c = {e->correlation, e->ts, seq, ord, group, flags};
+    if (xs_add(d->corr, &c)) return dv_sort_fail(d, d->corr);
+  }
+  if (!(cls & F_GPU) && group >= 0 && dv_add_candidate(d, e, group, ord, flags)) return -1;
+  if (span_prefix(&e->name, "ProfilerStep") && !(cls & F_GPU) &&
+      !span_eq(&e->cat, "gpu_user_annotation")) {
     int64_t num;
     if (step_number(&e->name, &num)) {
       size_t cap = (size_t)d->capsteps;
-      if (grow((void **)&d->steps, &cap, (size_t)d->nsteps + 1, sizeof *d->steps)) return -1;
+      if (grow((void **)&d->steps, &cap, (size_t)d->nsteps + 1, sizeof *d->steps) ||
+          cap > INT32_MAX)
+        return dv_fail(d, 0);
       d->capsteps = (int)cap;
-      dv_step *s = &d->steps[d->nsteps++];
-      s->seq = e->seq;
-      s->ts = e->ts;
-      s->dur = e->dur;
-      s->number = num;
+      dv_step s = {seq, ord, e->ts, e->dur, num};
+      d->steps[d->nsteps++] = s;
     } else {
-      dv_note(d, I_STEP_NAME, e->seq, &e->name);
+      dv_note(d, I_STEP_NAME, seq, &e->name);
     }
   }
   return 0;
 }
 
-/* ---------------------------------------------------------------- links */
+/* ------------------------------------------------------------ derived values */
 
-static int corr_cmp(const void *a, const void *b) {
-  const dv_corr *x = a, *y = b;
-  if (x->corr != y->corr) return x->corr < y->corr ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* Sets a derived value of event seq: in the arrays when they exist, else as a record. */
+static int put(dv_state *d, int kind, int32_t seq, int32_t a, int32_t b) {
+  if (d->link && (size_t)seq < d->n) {
+    if (kind == O_LINK) d->link[seq] = a;
+    else if (kind == O_ITER) d->iter[seq] = a;
+    else d->parent[seq] = a, d->depth[seq] = b;
+    return 0;
+  }
+  int64_t v = kind == O_PARENT ? (int64_t)((uint64_t)(uint32_t)b << 32 | (uint32_t)a) : a;
+  return out_add(d, seq, kind, v);
 }
 
-static void dv_links(dv_state *d) {
-  if (d->ncorr > 1) qsort(d->corr, d->ncorr, sizeof *d->corr, corr_cmp);
-  for (size_t i = 0; i < d->ncorr;) {
-    size_t j = i;
-    int64_t last_cpu = -1, last_gpu = -1;
-    while (j < d->ncorr && d->corr[j].corr == d->corr[i].corr) {
-      if (d->corr[j].gpu_like) last_gpu = d->corr[j].seq;
-      else last_cpu = d->corr[j].seq;
-      j++;
-    }
-    if (last_cpu >= 0 && last_gpu >= 0)
-      for (size_t k = i; k < j; k++)
-        d->link[d->corr[k].seq] = (int32_t)(d->corr[k].gpu_like ? last_cpu : last_gpu);
-    i = j;
+/* The step (index into d->steps) whose span holds ts, the last in row order; -1. */
+static int step_at(const dv_state *d, int64_t ts) {
+  int lo = 0, hi = d->nsteps; /* first index with ts > the row's */
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (d->st[mid].ts <= ts) lo = mid + 1;
+    else hi = mid;
   }
+  int best = -1;
+  for (int i = lo - 1; i >= 0 && d->maxend[i] > ts; i--)
+    if (ts < d->st[i].ts + d->st[i].dur && d->orig[i] > best) best = d->orig[i];
+  return best;
 }
-
-/* ---------------------------------------------------------------- call stacks */
-
-typedef struct dv_ep {
-  int32_t group;
-  uint32_t node; /* seq << 1 | is_end */
-} dv_ep;
-
-/* Endpoint order of HTA's call-stack builder (spec 1.17). */
-static int ep_cmp_ctx(const dv_rec *rec, const dv_ep *a, const dv_ep *b) {
-  if (a->group != b->group) return a->group < b->group ? -1 : 1;
-  uint32_t ia = a->node >> 1, ib = b->node >> 1;
-  int ea = a->node & 1, eb = b->node & 1;
-  const dv_rec *ra = &rec[ia], *rb = &rec[ib];
-  int64_t da = ra->dur > 0 ? ra->dur : 0, db = rb->dur > 0 ? rb->dur : 0;
-  int64_t ta = ra->ts + (ea ? da : 0), tb = rb->ts + (eb ? db : 0);
-  if (ta != tb) return ta < tb ? -1 : 1;
-  if (ia == ib) return ea == eb ? 0 : (ea ? 1 : -1);
-  int za = da == 0, zb = db == 0;
-  if (za && zb) {
-    if (!ea && !eb) return ia < ib ? -1 : 1;
-    if (ea && eb) return ia > ib ? -1 : 1;
-    return ea ? 1 : -1;
-  }
-  if (za) return eb ? -1 : 1;
-  if (zb) return !ea ? -1 : 1;
-  if (ea != eb) return ea ? -1 : 1;
-  if (!ea) {
-    if (da != db) return da > db ? -1 : 1;
-    return ia < ib ? -1 : 1;
-  }
-  if (da != db) return da < db ? -1 : 1;
-  return ia > ib ? -1 : 1;
-}
-
-/* qsort has no context argument in C11: sort with a local merge sort instead. */
-static void ep_sort(const dv_rec *rec, dv_ep *a, dv_ep *tmp, size_t n) {
-  if (n < 16) {
-    for (size_t i = 1; i < n; i++) {
-      dv_ep k = a[i];
-      size_t j = i;
-      while (j > 0 && ep_cmp_ctx(rec, &k, &a[j - 1]) < 0) a[j] = a[j - 1], j--;
-      a[j] = k;
-    }
-    return;
-  }
-  size_t h = n / 2;
-  ep_sort(rec, a, tmp, h);
-  ep_sort(rec, a + h, tmp, n - h);
-  if (ep_cmp_ctx(rec, &a[h - 1], &a[h]) <= 0) return;
-  memcpy(tmp, a, h * sizeof *a);
-  size_t i = 0, j = h, k = 0;
-  while (i < h && j < n) a[k++] = ep_cmp_ctx(rec, &a[j], &tmp[i]) < 0 ? a[j++] : tmp[i++];
-  while (i < h) a[k++] = tmp[i++];
-}
-
-typedef struct dv_group_info {
-  int all_gpu, all_pid0, all_tid0, any;
-  int has_pstep, has_autograd;
-} dv_group_info;
-
-static int dv_callstacks(dv_state *d) {
-  size_t ng = d->groups.n;
-  dv_group_info *gi = calloc(ng ? ng : 1, sizeof *gi);
-  if (!gi) return -1;
-  for (size_t g = 0; g < ng; g++) gi[g].all_gpu = gi[g].all_pid0 = gi[g].all_tid0 = 1;
-  for (size_t s = 0; s < d->n; s++) {
-    const dv_rec *r = &d->rec[s];
-    if (!(r->flags & F_KEPT) || r->group < 0) continue;
-    dv_group_info *g = &gi[r->group];
-    g->any = 1;
-    if (!(r->flags & F_GPU)) g->all_gpu = 0;
-    if (!(r->flags & F_PID0)) g->all_pid0 = 0;
-    if (!(r->flags & F_TID0)) g->all_tid0 = 0;
-  }
-  size_t nn = 0;
-  for (size_t s = 0; s < d->n; s++) {
-    dv_rec *r = &d->rec[s];
-    if (!(r->flags & F_KEPT) || (r->flags & F_GPU) || r->group < 0) continue;
-    const dv_group_info *g = &gi[r->group];
-    if (g->all_gpu || g->all_pid0 || g->all_tid0) continue;
-    r->flags |= F_NODE;
-    if (r->dur < 0) dv_note(d, I_NEGDUR_STACK, (int64_t)s, NULL);
-    nn++;
-  }
-  dv_ep *ep = malloc((2 * nn + 1) * sizeof *ep);
-  dv_ep *tmp = malloc((nn + 1) * sizeof *tmp);
-  int64_t *stack = malloc((nn + 1) * sizeof *stack);
-  if (!ep || !tmp || !stack) {
-    free(ep), free(tmp), free(stack), free(gi);
-    return -1;
-  }
-  size_t k = 0;
-  for (size_t s = 0; s < d->n; s++) {
-    if (!(d->rec[s].flags & F_NODE)) continue;
-    ep[k].group = d->rec[s].group, ep[k++].node = (uint32_t)s << 1;
-    ep[k].group = d->rec[s].group, ep[k++].node = (uint32_t)s << 1 | 1;
-  }
-  ep_sort(d->rec, ep, tmp, k);
-  size_t sp = 0;
-  int32_t cur = -1;
-  for (size_t i = 0; i < k; i++) {
-    if (ep[i].group != cur) cur = ep[i].group, sp = 0;
-    int64_t s = ep[i].node >> 1;
-    if (ep[i].node & 1) {
-      if (sp) sp--;
-    } else {
-      d->parent[s] = sp ? (int32_t)stack[sp - 1] : -1;
-      stack[sp++] = s;
-      if (d->rec[s].flags & F_PSTEP) gi[cur].has_pstep = 1;
-      if (d->rec[s].flags & F_AUTOGRAD) gi[cur].has_autograd = 1;
-    }
-  }
-  free(tmp);
-  free(stack);
-
-  /* Backward thread roots go under the main thread's backward (or step) rows. */
-  int nmain = 0, nbwd = 0;
-  int32_t gmain = -1, gbwd = -1;
-  for (size_t g = 0; g < ng; g++) {
-    if (gi[g].has_pstep) nmain++, gmain = (int32_t)g;
-    else if (gi[g].has_autograd) nbwd++, gbwd = (int32_t)g;
-  }
-  if (nmain == 1 && nbwd == 1) {
-    int have_mark = 0;
-    for (size_t s = 0; s < d->n; s++)
-      if ((d->rec[s].flags & F_NODE) && d->rec[s].group == gmain && (d->rec[s].flags & F_BWDMARK))
-        have_mark = 1;
-    uint32_t want = have_mark ? F_BWDMARK : F_PSTEP;
-    /* the backward thread's roots before any re-parenting; a later marker wins */
-    size_t nroots = 0;
-    for (size_t s = 0; s < d->n; s++)
-      if ((d->rec[s].flags & F_NODE) && d->rec[s].group == gbwd && d->parent[s] == -1)
-        ep[nroots++].node = (uint32_t)s;
-    for (size_t m = 0; m < d->n; m++) {
-      const dv_rec *mr = &d->rec[m];
-      if (!(mr->flags & F_NODE) || mr->group != gmain || !(mr->flags & want)) continue;
-      int64_t mend = mr->ts + mr->dur;
-      for (size_t i = 0; i < nroots; i++) {
-        const dv_rec *r = &d->rec[ep[i].node];
-        if (r->ts >= mr->ts && r->ts + r->dur <= mend) d->parent[ep[i].node] = (int32_t)m;
-      }
-    }
-  }
-  free(gi);
-
-  /* Depths from the parent chains (parents may now cross groups). */
-  size_t sp2 = 0;
-  for (size_t s = 0; s < d->n; s++) {
-    if (!(d->rec[s].flags & F_NODE) || d->depth[s] >= 0) continue;
-    int64_t x = (int64_t)s;
-    while (x >= 0 && d->depth[x] < 0) {
-      ep[sp2++].node = (uint32_t)x; /* reuse ep as a scratch stack */
-      x = d->parent[x];
-    }
-    int32_t base = x >= 0 ? d->depth[x] : -1;
-    while (sp2) d->depth[ep[--sp2].node] = ++base;
-  }
-  /* GPU rows under their launch (D14). */
-  for (size_t s = 0; s < d->n; s++) {
-    const dv_rec *r = &d->rec[s];
-    int32_t l = d->link[s];
-    if (!(r->flags & F_KEPT) || !(r->flags & F_GPU) || l < 0 || !(d->rec[l].flags & F_NODE))
-      continue;
-    d->parent[s] = l;
-    d->depth[s] = d->depth[l] + 1;
-  }
-  free(ep);
-  return 0;
-}
-
-/* ---------------------------------------------------------------- iterations */
 
 static int step_cmp(const void *a, const void *b) {
   const dv_step *x = a, *y = b;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+  return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-static int dv_iterations(dv_state *d) {
+static int dv_steps_by_ts(dv_state *d) {
   int n = d->nsteps;
   if (n == 0) return 0;
-  /* by ts, with the running max of ends, to find every step containing a ts */
-  dv_step *st = malloc((size_t)n * sizeof *st);
-  int64_t *maxend = malloc((size_t)n * sizeof *maxend);
-  int *orig = malloc((size_t)n * sizeof *orig);
-  if (!st || !maxend || !orig) {
-    free(st), free(maxend), free(orig);
-    return -1;
-  }
-  memcpy(st, d->steps, (size_t)n * sizeof *st);
-  qsort(st, (size_t)n, sizeof *st, step_cmp);
+  d->st = malloc((size_t)n * sizeof *d->st);
+  d->maxend = malloc((size_t)n * sizeof *d->maxend);
+  d->orig = malloc((size_t)n * sizeof *d->orig);
+  if (!d->st || !d->maxend || !d->orig) return dv_fail(d, 0);
+  memcpy(d->st, d->steps, (size_t)n * sizeof *d->st);
+  qsort(d->st, (size_t)n, sizeof *d->st, step_cmp);
   for (int i = 0; i < n; i++) {
-    int64_t e = st[i].ts + st[i].dur;
-    maxend[i] = i && maxend[i - 1] > e ? maxend[i - 1] : e;
-    for (int j = 0; j < n; j++) /* index into d->steps (row order) */
-      if (d->steps[j].seq == st[i].seq) orig[i] = j;
-  }
-  for (size_t s = 0; s < d->n; s++) {
-    const dv_rec *r = &d->rec[s];
-    if (!(r->flags & F_HAS_TS) || (r->flags & F_GPU)) continue;
-    int lo = 0, hi = n; /* first index with ts > r->ts */
+    int64_t e = d->st[i].ts + d->st[i].dur;
+    d->maxend[i] = i && d->maxend[i - 1] > e ? d->maxend[i - 1] : e;
+    int lo = 0, hi = n; /* d->steps is in seq order */
     while (lo < hi) {
       int mid = (lo + hi) / 2;
-      if (st[mid].ts <= r->ts) lo = mid + 1;
+      if (d->steps[mid].seq < d->st[i].seq) lo = mid + 1;
       else hi = mid;
     }
-    int best = -1;
-    for (int i = lo - 1; i >= 0 && maxend[i] > r->ts; i--)
-      if (r->ts < st[i].ts + st[i].dur && orig[i] > best) best = orig[i];
-    d->iter[s] = best;
+    d->orig[i] = lo;
   }
-  for (size_t s = 0; s < d->n; s++)
-    if ((d->rec[s].flags & F_GPU) && d->link[s] >= 0) d->iter[s] = d->iter[d->link[s]];
-  free(st), free(maxend), free(orig);
   return 0;
 }
 
-/* ---------------------------------------------------------------- finish */
+static int node_group(const dv_state *d, int32_t g) {
+  const dv_group *x = &d->g[g];
+  return x->kept && !x->all_gpu && !x->all_pid0 && !x->all_tid0;
+}
 
-static int bdur_cmp(const void *a, const void *b) {
-  const dv_bdur *x = a, *y = b;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+/* The iteration GPU row `at` reads from its partner p (rule 4): rows go in seq order,
+** and a GPU partner already passed has taken its own partner's (lc and lg, the last
+** CPU-like and GPU-like rows of the correlation, are each other's partners). */
+static int32_t iter_seen(const dv_state *d, const dv_corr *lc, const dv_corr *lg, const dv_corr *p,
+                         int32_t at) {
+  if (!(p->flags & F_GPU)) return step_at(d, p->ts);
+  if (p->seq >= at) return -1;
+  return iter_seen(d, lc, lg, p == lc ? lg : lc, p->seq);
+}
+
+/* Rule 2: links, the iterations of linked GPU rows, and requests for their launch's depth. */
+static int dv_links(dv_state *d) {
+  if (xs_sort(d->corr)) return dv_sort_fail(d, d->corr);
+  xs_reader *a = xs_open(d->corr), *b = xs_open(d->corr);
+  int rc = 0;
+  if (!a || !b) goto fail;
+  const dv_corr *x = xs_next(a);
+  while (x) {
+    int64_t corr = x->corr;
+    dv_corr lc, lg;
+    int has_c = 0, has_g = 0;
+    size_t k = 0;
+    for (; x && x->corr == corr; x = xs_next(a), k++) {
+      if (x->flags & F_GPULIKE) lg = *x, has_g = 1;
+      else lc = *x, has_c = 1;
+    }
+    for (; k; k--) { /* the same rows again, now that the partners are known */
+      const dv_corr *y = xs_next(b);
+      if (!y) goto fail;
+      if (!has_c || !has_g) continue;
+      const dv_corr *p = (y->flags & F_GPULIKE) ? &lc : &lg;
+      if (put(d, O_LINK, y->seq, p->ord, 0)) goto fail;
+      if (!(y->flags & F_GPU)) continue;
+      int32_t it = iter_seen(d, &lc, &lg, p, y->seq);
+      if (it >= 0 && put(d, O_ITER, y->seq, it, 0)) goto fail;
+      if (!(p->flags & F_GPU) && p->group >= 0 && node_group(d, p->group)) {
+        dv_join j = {p->seq, J_REQUEST, y->seq, 0, 0};
+        if (xs_add(d->join, &j)) goto fail;
+      }
+    }
+  }
+  if (0) {
+  fail:
+    rc = -1;
+  }
+  if (xs_error(d->corr)) dv_sort_fail(d, d->corr);
+  if (xs_error(d->join)) dv_sort_fail(d, d->join);
+  if (rc && !d->err[0]) dv_fail(d, 0);
+  xs_close(a);
+  xs_close(b);
+  return d->err[0] ? -1 : 0;
+}
+
+static dv_mark *mark_of(dv_state *d, int32_t seq) {
+  size_t lo = 0, hi = d->nmarks;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (d->marks[mid].seq < seq) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < d->nmarks && d->marks[lo].seq == seq ? &d->marks[lo] : NULL;
+}
+
+/* Sweeps the sorted endpoints: a start's parent is the top of its thread's stack,
+** an end pops the top. ONLY >= 0: just that group, recording the markers' depths;
+** else every node, with the backward thread's roots under their marker. */
+static int dv_sweep(dv_state *d, int32_t only, int32_t gbwd) {
+  xs_reader *r = xs_open(d->ep);
+  if (!r) return dv_sort_fail(d, d->ep);
+  int32_t *stack = NULL, cur = -1, shift = 0;
+  size_t sp = 0, cap = 0;
+  int nodes = 0, want_depth = xs_count(d->join) > 0;
+  const dv_ep *e;
+  while ((e = xs_next(r))) {
+    if (e->group != cur) cur = e->group, sp = 0, nodes = node_group(d, cur);
+    if (!nodes || (only >= 0 && cur != only)) continue;
+    if (e->node & 1) {
+      if (sp) sp--;
+      continue;
+    }
+    int32_t seq = (int32_t)(e->node >> 1), parent = -1;
+    if (sp) {
+      parent = stack[sp - 1];
+    } else { /* a root: under the last marker (row order) that holds it */
+      shift = 0;
+      for (size_t m = d->nmarks; only < 0 && cur == gbwd && m-- > 0;) {
+        const dv_mark *k = &d->marks[m];
+        if (e->ts >= k->ts && e->ts + e->dur <= k->ts + k->dur) {
+          parent = k->ord, shift = k->depth + 1;
+          break;
+        }
+      }
+    }
+    int32_t depth = (int32_t)sp + shift;
+    if (only >= 0) {
+      dv_mark *k = mark_of(d, seq);
+      if (k) k->depth = depth;
+    } else {
+      if (put(d, O_PARENT, seq, parent, depth)) break;
+      dv_join j = {seq, J_NODE, seq, e->ord, depth};
+      if (want_depth && (e->flags & F_CORR) && xs_add(d->join, &j)) break;
+    }
+    if (grow((void **)&stack, &cap, sp + 1, sizeof *stack)) {
+      dv_fail(d, 0);
+      break;
+    }
+    stack[sp++] = e->ord;
+  }
+  free(stack);
+  xs_close(r);
+  if (xs_error(d->ep)) dv_sort_fail(d, d->ep);
+  if (xs_error(d->join)) dv_sort_fail(d, d->join);
+  return d->err[0] ? -1 : 0;
+}
+
+/* Rule 3. */
+static int dv_callstacks(dv_state *d) {
+  if (xs_sort(d->ep)) return dv_sort_fail(d, d->ep);
+  int nmain = 0, nbwd = 0;
+  int32_t gmain = -1, gbwd = -1;
+  for (size_t g = 0; g < d->ng; g++) {
+    if (!node_group(d, (int32_t)g)) continue;
+    const dv_group *x = &d->g[g];
+    if (x->negdur) {
+      dv_issue *is = &d->issues[I_NEGDUR_STACK];
+      if (!is->count || x->negdur_first < is->first_seq) is->first_seq = x->negdur_first;
+      is->count += x->negdur;
+    }
+    if (x->pstep) nmain++, gmain = (int32_t)g;
+    else if (x->autograd) nbwd++, gbwd = (int32_t)g;
+  }
+  /* Backward thread roots go under the main thread's backward (or step) rows. */
+  size_t nm = 0;
+  if (nmain == 1 && nbwd == 1) {
+    uint32_t want = d->g[gmain].bwdmark ? F_BWDMARK : F_PSTEP;
+    for (size_t i = 0; i < d->nmarks; i++)
+      if (d->marks[i].group == gmain && (d->marks[i].flags & want)) d->marks[nm++] = d->marks[i];
+  }
+  d->nmarks = nm;
+  if (nm && dv_sweep(d, gmain, -1)) return -1;
+  if (dv_sweep(d, -1, nm ? gbwd : -1)) return -1;
+  /* GPU rows under their launch (D14) */
+  if (!xs_count(d->join)) return 0;
+  if (xs_sort(d->join)) return dv_sort_fail(d, d->join);
+  xs_reader *r = xs_open(d->join);
+  if (!r) return dv_sort_fail(d, d->join);
+  const dv_join *j;
+  int32_t key = -1, ord = -1, depth = -1;
+  while ((j = xs_next(r))) {
+    if (j->type == J_NODE) key = j->key, ord = j->ord, depth = j->depth;
+    else if (j->key == key && put(d, O_PARENT, j->seq, ord, depth + 1)) break;
+  }
+  xs_close(r);
+  if (xs_error(d->join)) dv_sort_fail(d, d->join);
+  return d->err[0] ? -1 : 0;
 }
 
 int dv_finish(dv_state *d) {
-  size_t n = d->n ? d->n : 1;
-  d->link = malloc(n * sizeof *d->link);
-  d->parent = malloc(n * sizeof *d->parent);
-  d->depth = malloc(n * sizeof *d->depth);
-  d->iter = malloc(n * sizeof *d->iter);
-  d->skip = calloc(n, 1);
-  d->ord = malloc(n * sizeof *d->ord);
-  if (!d->link || !d->parent || !d->depth || !d->iter || !d->skip || !d->ord) return -1;
-  for (size_t i = 0; i < d->n; i++) d->link[i] = d->parent[i] = d->depth[i] = d->iter[i] = -1;
-  for (size_t g = 0; g < d->nbgroups; g++)
-    for (int i = 0; i < d->bstack_n[g]; i++) dv_note(d, I_UNMATCHED_B, d->bstack[g][i], NULL);
-  for (size_t s = 0; s < d->n; s++) {
-    uint32_t f = d->rec[s].flags;
-    if ((f & (F_B | F_E)) == (F_B | F_E)) d->skip[s] = 1;
-    else if (f & F_E) dv_note(d, I_UNMATCHED_E, (int64_t)s, NULL);
+  if (d->err[0]) return -1;
+  for (size_t g = 0; g < d->ng; g++)
+    for (int i = 0; i < d->g[g].nopen; i++) dv_note(d, I_UNMATCHED_B, d->g[g].open[i].seq, NULL);
+  if (dv_steps_by_ts(d)) return -1;
+  if (d->n <= d->mem / 2 / 16) { /* by seq: no sort of the results */
+    size_t n = d->n ? d->n : 1;
+    d->link = malloc(n * sizeof *d->link);
+    d->parent = malloc(n * sizeof *d->parent);
+    d->depth = malloc(n * sizeof *d->depth);
+    d->iter = malloc(n * sizeof *d->iter);
+    if (!d->link || !d->parent || !d->depth || !d->iter) return dv_fail(d, 0);
+    for (size_t i = 0; i < d->n; i++) d->link[i] = d->parent[i] = d->depth[i] = d->iter[i] = -1;
   }
-  if (d->nbdur > 1) qsort(d->bdur, d->nbdur, sizeof *d->bdur, bdur_cmp);
-  int32_t nstored = 0;
-  for (size_t s = 0; s < d->n; s++)
-    d->ord[s] = (d->rec[s].flags & F_STORED) && !d->skip[s] ? nstored++ : -1;
-  dv_links(d);
+  if (dv_links(d)) return -1;
+  drop_sort(d, &d->corr);
   if (dv_callstacks(d)) return -1;
-  if (dv_iterations(d)) return -1;
-  free(d->rec);
-  d->rec = NULL;
-  free(d->corr);
-  d->corr = NULL;
+  drop_sort(d, &d->ep);
+  drop_sort(d, &d->join);
+  if (xs_sort(d->out) || !(d->rd = xs_open(d->out))) return dv_sort_fail(d, d->out);
+  d->pend = xs_next(d->rd);
+  return xs_error(d->out) ? dv_sort_fail(d, d->out) : 0;
+}
+
+/* ------------------------------------------------------------ the full pass */
+
+int dv_get(dv_state *d, const kt_event *e, dv_row *out) {
+  memset(out, 0, sizeof *out);
+  out->link = out->parent = out->depth = out->ord = -1;
+  unsigned cls = dv_class(e);
+  if (!cls || e->seq < 0 || e->seq >= INT32_MAX) return 0;
+  int32_t seq = (int32_t)e->seq;
+  int32_t it = -1;
+  for (; d->pend && d->pend->seq <= seq; d->pend = xs_next(d->rd)) {
+    const dv_out *o = d->pend;
+    if (o->seq < seq) continue; /* an event the caller passed over */
+    if (o->kind == O_SKIP) out->skip = 1;
+    else if (o->kind == O_BDUR) out->has_dur = 1, out->dur = o->v;
+    else if (o->kind == O_LINK) out->link = (int32_t)o->v;
+    else if (o->kind == O_ITER) it = (int32_t)o->v;
+    else {
+      out->parent = (int32_t)(uint32_t)((uint64_t)o->v & 0xffffffffu);
+      out->depth = (int32_t)(uint32_t)((uint64_t)o->v >> 32);
+    }
+  }
+  if (!d->pend && xs_error(d->out)) return dv_sort_fail(d, d->out);
+  if (out->skip) return 0;
+  out->ord = d->next_ord++;
+  if (d->link && (size_t)seq < d->n) {
+    out->link = d->link[seq];
+    out->parent = d->parent[seq];
+    out->depth = d->depth[seq];
+    it = d->iter[seq];
+  }
+  if (!(cls & F_GPU)) it = step_at(d, e->ts);
+  if (it >= 0) out->has_iteration = 1, out->iteration = d->steps[it].number;
   return 0;
 }
 
-void dv_get(const dv_state *d, int64_t seq, dv_row *out) {
-  memset(out, 0, sizeof *out);
-  out->link = out->parent = out->depth = out->ord = -1;
-  if (seq < 0 || (size_t)seq >= d->n) return;
-  out->ord = d->ord[seq];
-  out->link = d->link[seq] >= 0 ? d->ord[d->link[seq]] : -1;
-  out->parent = d->parent[seq] >= 0 ? d->ord[d->parent[seq]] : -1;
-  out->depth = d->depth[seq];
-  if (d->iter[seq] >= 0) {
-    out->has_iteration = 1;
-    out->iteration = d->steps[d->iter[seq]].number;
-  }
-  out->skip = d->skip[seq];
-  size_t lo = 0, hi = d->nbdur;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (d->bdur[mid].seq < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo < d->nbdur && d->bdur[lo].seq == seq) {
-    out->has_dur = 1;
-    out->dur = d->bdur[lo].dur;
-  }
-}
-
-int64_t dv_ordinal(const dv_state *d, int64_t seq) {
-  return seq >= 0 && (size_t)seq < d->n ? d->ord[seq] : -1;
-}
+/* ------------------------------------------------------------ file facts */
 
 int dv_time_span(const dv_state *d, int64_t *min_ts, int64_t *max_end) {
   *min_ts = d->min_ts;

@@ -3,16 +3,22 @@
 ** (prefix dv_): correlation links, call-stack parent/depth, iterations, B/E
 ** pairing, the file's time span. Pure C: no sqlite3, never prints.
 **
-**   dv_state *d = dv_new();
+**   dv_state *d = dv_new(memory_budget);
 **   for each event of a KT_SCAN pass: dv_add(d, e);
 **   dv_finish(d);
-**   for each event of the KT_FULL pass: dv_get(d, e->seq, &row);
+**   for each event of the KT_FULL pass, in order: dv_get(d, e, &row);
 **   dv_free(d);
+**   (each returns 0, or -1 with dv_error(d): out of memory, a temporary file failed)
 **
-** HOW IT WORKS: the scan pass keeps 24 bytes per event (ts, dur, thread group,
-** flags) plus 16 per correlated event; dv_finish() computes everything with sorts
-** and sweeps, then drops the per-event scan records, keeping 17 bytes per event
-** for the full pass. Rules (spec hta_semantics.md, with DESIGN.md §5):
+** HOW IT WORKS: no array per event. The scan sends what each rule needs to an
+** external sort (xsort.h): one record per correlated row (links), two per
+** call-stack candidate (its endpoints); plus small per-thread state, the steps and
+** the open B events. dv_finish() sweeps the sorted records, and the values found
+** (link, parent, depth, the iteration of GPU rows) go into arrays by seq when they
+** fit the budget, else into one more sort by seq, which dv_get() reads in step
+** with the full pass; ordinals and host iterations are recomputed there. Memory:
+** at most about twice the budget (a sort's buffer and qsort's copy of it), whatever
+** the number of events; past it the sorts use a temporary file. Rules (spec hta_semantics.md, with DESIGN.md §5):
 **  1. "kept" rows are HTA's: dur and cat present, cat != "Trace" (spec 1.4).
 **  2. Links (spec 1.9): among kept rows with a correlation, GPU-like rows (stream >= 0
 **     and correlation >= 0, or named "Event Sync"/"Context Sync") pair with CPU-like
@@ -31,6 +37,7 @@
 #ifndef HTA_DERIVE_H
 #define HTA_DERIVE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kineto.h"
@@ -51,7 +58,7 @@ typedef struct dv_row {
 } dv_row;
 
 typedef struct dv_step {
-  int64_t seq, ts, dur, number;
+  int64_t seq, ord, ts, dur, number; /* ord: its ordinal among the file's event rows */
 } dv_step;
 
 typedef struct dv_issue {
@@ -62,16 +69,19 @@ typedef struct dv_issue {
   const char *message;
 } dv_issue;
 
-dv_state *dv_new(void);
-/* Records one event of the scan pass (events must come in seq order). 0, or -1 on OOM. */
+/* MEM: bytes for the sorts' buffers before they spill to a temporary file. */
+dv_state *dv_new(size_t mem);
+/* Records one event of the scan pass (events must come in seq order, seq < 2^31). */
 int dv_add(dv_state *d, const kt_event *e);
-/* Computes every derived column. 0, or -1 on OOM. */
+/* Computes every derived column. */
 int dv_finish(dv_state *d);
-/* The derived values of event SEQ (after dv_finish). */
-void dv_get(const dv_state *d, int64_t seq, dv_row *out);
-
-/* The ordinal of event SEQ among the file's event rows, -1 (after dv_finish). */
-int64_t dv_ordinal(const dv_state *d, int64_t seq);
+/* The derived values of e. Call it for every event of the full pass that can be a
+** row (all but flows and metadata may be passed too), in seq order. */
+int dv_get(dv_state *d, const kt_event *e, dv_row *out);
+/* What failed: "out of memory", "temporary file: cannot write: ...". */
+const char *dv_error(const dv_state *d);
+/* Bytes the sorts wrote to temporary files (after dv_finish). */
+long long dv_spilled(const dv_state *d);
 
 /* File facts after dv_finish. */
 int dv_time_span(const dv_state *d, int64_t *min_ts, int64_t *max_end); /* 0 when no kept row */

@@ -46,6 +46,12 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
+/* Derive sorts per parser thread, in MiB: 1.5M-event files (540 MB of JSON) fit in it. */
+#define SORT_MEM_DEFAULT 48
+#define STR2(x) #x
+#define STR(x) STR2(x)
+#define SORT_MEM_DEFAULT_S STR(SORT_MEM_DEFAULT)
+
 static void usage(FILE *out) {
   fprintf(out,
           "Usage: hta-ingest [options] DB PATH...\n"
@@ -55,6 +61,9 @@ static void usage(FILE *out) {
           "Options:\n"
           "  -j N            parse N files in parallel (default: number of cores)\n"
           "  --replace       re-ingest files whose content is already in DB\n"
+          "  --sort-memory MB\n"
+          "                  memory for each file's link and call-stack sorts before they\n"
+          "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S ")\n"
           "  --report OUT    write an HTML report of DB to OUT instead (no PATH):\n"
           "                  hta-ingest --report report.html DB\n"
           "  --write-counters RANK OUT\n"
@@ -122,8 +131,8 @@ static void on_done(void *ctx, const pl_file *f) {
   if (f->status == PL_FAILED) say(c, 1, "hta-ingest: %s: %s\n", f->path, f->message);
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else
-    say(c, 3, "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s)\n", f->path,
-        (long long)f->rank, (long long)f->events, f->scan_s, f->write_s);
+    say(c, 3, "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s, sorts spilled %.1f MB)\n",
+        f->path, (long long)f->rank, (long long)f->events, f->scan_s, f->write_s, f->spilled / 1e6);
 }
 
 static int has_suffix(const char *s, const char *suf) {
@@ -257,6 +266,7 @@ int main(int argc, char **argv) {
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   cli c = {.verbosity = 2, .progress = isatty(2)};
   pl_options o = {.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
+                  .sort_mem = (size_t)SORT_MEM_DEFAULT << 20,
                   .progress = on_progress,
                   .done = on_done,
                   .ctx = &c};
@@ -284,6 +294,16 @@ int main(int argc, char **argv) {
       c.progress = 0;
     } else if (!strcmp(a, "--replace")) {
       o.replace = 1;
+    } else if (!strcmp(a, "--sort-memory")) {
+      char *endp = NULL;
+      long mb = i + 1 < argc ? strtol(argv[++i], &endp, 10) : -1;
+      if (!endp || *endp || mb < 1 || mb > 65536) {
+        fprintf(stderr, "hta-ingest: Incorrect parameter: --sort-memory needs MB from 1 to 65536\n");
+        usage(stderr);
+        code = EXIT_USAGE;
+        goto end;
+      }
+      o.sort_mem = (size_t)mb << 20;
     } else if (!strcmp(a, "--write-counters")) {
       if (i + 2 >= argc) {
         fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters needs RANK and OUT\n");

@@ -37,6 +37,10 @@
 ** arenas are queued or being written (one batch always passes). */
 #define PL_BATCH_BYTES (4u << 20)
 #define PL_QUEUE_BYTES (48u << 20)
+/* A file's name and category maps start afresh past this (10M distinct names would
+** take 400 MB): names seen again are announced again, and the writer finds them
+** through the string table's index. */
+#define PL_NAMES_BYTES (32u << 20)
 
 typedef enum { M_OPEN, M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtype;
 
@@ -148,7 +152,7 @@ static int put_val(bt_batch *b, bt_val *v, const kt_value *k) {
 }
 
 /* Adds the rows of one event to b. Returns the number of event rows, or -1 on OOM. */
-static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, const dv_state *dv) {
+static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, dv_state *dv) {
   int oom = 0;
   bt_row *r = &b->rows[b->nrows];
   memset(r, 0, sizeof *r);
@@ -214,7 +218,7 @@ static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, const dv_state 
   }
   if (!(f & KT_HAS_TS)) return 0; /* counted by derive as no_timestamp */
   dv_row d;
-  dv_get(dv, e->seq, &d);
+  if (dv_get(dv, e, &d)) return -1;
   if (d.skip || d.ord < 0) return 0;
   r->kind = BT_EVENT;
   r->ord = d.ord;
@@ -292,15 +296,20 @@ static int size_seen(pl_ctx *c, uint64_t size) {
   return seen;
 }
 
-/* Sends *pb when one more event of NEED rows may not fit, and starts a new batch.
+/* Sends *pb when one more event of NEED rows may not fit, and starts a new batch
+** (with fresh local ids when l's maps are full: the writer remaps ids per batch).
 ** 0, or -1 out of memory. */
-static int make_room(pl_ctx *c, int i, bt_batch **pb, size_t need) {
+static int make_room(pl_ctx *c, int i, bt_batch **pb, pl_local *l, size_t need) {
   bt_batch *b = *pb;
   if (b->nrows + need <= BT_ROWS && b->used < PL_BATCH_BYTES) return 0;
   pl_msg *rm = new_msg(M_ROWS, i);
   if (!rm) return -1;
   rm->b = b;
   send(c, rm);
+  if (sm_bytes(&l->names) + sm_bytes(&l->cats) > PL_NAMES_BYTES) {
+    sm_free(&l->names);
+    sm_free(&l->cats);
+  }
   *pb = bt_new();
   return *pb ? 0 : -1;
 }
@@ -325,7 +334,7 @@ static void parse_file(pl_ctx *c, int i) {
     fail_file(c, i, err);
     goto done;
   }
-  if (!(dv = dv_new())) {
+  if (!(dv = dv_new(c->o->sort_mem))) {
     fail_file(c, i, "out of memory");
     goto done;
   }
@@ -349,7 +358,7 @@ static void parse_file(pl_ctx *c, int i) {
   uint64_t nev = 0;
   while ((rc = kt_next(scan, &e)) == KT_EVENT) {
     if (dv_add(dv, e) ||
-        (early && is_flow(e) && (make_room(c, i, &b, 1) || add_rows(b, &loc, e, dv) < 0))) {
+        (early && is_flow(e) && (make_room(c, i, &b, &loc, 1) || add_rows(b, &loc, e, dv) < 0))) {
       rc = KT_NOMEM;
       break;
     }
@@ -357,7 +366,7 @@ static void parse_file(pl_ctx *c, int i) {
   }
   if (rc == KT_END && dv_finish(dv)) rc = KT_NOMEM;
   if (rc != KT_END) {
-    snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM ? "out of memory" : kt_errmsg(scan));
+    snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM ? dv_error(dv) : kt_errmsg(scan));
     if (early) goto abort;
     if (have_writer) pthread_mutex_unlock(&c->writer), have_writer = 0;
     fail_file(c, i, msg);
@@ -365,6 +374,7 @@ static void parse_file(pl_ctx *c, int i) {
   }
   const kt_meta *meta = kt_meta_get(scan);
   pf->scan_s = now_s() - t0;
+  pf->spilled = dv_spilled(dv);
   pf->write_start = now_s();
   pf->json_bytes = kt_json_offset(scan);
   char hash[48];
@@ -428,7 +438,7 @@ static void parse_file(pl_ctx *c, int i) {
     while ((rc = kt_next(full, &e)) == KT_EVENT) {
       if (early && is_flow(e)) continue; /* sent during the scan */
       int k;
-      if (make_room(c, i, &b, (size_t)(e->ncounters > 1 ? e->ncounters : 1)) ||
+      if (make_room(c, i, &b, &loc, (size_t)(e->ncounters > 1 ? e->ncounters : 1)) ||
           (k = add_rows(b, &loc, e, dv)) < 0) {
         rc = KT_NOMEM;
         break;
@@ -438,7 +448,7 @@ static void parse_file(pl_ctx *c, int i) {
         pf->done_bytes = kt_json_offset(full), pf->done_events = (uint64_t)events;
     }
     if (rc == KT_ERROR) snprintf(msg, sizeof msg, "%s", kt_errmsg(full));
-    else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "out of memory");
+    else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "%s", dv_error(dv));
     /* Both passes hash what they read: the rows derived from the scan fit only the
     ** same bytes, so a file rewritten in between is refused, not stored mismatched. */
     if (rc == KT_END && (kt_content_hash(full) != kt_content_hash(scan) ||

@@ -10,6 +10,7 @@
 #ifndef HTA_PIPELINE_H
 #define HTA_PIPELINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 typedef enum { PL_OK, PL_SKIPPED, PL_FAILED } pl_status;
@@ -23,6 +24,7 @@ typedef struct pl_file {
   int64_t events;         /* rows in event */
   uint64_t json_bytes;    /* uncompressed JSON read */
   double scan_s, write_s; /* seconds in the scan pass, and from then until committed */
+  long long spilled;      /* bytes derive's sorts wrote to temporary files */
   double write_start;
   /* live progress, read by the progress callback (plain reads; display only) */
   volatile uint64_t done_bytes;
@@ -33,6 +35,7 @@ typedef struct pl_file {
 typedef struct pl_options {
   int jobs;    /* parser threads */
   int replace; /* re-ingest files already in the database */
+  size_t sort_mem; /* bytes of each parser's derive sorts before they spill to disk */
   /* called by the writer thread about 6 times a second while work is under way */
   void (*progress)(void *ctx, const pl_file *files, int n, double seconds);
   /* called once per file as it finishes (any status) */

@@ -65,6 +65,7 @@ static char *sm_store(sm_map *m, const void *key, size_t n) {
     m->blocks = b;
     if (!(m->arena = malloc(sz))) return NULL;
     m->blocks[m->nblocks++] = m->arena;
+    m->bytes += sz;
     m->arena_used = 0;
     m->arena_cap = sz;
   }

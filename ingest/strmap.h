@@ -21,6 +21,7 @@ typedef struct sm_map {
   size_t arena_used, arena_cap;
   char **blocks; /* every arena block, to free */
   size_t nblocks;
+  size_t bytes; /* of all blocks */
 } sm_map;
 
 void sm_init(sm_map *m);
@@ -30,6 +31,8 @@ uint64_t sm_hash(const void *p, size_t n);
 int64_t sm_intern(sm_map *m, const void *key, size_t n, int *added);
 /* Returns the id of KEY or -1. */
 int64_t sm_find(const sm_map *m, const void *key, size_t n);
+/* Bytes the map holds: keys, table and per-id arrays. */
+static inline size_t sm_bytes(const sm_map *m) { return m->bytes + m->cap * 4 + m->keycap * 20; }
 static inline const char *sm_key(const sm_map *m, size_t id) { return m->keys[id]; }
 static inline size_t sm_len(const sm_map *m, size_t id) { return m->lens[id]; }
 

@@ -586,7 +586,7 @@ int wr_end(wr_db *w, const wr_file *f, char err[WR_ERR_MAX]) {
   for (int i = 0; i < n; i++) {
     sqlite3_bind_int64(st, 1, w->trace_id);
     sqlite3_bind_int64(st, 2, steps[i].number);
-    sqlite3_bind_int64(st, 3, (w->trace_id << 32) | dv_ordinal(f->dv, steps[i].seq));
+    sqlite3_bind_int64(st, 3, (w->trace_id << 32) | steps[i].ord);
     sqlite3_bind_int64(st, 4, steps[i].ts);
     sqlite3_bind_int64(st, 5, steps[i].dur);
     if (wr_step(st)) {

@@ -31,7 +31,8 @@ static kt_event with_corr(kt_event e, int64_t corr, int64_t stream) {
   return e;
 }
 
-int main(void) {
+/* The checks, with MEM bytes for the sorts: 0 sends every record through the temporary file. */
+static void check_derive(size_t mem) {
   kt_event evs[] = {
       ev(0, 'X', "cpu_op", "ProfilerStep#5", 1, 1, 0, 1000),
       ev(1, 'X', "cpu_op", "aten::mm", 1, 1, 100, 300),
@@ -50,81 +51,84 @@ int main(void) {
       ev(14, 'X', "cpu_op", "C", 1, 1, 3000, 10),
       ev(15, 'X', "cpu_op", "D", 1, 1, 3000, 50),
   };
-  dv_state *d = dv_new();
+  enum { N = sizeof evs / sizeof evs[0] };
+  dv_state *d = dv_new(mem);
   CHECK(d != NULL);
-  for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++) CHECK_INT(dv_add(d, &evs[i]), 0);
+  if (!d) return;
+  for (size_t i = 0; i < N; i++) CHECK_INT(dv_add(d, &evs[i]), 0);
   CHECK_INT(dv_finish(d), 0);
-  dv_row r;
+  dv_row rows[N], r;
+  for (size_t i = 0; i < N; i++) CHECK_INT(dv_get(d, &evs[i], &rows[i]), 0);
   /* ordinals: dense over the event rows; the folded E (seq 7) has none */
-  CHECK_INT(dv_ordinal(d, 6), 6);
-  CHECK_INT(dv_ordinal(d, 7), -1);
-  CHECK_INT(dv_ordinal(d, 8), 7);
-  CHECK_INT(dv_ordinal(d, 15), 14);
+  CHECK_INT(rows[6].ord, 6);
+  CHECK_INT(rows[7].ord, -1);
+  CHECK_INT(rows[8].ord, 7);
+  CHECK_INT(rows[15].ord, 14);
   /* links both ways (as ordinals); the orphan kernel has none */
-  dv_get(d, 2, &r);
-  CHECK_INT(r.link, dv_ordinal(d, 3));
-  dv_get(d, 3, &r);
-  CHECK_INT(r.link, dv_ordinal(d, 2));
-  dv_get(d, 10, &r);
+  r = rows[2];
+  CHECK_INT(r.link, rows[3].ord);
+  r = rows[3];
+  CHECK_INT(r.link, rows[2].ord);
+  r = rows[10];
   CHECK_INT(r.link, -1);
   /* call stack */
-  dv_get(d, 0, &r);
+  r = rows[0];
   CHECK_INT(r.parent, -1);
   CHECK_INT(r.depth, 0);
-  dv_get(d, 1, &r);
-  CHECK_INT(r.parent, dv_ordinal(d, 0));
+  r = rows[1];
+  CHECK_INT(r.parent, rows[0].ord);
   CHECK_INT(r.depth, 1);
-  dv_get(d, 2, &r);
-  CHECK_INT(r.parent, dv_ordinal(d, 1));
+  r = rows[2];
+  CHECK_INT(r.parent, rows[1].ord);
   CHECK_INT(r.depth, 2);
-  dv_get(d, 3, &r);
-  CHECK_INT(r.parent, dv_ordinal(d, 2));
+  r = rows[3];
+  CHECK_INT(r.parent, rows[2].ord);
   CHECK_INT(r.depth, 3); /* GPU row under its launch */
-  dv_get(d, 4, &r);
-  CHECK_INT(r.parent, dv_ordinal(d, 0));
+  r = rows[4];
+  CHECK_INT(r.parent, rows[0].ord);
   CHECK_INT(r.depth, 1);
-  dv_get(d, 8, &r);
+  r = rows[8];
   CHECK_INT(r.parent, -1);
   CHECK_INT(r.depth, 0); /* step 5 ends where step 6 starts */
-  dv_get(d, 9, &r);
-  CHECK_INT(r.parent, dv_ordinal(d, 8));
+  r = rows[9];
+  CHECK_INT(r.parent, rows[8].ord);
   CHECK_INT(r.depth, 1); /* zero-length inside */
-  dv_get(d, 11, &r);
+  r = rows[11];
   CHECK_INT(r.depth, -1); /* Trace span: not HTA's */
-  dv_get(d, 13, &r);
+  r = rows[13];
   CHECK_INT(r.parent, -1); /* A ends at 2100 before B starts: not its parent */
-  dv_get(d, 15, &r);
+  r = rows[15];
   CHECK_INT(r.parent, -1); /* step 6 ended at 2000 */
-  dv_get(d, 14, &r);
-  CHECK_INT(r.parent, dv_ordinal(d, 15));
+  r = rows[14];
+  CHECK_INT(r.parent, rows[15].ord);
   CHECK_INT(r.depth, 1); /* longer first at equal start */
-  dv_get(d, 10, &r);
+  r = rows[10];
   CHECK_INT(r.parent, -1);
   CHECK_INT(r.depth, -1);
   /* iterations: host by time, GPU through the link, none for the unlinked kernel */
-  dv_get(d, 1, &r);
+  r = rows[1];
   CHECK(r.has_iteration);
   CHECK_INT(r.iteration, 5);
-  dv_get(d, 3, &r);
+  r = rows[3];
   CHECK(r.has_iteration);
   CHECK_INT(r.iteration, 5);
-  dv_get(d, 5, &r);
+  r = rows[5];
   CHECK(r.has_iteration);
   CHECK_INT(r.iteration, 5);
-  dv_get(d, 8, &r);
+  r = rows[8];
   CHECK_INT(r.iteration, 6);
-  dv_get(d, 9, &r);
+  r = rows[9];
   CHECK_INT(r.iteration, 6);
-  dv_get(d, 10, &r);
+  r = rows[10];
   CHECK(!r.has_iteration);
-  dv_get(d, 15, &r);
+  r = rows[15];
   CHECK(!r.has_iteration); /* after the last step */
   /* B/E folded into one row with a dur */
-  dv_get(d, 6, &r);
+  r = rows[6];
   CHECK(r.has_dur);
   CHECK_INT(r.dur, 100000);
   CHECK(!r.skip);
-  dv_get(d, 7, &r);
+  r = rows[7];
   CHECK(r.skip);
   int64_t lo, hi;
   CHECK(dv_time_span(d, &lo, &hi));
@@ -136,5 +140,10 @@ int main(void) {
   CHECK_INT(st[1].number, 6);
   CHECK(!strcmp(dv_device_type(d, NULL), "NVIDIA GPU"));
   dv_free(d);
+}
+
+int main(void) {
+  check_derive((size_t)64 << 20);
+  check_derive(0);
   return tu_summary("test_derive");
 }

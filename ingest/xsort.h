@@ -1,0 +1,42 @@
+/*
+** xsort.h: an external sort of fixed-size records (prefix xs_). Pure C, never prints.
+**
+**   xs_sorter *s = xs_new(sizeof(rec), cmp, budget_bytes);
+**   xs_add(s, &rec); ...            0, or -1: see xs_error(s)
+**   xs_sort(s);
+**   xs_reader *r = xs_open(s);
+**   while ((p = xs_next(r))) use(p);   NULL at the end, or on an error (xs_error)
+**   xs_close(r); xs_free(s);
+**
+** HOW IT WORKS: records collect in memory up to the budget. Under it, nothing
+** touches the disk: xs_sort() is one qsort and readers walk the array. Past it,
+** each full buffer is sorted and appended as a run to an unlinked temporary file
+** ($TMPDIR, else /tmp), and readers merge the runs with a heap, each holding a
+** small window of every run. Several readers may walk the same sorted records
+** at once (one thread). The comparator sees only the two records: put every key
+** in the record.
+*/
+#ifndef HTA_XSORT_H
+#define HTA_XSORT_H
+
+#include <stddef.h>
+
+typedef int (*xs_cmp)(const void *a, const void *b);
+typedef struct xs_sorter xs_sorter;
+typedef struct xs_reader xs_reader;
+
+xs_sorter *xs_new(size_t size, xs_cmp cmp, size_t budget);
+int xs_add(xs_sorter *s, const void *rec);
+int xs_sort(xs_sorter *s);
+size_t xs_count(const xs_sorter *s);
+/* Bytes written to the temporary file (0: all in memory). */
+long long xs_spilled(const xs_sorter *s);
+/* NULL, or what failed: "out of memory", "temporary file: ...". */
+const char *xs_error(const xs_sorter *s);
+
+xs_reader *xs_open(xs_sorter *s);
+const void *xs_next(xs_reader *r);
+void xs_close(xs_reader *r);
+void xs_free(xs_sorter *s);
+
+#endif
