@@ -241,9 +241,11 @@ static int64_t tdSumSat(int64_t d2, int64_t d1, int64_t d0) {
 
 /*
 ** R4: side k's rows grouped by name, ascending. One grouped query per trace of
-** the rank over its rowid range (grouping by name_id first keeps it fast).
+** the rank over its rowid range (grouping by name_id first keeps it fast). An SQL
+** error's message goes to *pzErr before the finalizes, which would clear it.
 */
-static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema, td_side *out) {
+static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema, td_side *out,
+                      char **pzErr) {
   static const char zTraceFmt[] =
       "SELECT trace_id FROM \"%w\".trace WHERE rank = ?1 ORDER BY trace_id";
   static const char zFmt[] =
@@ -285,6 +287,8 @@ static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema,
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
+    *pzErr = sqlite3_mprintf("hta_trace_diff: %s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
   sqlite3_finalize(stT);
   if (rc == SQLITE_OK) tdSideSort(out);
@@ -367,8 +371,8 @@ static int tdRun(sqlite3 *db, td_args *a, hta_table *out, char **pzErr) {
   rc = tdResolve(db, a, 0, "main", pzErr);
   if (rc == SQLITE_OK) rc = tdResolve(db, a, 1, a->zSchema, pzErr);
   if (rc != SQLITE_OK || !a->resolved[0] || !a->resolved[1]) return rc;
-  rc = tdLoadSide(db, a, 0, "main", &side[0]);
-  if (rc == SQLITE_OK) rc = tdLoadSide(db, a, 1, a->zSchema, &side[1]);
+  rc = tdLoadSide(db, a, 0, "main", &side[0], pzErr);
+  if (rc == SQLITE_OK) rc = tdLoadSide(db, a, 1, a->zSchema, &side[1], pzErr);
   if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   if (rc == SQLITE_OK) rc = tdMerge(&side[0], &side[1], out);
   tdSideFree(&side[0]);

@@ -29,7 +29,7 @@ typedef struct dv_open { /* a B event waiting for its E */
   int64_t seq, ts;
 } dv_open;
 
-typedef struct dv_group { /* one (pid, tid) */
+typedef struct dv_group {                    /* one (pid, tid) */
   uint8_t kept, all_gpu, all_pid0, all_tid0; /* over the group's kept rows */
   uint8_t pstep, autograd, bwdmark;          /* over its call-stack candidates */
   int64_t negdur, negdur_first;              /* candidates with dur < 0 */
@@ -164,7 +164,9 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
   return 0;
 }
 
-static int is_meta(char ph) { return ph == 'M' || ph == 'C' || ph == 's' || ph == 't' || ph == 'f'; }
+static int is_meta(char ph) {
+  return ph == 'M' || ph == 'C' || ph == 's' || ph == 't' || ph == 'f';
+}
 
 /* What both passes agree on: F_STORED, F_B, F_E, F_KEPT, F_GPU (0: no row). */
 static unsigned dv_class(const kt_event *e) {
@@ -184,31 +186,36 @@ static int corr_cmp(const void *a, const void *b) {
   return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-/* Endpoint order of HTA's call-stack builder (spec 1.17). */
+/* Endpoints at one time fall in three classes: 0 the end of a node with dur > 0, 1 the
+** start of one, 2 either end of a zero-length node (a negative dur counts as zero). */
+static int ep_class(const dv_ep *e) { return e->dur > 0 ? !(e->node & 1) : 2; }
+static int64_t ep_time(const dv_ep *e) {
+  return e->ts + ((e->node & 1) && e->dur > 0 ? e->dur : 0);
+}
+
+/* Endpoint order of HTA's call-stack builder (spec 1.17), made total. HTA's comparator
+** is cyclic at one time (end < start, start < zero-length, zero-length < end), so its
+** order there depends on the sort's path; this one is: ends (shorter first, then
+** later seq), starts (longer first, then earlier seq), zero-length starts (earlier seq
+** first), zero-length ends (later seq first). dv_sweep() then places zero-length nodes
+** where HTA's sort puts them: inside a node that ends at their time, if any (also when
+** another starts then, the cyclic case, as HTA's outputs on the corpus show), else
+** inside the last node started. */
 static int ep_cmp(const void *pa, const void *pb) {
   const dv_ep *a = pa, *b = pb;
   if (a->group != b->group) return a->group < b->group ? -1 : 1;
+  int64_t ta = ep_time(a), tb = ep_time(b);
+  if (ta != tb) return ta < tb ? -1 : 1;
+  int ca = ep_class(a), cb = ep_class(b);
+  if (ca != cb) return ca < cb ? -1 : 1;
   uint32_t ia = a->node >> 1, ib = b->node >> 1;
   int ea = a->node & 1, eb = b->node & 1;
-  int64_t da = a->dur > 0 ? a->dur : 0, db = b->dur > 0 ? b->dur : 0;
-  int64_t ta = a->ts + (ea ? da : 0), tb = b->ts + (eb ? db : 0);
-  if (ta != tb) return ta < tb ? -1 : 1;
-  if (ia == ib) return ea == eb ? 0 : (ea ? 1 : -1);
-  int za = da == 0, zb = db == 0;
-  if (za && zb) {
-    if (!ea && !eb) return ia < ib ? -1 : 1;
-    if (ea && eb) return ia > ib ? -1 : 1;
-    return ea ? 1 : -1;
-  }
-  if (za) return eb ? -1 : 1;
-  if (zb) return !ea ? -1 : 1;
-  if (ea != eb) return ea ? -1 : 1;
-  if (!ea) {
-    if (da != db) return da > db ? -1 : 1;
-    return ia < ib ? -1 : 1;
-  }
-  if (da != db) return da < db ? -1 : 1;
-  return ia > ib ? -1 : 1;
+  if (ca == 2 && ea != eb) return ea ? 1 : -1;
+  if (ca == 0 && a->dur != b->dur) return a->dur < b->dur ? -1 : 1;
+  if (ca == 1 && a->dur != b->dur) return a->dur > b->dur ? -1 : 1;
+  if (ia == ib) return 0;
+  int later_first = ca == 0 || (ca == 2 && ea);
+  return (ia < ib) == !later_first ? -1 : 1;
 }
 
 static int join_cmp(const void *a, const void *b) {
@@ -363,7 +370,8 @@ static int dv_add_be(dv_state *d, const kt_event *e, unsigned cls, int32_t group
     if (!g) return 0;
     if (g->nopen == g->capopen) {
       size_t c = (size_t)g->capopen;
-      if (grow((void **)&g->open, &c, c + 1, sizeof *g->open) || c > INT32_MAX) return dv_fail(d, 0);
+      if (grow((void **)&g->open, &c, c + 1, sizeof *g->open) || c > INT32_MAX)
+        return dv_fail(d, 0);
       g->capopen = (int)c;
     }
     g->open[g->nopen].seq = seq;
@@ -592,35 +600,55 @@ static dv_mark *mark_of(dv_state *d, int32_t seq) {
 
 /* Sweeps the sorted endpoints: a start's parent is the top of its thread's stack,
 ** an end pops the top. ONLY >= 0: just that group, recording the markers' depths;
-** else every node, with the backward thread's roots under their marker. */
+** else every node, with the backward thread's roots under their marker (GBWD).
+** Zero-length nodes at a time where a node ends go inside the node that ended, as
+** HTA's sort puts them before the ends: they are sorted last, so they run on a
+** stack of their own above the height that time started with. */
 static int dv_sweep(dv_state *d, int32_t only, int32_t gbwd) {
   xs_reader *r = xs_open(d->ep);
   if (!r) return dv_sort_fail(d, d->ep);
-  int32_t *stack = NULL, cur = -1, shift = 0;
-  size_t sp = 0, cap = 0;
+  int32_t *stack = NULL, *zstack = NULL, cur = -1, shift = 0, zshift = 0;
+  size_t sp = 0, cap = 0, zsp = 0, zcap = 0;
   int nodes = 0, want_depth = xs_count(d->join) > 0;
+  /* this time's start: stack height, top and shift; whether a node ended at it */
+  int64_t t = 0;
+  size_t sp0 = 0;
+  int32_t top0 = -1, shift0 = 0;
+  int fresh = 1, ended = 0, zmode = 0;
   const dv_ep *e;
   while ((e = xs_next(r))) {
-    if (e->group != cur) cur = e->group, sp = 0, nodes = node_group(d, cur);
+    if (e->group != cur) cur = e->group, sp = 0, fresh = 1, nodes = node_group(d, cur);
     if (!nodes || (only >= 0 && cur != only)) continue;
+    int c = ep_class(e);
+    if (fresh || ep_time(e) != t) {
+      t = ep_time(e), fresh = 0, ended = 0, zmode = 0, zsp = 0;
+      sp0 = sp, top0 = sp ? stack[sp - 1] : -1, shift0 = shift;
+    }
+    if (c == 0) ended = 1;
+    if (c == 2 && ended) zmode = 1;
+    size_t *h = zmode ? &zsp : &sp;
     if (e->node & 1) {
-      if (sp) sp--;
+      if (*h) (*h)--;
       continue;
     }
     int32_t seq = (int32_t)(e->node >> 1), parent = -1;
-    if (sp) {
-      parent = stack[sp - 1];
+    size_t below = zmode ? sp0 : 0; /* nodes under this stack's bottom */
+    int32_t *sh = zmode ? (below ? &shift0 : &zshift) : &shift;
+    if (*h) {
+      parent = (zmode ? zstack : stack)[*h - 1];
+    } else if (below) {
+      parent = top0;
     } else { /* a root: under the last marker (row order) that holds it */
-      shift = 0;
+      *sh = 0;
       for (size_t m = d->nmarks; only < 0 && cur == gbwd && m-- > 0;) {
         const dv_mark *k = &d->marks[m];
         if (e->ts >= k->ts && e->ts + e->dur <= k->ts + k->dur) {
-          parent = k->ord, shift = k->depth + 1;
+          parent = k->ord, *sh = k->depth + 1;
           break;
         }
       }
     }
-    int32_t depth = (int32_t)sp + shift;
+    int32_t depth = (int32_t)(below + *h) + *sh;
     if (only >= 0) {
       dv_mark *k = mark_of(d, seq);
       if (k) k->depth = depth;
@@ -629,13 +657,15 @@ static int dv_sweep(dv_state *d, int32_t only, int32_t gbwd) {
       dv_join j = {seq, J_NODE, seq, e->ord, depth};
       if (want_depth && (e->flags & F_CORR) && xs_add(d->join, &j)) break;
     }
-    if (grow((void **)&stack, &cap, sp + 1, sizeof *stack)) {
+    if (zmode ? grow((void **)&zstack, &zcap, zsp + 1, sizeof *zstack)
+              : grow((void **)&stack, &cap, sp + 1, sizeof *stack)) {
       dv_fail(d, 0);
       break;
     }
-    stack[sp++] = e->ord;
+    (zmode ? zstack : stack)[(*h)++] = e->ord;
   }
   free(stack);
+  free(zstack);
   xs_close(r);
   if (xs_error(d->ep)) dv_sort_fail(d, d->ep);
   if (xs_error(d->join)) dv_sort_fail(d, d->join);
@@ -689,7 +719,7 @@ int dv_finish(dv_state *d) {
   for (size_t g = 0; g < d->ng; g++)
     for (int i = 0; i < d->g[g].nopen; i++) dv_note(d, I_UNMATCHED_B, d->g[g].open[i].seq, NULL);
   if (dv_steps_by_ts(d)) return -1;
-  if (d->n <= d->mem / 2 / 16) { /* by seq: no sort of the results */
+  if (d->n <= d->mem / 16) { /* by seq: no sort of the results */
     size_t n = d->n ? d->n : 1;
     d->link = malloc(n * sizeof *d->link);
     d->parent = malloc(n * sizeof *d->parent);

@@ -63,7 +63,8 @@ static void usage(FILE *out) {
           "  --replace       re-ingest files whose content is already in DB\n"
           "  --sort-memory MB\n"
           "                  memory for each file's link and call-stack sorts before they\n"
-          "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S ")\n"
+          "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S
+          ")\n"
           "  --report OUT    write an HTML report of DB to OUT instead (no PATH):\n"
           "                  hta-ingest --report report.html DB\n"
           "  --write-counters RANK OUT\n"
@@ -131,7 +132,9 @@ static void on_done(void *ctx, const pl_file *f) {
   if (f->status == PL_FAILED) say(c, 1, "hta-ingest: %s: %s\n", f->path, f->message);
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else
-    say(c, 3, "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s, sorts spilled %.1f MB)\n",
+    say(c, 3,
+        "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s, sorts spilled %.1f "
+        "MB)\n",
         f->path, (long long)f->rank, (long long)f->events, f->scan_s, f->write_s, f->spilled / 1e6);
 }
 
@@ -298,7 +301,8 @@ int main(int argc, char **argv) {
       char *endp = NULL;
       long mb = i + 1 < argc ? strtol(argv[++i], &endp, 10) : -1;
       if (!endp || *endp || mb < 1 || mb > 65536) {
-        fprintf(stderr, "hta-ingest: Incorrect parameter: --sort-memory needs MB from 1 to 65536\n");
+        fprintf(stderr,
+                "hta-ingest: Incorrect parameter: --sort-memory needs MB from 1 to 65536\n");
         usage(stderr);
         code = EXIT_USAGE;
         goto end;

@@ -33,8 +33,8 @@ typedef struct pl_file {
 } pl_file;
 
 typedef struct pl_options {
-  int jobs;    /* parser threads */
-  int replace; /* re-ingest files already in the database */
+  int jobs;        /* parser threads */
+  int replace;     /* re-ingest files already in the database */
   size_t sort_mem; /* bytes of each parser's derive sorts before they spill to disk */
   /* called by the writer thread about 6 times a second while work is under way */
   void (*progress)(void *ctx, const pl_file *files, int n, double seconds);

@@ -1,5 +1,10 @@
 /*
 ** xsort.c: external sort of fixed-size records. See xsort.h.
+**
+** Records go into chunks of XS_CHUNK bytes, each sorted when full (a cache-sized
+** qsort). Readers merge the sorted chunks with a heap. When the chunks hold the
+** budget, they are merged into one run appended to the temporary file and their
+** buffers reused; readers then merge the runs, each through a small window.
 */
 #include "xsort.h"
 
@@ -9,7 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define XS_WINDOW (256u << 10) /* bytes a reader holds of each run */
+#define XS_CHUNK (1u << 20)    /* bytes sorted together */
+#define XS_WINDOW (256u << 10) /* bytes a reader holds of each run on disk */
 
 typedef struct xs_run {
   off_t off;
@@ -17,12 +23,14 @@ typedef struct xs_run {
 } xs_run;
 
 struct xs_sorter {
-  size_t size; /* bytes per record */
-  size_t cap;  /* records held in memory at most: the budget */
+  size_t size;  /* bytes per record */
+  size_t cap;   /* records held in memory at most: the budget */
+  size_t chunk; /* records per chunk */
   xs_cmp cmp;
-  char *buf;
-  size_t n, bufcap; /* records in buf, records allocated */
-  size_t total;
+  char **chunks; /* chunks[0..nchunks) hold records, the rest are spare buffers */
+  size_t *counts;
+  size_t nchunks, nbufs, capbufs;
+  size_t inmem, total;
   int fd; /* the runs' file, -1 until the first spill */
   off_t end;
   xs_run *runs;
@@ -31,17 +39,19 @@ struct xs_sorter {
   char err[160];
 };
 
-typedef struct xs_window {
+/* One sorted source of a reader: a chunk in memory, or a window on a run. */
+typedef struct xs_src {
   char *buf;
+  int owned;        /* buf is a window to free */
   size_t have, pos; /* records in buf, next one */
   size_t left;      /* records of the run still in the file */
   off_t next;       /* their offset */
-} xs_window;
+} xs_src;
 
 struct xs_reader {
   xs_sorter *s;
-  size_t i; /* in memory: the next record */
-  xs_window *w;
+  xs_src *src;
+  size_t nsrc;
   size_t *heap, nheap;
   char *cur;
 };
@@ -49,7 +59,8 @@ struct xs_reader {
 static int xs_fail(xs_sorter *s, const char *what, int errnum) {
   if (s->err[0]) return -1;
   char msg[96] = "";
-  if (errnum && strerror_r(errnum, msg, sizeof msg) != 0) snprintf(msg, sizeof msg, "error %d", errnum);
+  if (errnum && strerror_r(errnum, msg, sizeof msg) != 0)
+    snprintf(msg, sizeof msg, "error %d", errnum);
   snprintf(s->err, sizeof s->err, "%s%s%s", what, errnum ? ": " : "", msg);
   return -1;
 }
@@ -60,6 +71,7 @@ xs_sorter *xs_new(size_t size, xs_cmp cmp, size_t budget) {
   s->size = size;
   s->cmp = cmp;
   s->cap = budget / size > 1 ? budget / size : 1;
+  s->chunk = XS_CHUNK / size < s->cap ? XS_CHUNK / size : s->cap;
   s->fd = -1;
   return s;
 }
@@ -67,7 +79,9 @@ xs_sorter *xs_new(size_t size, xs_cmp cmp, size_t budget) {
 void xs_free(xs_sorter *s) {
   if (!s) return;
   if (s->fd >= 0) close(s->fd);
-  free(s->buf);
+  for (size_t i = 0; i < s->nbufs; i++) free(s->chunks[i]);
+  free(s->chunks);
+  free(s->counts);
   free(s->runs);
   free(s);
 }
@@ -76,79 +90,10 @@ size_t xs_count(const xs_sorter *s) { return s->total; }
 long long xs_spilled(const xs_sorter *s) { return (long long)s->end; }
 const char *xs_error(const xs_sorter *s) { return s->err[0] ? s->err : NULL; }
 
-static int xs_write(xs_sorter *s, const char *p, size_t n) {
-  while (n) {
-    ssize_t k = write(s->fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return xs_fail(s, "temporary file: cannot write", k < 0 ? errno : ENOSPC);
-    p += k, n -= (size_t)k;
-  }
-  return 0;
-}
-
-/* Sorts the buffer and appends it to the file as one run. */
-static int xs_spill(xs_sorter *s) {
-  if (s->fd < 0) {
-    const char *dir = getenv("TMPDIR");
-    char path[4096], what[160];
-    if (!dir || !*dir) dir = "/tmp";
-    snprintf(path, sizeof path, "%s/hta-sort-XXXXXX", dir);
-    snprintf(what, sizeof what, "temporary file in %.100s: cannot create", dir);
-    if ((s->fd = mkstemp(path)) < 0) return xs_fail(s, what, errno);
-    unlink(path); /* gone with the descriptor, whatever happens */
-  }
-  if (s->nruns == s->capruns) {
-    size_t c = s->capruns ? 2 * s->capruns : 16;
-    xs_run *r = realloc(s->runs, c * sizeof *r);
-    if (!r) return xs_fail(s, "out of memory", 0);
-    s->runs = r, s->capruns = c;
-  }
-  qsort(s->buf, s->n, s->size, s->cmp);
-  if (xs_write(s, s->buf, s->n * s->size)) return -1;
-  s->runs[s->nruns].off = s->end;
-  s->runs[s->nruns++].count = s->n;
-  s->end += (off_t)(s->n * s->size);
-  s->n = 0;
-  return 0;
-}
-
-int xs_add(xs_sorter *s, const void *rec) {
-  if (s->err[0]) return -1;
-  if (s->n == s->bufcap) {
-    if (s->bufcap == s->cap) {
-      if (xs_spill(s)) return -1;
-    } else {
-      size_t c = s->bufcap ? 2 * s->bufcap : 1024;
-      if (c > s->cap) c = s->cap;
-      char *b = realloc(s->buf, c * s->size);
-      if (!b) return xs_fail(s, "out of memory", 0);
-      s->buf = b, s->bufcap = c;
-    }
-  }
-  memcpy(s->buf + s->n++ * s->size, rec, s->size);
-  s->total++;
-  return 0;
-}
-
-int xs_sort(xs_sorter *s) {
-  if (s->err[0]) return -1;
-  s->sorted = 1;
-  if (s->fd < 0) {
-    if (s->n > 1) qsort(s->buf, s->n, s->size, s->cmp);
-    return 0;
-  }
-  if (s->n && xs_spill(s)) return -1;
-  free(s->buf); /* the readers' windows take its place */
-  s->buf = NULL;
-  s->bufcap = 0;
-  return 0;
-}
-
 /* ------------------------------------------------------------ readers */
 
-static int xs_fill(xs_reader *r, size_t k) {
+static int xs_fill(xs_reader *r, xs_src *w) {
   xs_sorter *s = r->s;
-  xs_window *w = &r->w[k];
   size_t want = XS_WINDOW / s->size ? XS_WINDOW / s->size : 1;
   if (want > w->left) want = w->left;
   size_t bytes = want * s->size, got = 0;
@@ -165,10 +110,10 @@ static int xs_fill(xs_reader *r, size_t k) {
 }
 
 static const char *xs_head(const xs_reader *r, size_t k) {
-  return r->w[k].buf + r->w[k].pos * r->s->size;
+  return r->src[k].buf + r->src[k].pos * r->s->size;
 }
 
-/* Heap order: the smaller record first, the earlier run on ties. */
+/* Heap order: the smaller record first, the earlier source on ties. */
 static int xs_less(const xs_reader *r, size_t a, size_t b) {
   int c = r->s->cmp(xs_head(r, a), xs_head(r, b));
   return c < 0 || (c == 0 && a < b);
@@ -188,56 +133,154 @@ static void xs_sift(xs_reader *r, size_t i) {
 
 void xs_close(xs_reader *r) {
   if (!r) return;
-  if (r->w)
-    for (size_t k = 0; k < r->s->nruns; k++) free(r->w[k].buf);
-  free(r->w);
+  for (size_t k = 0; k < r->nsrc; k++)
+    if (r->src[k].owned) free(r->src[k].buf);
+  free(r->src);
   free(r->heap);
   free(r->cur);
   free(r);
 }
 
-xs_reader *xs_open(xs_sorter *s) {
-  if (s->err[0] || !s->sorted) return NULL;
+/* A reader over the chunks in memory, or (runs) over the runs on disk. */
+static xs_reader *xs_reader_new(xs_sorter *s, int runs) {
   xs_reader *r = calloc(1, sizeof *r);
-  if (!r) goto oom;
+  size_t n = runs ? s->nruns : s->nchunks;
+  if (!r || !(r->src = calloc(n ? n : 1, sizeof *r->src)) ||
+      !(r->heap = malloc((n ? n : 1) * sizeof *r->heap)) || !(r->cur = malloc(s->size)))
+    goto oom;
   r->s = s;
-  if (s->fd < 0) return r;
-  r->w = calloc(s->nruns, sizeof *r->w);
-  r->heap = malloc(s->nruns * sizeof *r->heap);
-  r->cur = malloc(s->size);
-  if (!r->w || !r->heap || !r->cur) goto oom;
   size_t win = XS_WINDOW / s->size ? XS_WINDOW / s->size : 1; /* records */
-  for (size_t k = 0; k < s->nruns; k++) {
-    r->w[k].left = s->runs[k].count;
-    r->w[k].next = s->runs[k].off;
-    if (!(r->w[k].buf = malloc((win < r->w[k].left ? win : r->w[k].left) * s->size))) goto oom;
-    if (xs_fill(r, k)) goto fail;
-    r->heap[r->nheap++] = k;
+  for (size_t k = 0; k < n; k++, r->nsrc++) {
+    xs_src *w = &r->src[k];
+    if (!runs) {
+      w->buf = s->chunks[k], w->have = s->counts[k];
+    } else {
+      w->left = s->runs[k].count, w->next = s->runs[k].off, w->owned = 1;
+      if (!(w->buf = malloc((win < w->left ? win : w->left) * s->size))) goto oom;
+      if (xs_fill(r, w)) goto fail;
+    }
+    if (w->have) r->heap[r->nheap++] = k;
   }
   for (size_t i = r->nheap / 2; i-- > 0;) xs_sift(r, i);
   return r;
 oom:
   xs_fail(s, "out of memory", 0);
 fail:
+  if (r) r->s = s;
   xs_close(r);
   return NULL;
 }
 
+xs_reader *xs_open(xs_sorter *s) {
+  if (s->err[0] || !s->sorted) return NULL;
+  return xs_reader_new(s, s->fd >= 0);
+}
+
 const void *xs_next(xs_reader *r) {
   xs_sorter *s = r->s;
-  if (s->err[0]) return NULL;
-  if (s->fd < 0) return r->i < s->n ? s->buf + r->i++ * s->size : NULL;
-  if (!r->nheap) return NULL;
+  if (s->err[0] || !r->nheap) return NULL;
   size_t k = r->heap[0];
+  xs_src *w = &r->src[k];
   memcpy(r->cur, xs_head(r, k), s->size);
-  xs_window *w = &r->w[k];
   if (++w->pos == w->have) {
     if (w->left) {
-      if (xs_fill(r, k)) return NULL;
+      if (xs_fill(r, w)) return NULL;
     } else {
       r->heap[0] = r->heap[--r->nheap];
     }
   }
   xs_sift(r, 0);
   return r->cur;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static int xs_write(xs_sorter *s, const char *p, size_t n) {
+  while (n) {
+    ssize_t k = write(s->fd, p, n);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return xs_fail(s, "temporary file: cannot write", k < 0 ? errno : ENOSPC);
+    p += k, n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* Merges the chunks into one run at the end of the file; their buffers become spare. */
+static int xs_spill(xs_sorter *s) {
+  if (s->fd < 0) {
+    const char *dir = getenv("TMPDIR");
+    char path[4096], what[160];
+    if (!dir || !*dir) dir = "/tmp";
+    snprintf(path, sizeof path, "%s/hta-sort-XXXXXX", dir);
+    snprintf(what, sizeof what, "temporary file in %.100s: cannot create", dir);
+    if ((s->fd = mkstemp(path)) < 0) return xs_fail(s, what, errno);
+    unlink(path); /* gone with the descriptor, whatever happens */
+  }
+  if (s->nruns == s->capruns) {
+    size_t c = s->capruns ? 2 * s->capruns : 16;
+    xs_run *r = realloc(s->runs, c * sizeof *r);
+    if (!r) return xs_fail(s, "out of memory", 0);
+    s->runs = r, s->capruns = c;
+  }
+  size_t per = XS_WINDOW / s->size ? XS_WINDOW / s->size : 1, n = 0;
+  xs_reader *r = xs_reader_new(s, 0);
+  char *out = malloc(per * s->size);
+  if (!r || !out) {
+    if (!out) xs_fail(s, "out of memory", 0);
+    free(out);
+    xs_close(r);
+    return -1;
+  }
+  const void *p;
+  int rc = 0;
+  while (!rc && (p = xs_next(r))) {
+    memcpy(out + n++ * s->size, p, s->size);
+    if (n == per) rc = xs_write(s, out, n * s->size), n = 0;
+  }
+  if (!rc && n) rc = xs_write(s, out, n * s->size);
+  free(out);
+  xs_close(r);
+  if (rc || s->err[0]) return -1;
+  s->runs[s->nruns].off = s->end;
+  s->runs[s->nruns++].count = s->inmem;
+  s->end += (off_t)(s->inmem * s->size);
+  s->nchunks = 0, s->inmem = 0;
+  return 0;
+}
+
+int xs_add(xs_sorter *s, const void *rec) {
+  if (s->err[0]) return -1;
+  if (!s->nchunks || s->counts[s->nchunks - 1] == s->chunk) {
+    if (s->nchunks) qsort(s->chunks[s->nchunks - 1], s->chunk, s->size, s->cmp);
+    if (s->inmem >= s->cap && xs_spill(s)) return -1;
+    if (s->nchunks == s->nbufs) { /* no spare buffer */
+      if (s->nbufs == s->capbufs) {
+        size_t c = s->capbufs ? 2 * s->capbufs : 16;
+        char **b = realloc(s->chunks, c * sizeof *b);
+        size_t *n = b ? realloc(s->counts, c * sizeof *n) : NULL;
+        if (b) s->chunks = b;
+        if (!n) return xs_fail(s, "out of memory", 0);
+        s->counts = n, s->capbufs = c;
+      }
+      if (!(s->chunks[s->nbufs] = malloc(s->chunk * s->size)))
+        return xs_fail(s, "out of memory", 0);
+      s->nbufs++;
+    }
+    s->counts[s->nchunks++] = 0;
+  }
+  size_t *n = &s->counts[s->nchunks - 1];
+  memcpy(s->chunks[s->nchunks - 1] + (*n)++ * s->size, rec, s->size);
+  s->inmem++, s->total++;
+  return 0;
+}
+
+int xs_sort(xs_sorter *s) {
+  if (s->err[0]) return -1;
+  s->sorted = 1;
+  if (s->nchunks) qsort(s->chunks[s->nchunks - 1], s->counts[s->nchunks - 1], s->size, s->cmp);
+  if (s->fd < 0) return 0;
+  if (s->inmem && xs_spill(s)) return -1;
+  for (size_t i = 0; i < s->nbufs; i++) free(s->chunks[i]); /* windows take their place */
+  s->nbufs = 0;
+  return 0;
 }

@@ -83,3 +83,12 @@ DETACH e;
 .shell sh -c "sqlite3 diff_attach_c.db -cmd '.load $HTA_EXT' -cmd 'ATTACH char(100,105,102,102,95,97,116,116,97,99,104,95,98,46,100,98) AS b' 'SELECT * FROM hta_trace_diff(1, 20, 3, NULL, char(98))' 2>&1 | grep -qF 'hta_trace_diff: test_rank 3 is not a rank of schema b' && echo 'att_12_err_rank|1' || echo 'att_12_err_rank|0'"
 .shell sh -c "sqlite3 diff_attach_c.db -cmd '.load $HTA_EXT' -cmd 'ATTACH char(100,105,102,102,95,97,116,116,97,99,104,95,98,46,100,98) AS b' 'SELECT * FROM hta_trace_diff(1, 20, 1, 10, char(98))' 2>&1 | grep -qF 'hta_trace_diff: test_iteration 10 is not a ProfilerStep number of schema b' && echo 'att_13_err_iter|1' || echo 'att_13_err_iter|0'"
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_trace_diff' 2>&1 | grep -qF 'hta_trace_diff: no such table: main.trace' && echo 'att_14_err_not_hta|1' || echo 'att_14_err_not_hta|0'"
+-- an SQL error inside a side's query keeps its message (the statements' finalize would clear it)
+ATTACH 'diff_attach_f.db' AS f;
+CREATE TABLE f.trace AS SELECT * FROM b.trace;
+CREATE TABLE f.profiler_step AS SELECT * FROM b.profiler_step;
+CREATE TABLE f.category AS SELECT * FROM b.category;
+CREATE TABLE f.string AS SELECT * FROM b.string;
+CREATE TABLE f.event AS SELECT event_id, trace_id, rank, seq, ph, category_id, name_id, ts, dur FROM b.event;
+DETACH f;
+.shell sh -c "sqlite3 diff_attach_c.db -cmd '.load $HTA_EXT' -cmd 'ATTACH char(100,105,102,102,95,97,116,116,97,99,104,95,102,46,100,98) AS f' 'SELECT * FROM hta_trace_diff(1, 20, 1, 20, char(102))' 2>&1 | grep -qF 'hta_trace_diff: no such column: e.iteration' && echo 'att_15_err_side_query|1' || echo 'att_15_err_side_query|0'"
