@@ -242,7 +242,7 @@ static int64_t tdSumSat(int64_t d2, int64_t d1, int64_t d0) {
 /*
 ** R4: side k's rows grouped by name, ascending. One grouped query per trace of
 ** the rank over its rowid range (grouping by name_id first keeps it fast). An SQL
-** error's message goes to *pzErr before the finalizes, which would clear it.
+** error's message goes to *pzErr at once: a later bind or finalize clears it.
 */
 static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema, td_side *out,
                       char **pzErr) {
@@ -271,6 +271,8 @@ static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema,
   }
   rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
   sqlite3_free(zSql);
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM) /* before the bind below clears it */
+    *pzErr = sqlite3_mprintf("hta_trace_diff: %s", sqlite3_errmsg(db));
   sqlite3_bind_int64(stT, 1, a->rank[k]);
   while (rc == SQLITE_OK && (rc = sqlite3_step(stT)) == SQLITE_ROW) {
     int64_t trace_id = sqlite3_column_int64(stT, 0);
@@ -287,7 +289,7 @@ static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema,
     if (rc == SQLITE_DONE) rc = SQLITE_OK;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
-  if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
+  if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT && !*pzErr)
     *pzErr = sqlite3_mprintf("hta_trace_diff: %s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
   sqlite3_finalize(stT);

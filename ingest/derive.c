@@ -545,46 +545,47 @@ static int32_t iter_seen(const dv_state *d, const dv_corr *lc, const dv_corr *lg
   return iter_seen(d, lc, lg, p == lc ? lg : lc, p->seq);
 }
 
-/* Rule 2: links, the iterations of linked GPU rows, and requests for their launch's depth. */
-static int dv_links(dv_state *d) {
-  if (xs_sort(d->corr)) return dv_sort_fail(d, d->corr);
-  xs_reader *a = xs_open(d->corr), *b = xs_open(d->corr);
-  int rc = 0;
-  if (!a || !b) goto fail;
+/* Walks the correlations twice in step: reader a finds each one's last CPU-like and
+** GPU-like rows, reader b then visits its rows again. */
+static int dv_link_rows(dv_state *d, xs_reader *a, xs_reader *b) {
   const dv_corr *x = xs_next(a);
   while (x) {
     int64_t corr = x->corr;
-    dv_corr lc, lg;
+    dv_corr lc = {0}, lg = {0};
     int has_c = 0, has_g = 0;
     size_t k = 0;
     for (; x && x->corr == corr; x = xs_next(a), k++) {
       if (x->flags & F_GPULIKE) lg = *x, has_g = 1;
       else lc = *x, has_c = 1;
     }
-    for (; k; k--) { /* the same rows again, now that the partners are known */
+    for (; k; k--) {
       const dv_corr *y = xs_next(b);
-      if (!y) goto fail;
+      if (!y) return -1;
       if (!has_c || !has_g) continue;
       const dv_corr *p = (y->flags & F_GPULIKE) ? &lc : &lg;
-      if (put(d, O_LINK, y->seq, p->ord, 0)) goto fail;
+      if (put(d, O_LINK, y->seq, p->ord, 0)) return -1;
       if (!(y->flags & F_GPU)) continue;
       int32_t it = iter_seen(d, &lc, &lg, p, y->seq);
-      if (it >= 0 && put(d, O_ITER, y->seq, it, 0)) goto fail;
+      if (it >= 0 && put(d, O_ITER, y->seq, it, 0)) return -1;
       if (!(p->flags & F_GPU) && p->group >= 0 && node_group(d, p->group)) {
         dv_join j = {p->seq, J_REQUEST, y->seq, 0, 0};
-        if (xs_add(d->join, &j)) goto fail;
+        if (xs_add(d->join, &j)) return -1;
       }
     }
   }
-  if (0) {
-  fail:
-    rc = -1;
-  }
+  return 0;
+}
+
+/* Rule 2: links, the iterations of linked GPU rows, and requests for their launch's depth. */
+static int dv_links(dv_state *d) {
+  if (xs_sort(d->corr)) return dv_sort_fail(d, d->corr);
+  xs_reader *a = xs_open(d->corr), *b = xs_open(d->corr);
+  int rc = a && b ? dv_link_rows(d, a, b) : -1;
+  xs_close(a);
+  xs_close(b);
   if (xs_error(d->corr)) dv_sort_fail(d, d->corr);
   if (xs_error(d->join)) dv_sort_fail(d, d->join);
   if (rc && !d->err[0]) dv_fail(d, 0);
-  xs_close(a);
-  xs_close(b);
   return d->err[0] ? -1 : 0;
 }
 
