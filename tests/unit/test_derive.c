@@ -31,6 +31,17 @@ static kt_event with_corr(kt_event e, int64_t corr, int64_t stream) {
   return e;
 }
 
+/* Both passes over evs[0..n) with MEM bytes for the sorts; rows[i] is evs[i]'s. */
+static dv_state *derive_all(const kt_event *evs, size_t n, size_t mem, dv_row *rows) {
+  dv_state *d = dv_new(mem);
+  CHECK(d != NULL);
+  if (!d) return NULL;
+  for (size_t i = 0; i < n; i++) CHECK_INT(dv_add(d, &evs[i]), 0);
+  CHECK_INT(dv_finish(d), 0);
+  for (size_t i = 0; i < n; i++) CHECK_INT(dv_get(d, &evs[i], &rows[i]), 0);
+  return d;
+}
+
 /* The checks, with MEM bytes for the sorts: 0 sends every record through the temporary file. */
 static void check_derive(size_t mem) {
   kt_event evs[] = {
@@ -52,13 +63,9 @@ static void check_derive(size_t mem) {
       ev(15, 'X', "cpu_op", "D", 1, 1, 3000, 50),
   };
   enum { N = sizeof evs / sizeof evs[0] };
-  dv_state *d = dv_new(mem);
-  CHECK(d != NULL);
-  if (!d) return;
-  for (size_t i = 0; i < N; i++) CHECK_INT(dv_add(d, &evs[i]), 0);
-  CHECK_INT(dv_finish(d), 0);
   dv_row rows[N], r;
-  for (size_t i = 0; i < N; i++) CHECK_INT(dv_get(d, &evs[i], &rows[i]), 0);
+  dv_state *d = derive_all(evs, N, mem, rows);
+  if (!d) return;
   /* ordinals: dense over the event rows; the folded E (seq 7) has none */
   CHECK_INT(rows[6].ord, 6);
   CHECK_INT(rows[7].ord, -1);
@@ -154,13 +161,9 @@ static void check_zero_length(size_t mem) {
       ev(8, 'X', "cpu_op", "Z3", 1, 13, 100, 0),
   };
   enum { N = sizeof evs / sizeof evs[0] };
-  dv_state *d = dv_new(mem);
-  CHECK(d != NULL);
-  if (!d) return;
-  for (size_t i = 0; i < N; i++) CHECK_INT(dv_add(d, &evs[i]), 0);
-  CHECK_INT(dv_finish(d), 0);
   dv_row r[N];
-  for (size_t i = 0; i < N; i++) CHECK_INT(dv_get(d, &evs[i], &r[i]), 0);
+  dv_state *d = derive_all(evs, N, mem, r);
+  if (!d) return;
   CHECK_INT(r[2].parent, r[1].ord); /* Z inside A, which ends at its time */
   CHECK_INT(r[2].depth, 2);
   CHECK_INT(r[3].parent, r[0].ord); /* after it, A is closed: Q is P's */
