@@ -4,6 +4,7 @@
 */
 #include "derive.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,16 @@
 #define F_GPULIKE 0x0100u  /* a link's GPU side (rule 2) */
 #define F_CORR 0x0200u     /* has a correlation: may be a link partner */
 
+/* A part's seq and ordinals carry this bit until dv_join_part() knows where it starts. */
+#define DV_PART_BIT 0x40000000
+
 /* ------------------------------------------------------------ records */
+
+typedef struct dv_groups { /* "pid\x1ftid" -> group number, shared by a file's parts */
+  pthread_mutex_t mu;
+  sm_map map;
+  int refs;
+} dv_groups;
 
 typedef struct dv_open { /* a B event waiting for its E */
   int64_t seq, ts;
@@ -63,6 +73,10 @@ typedef struct dv_join { /* a GPU row asking for the depth of its launch */
   int32_t seq, ord, depth;
 } dv_join;
 
+typedef struct dv_base { /* where a joined part starts in the whole */
+  int32_t seq, ord;
+} dv_base;
+
 enum { O_SKIP, O_BDUR, O_LINK, O_PARENT, O_ITER };
 typedef struct dv_out { /* one derived value of event seq, sorted by (seq, kind) */
   int32_t seq, kind;
@@ -75,8 +89,9 @@ struct dv_state {
   size_t mem;
   size_t n; /* 1 + the largest seq */
   int32_t nstored;
-  sm_map groups; /* "pid\x1ftid" -> index into g */
-  dv_group *g;
+  dv_groups *reg;
+  int part;    /* a part of a file (dv_new_part): seq and ordinals carry DV_PART_BIT */
+  dv_group *g; /* by group number (of reg): this state's view of each */
   size_t ng, capg;
   dv_step *steps;
   int nsteps, capsteps;
@@ -93,6 +108,7 @@ struct dv_state {
   xs_reader *rd;
   const dv_out *pend;
   long long spilled; /* bytes the freed sorts wrote to their temporary files */
+  dv_base base;      /* where the joined part starts */
   int32_t next_ord;
   int64_t min_ts, max_end;
   int has_span;
@@ -233,11 +249,20 @@ static int out_cmp(const void *a, const void *b) {
 
 /* ------------------------------------------------------------ life cycle */
 
-dv_state *dv_new(size_t mem) {
+static dv_state *dv_alloc(size_t mem, dv_groups *reg) {
   dv_state *d = calloc(1, sizeof *d);
   if (!d) return NULL;
   d->mem = mem;
-  sm_init(&d->groups);
+  if (!reg) {
+    if (!(reg = calloc(1, sizeof *reg)) || pthread_mutex_init(&reg->mu, NULL)) {
+      free(reg);
+      free(d);
+      return NULL;
+    }
+    sm_init(&reg->map);
+  }
+  d->reg = reg;
+  reg->refs++; /* parts are made and freed on their whole's thread */
   for (int i = 0; i < I_NISSUE; i++) {
     d->issues[i].code = dv_issue_text[i].code;
     d->issues[i].message = dv_issue_text[i].message;
@@ -255,9 +280,21 @@ dv_state *dv_new(size_t mem) {
   return d;
 }
 
+dv_state *dv_new(size_t mem) { return dv_alloc(mem, NULL); }
+
+dv_state *dv_new_part(dv_state *whole, size_t mem) {
+  dv_state *d = dv_alloc(mem, whole->reg);
+  if (d) d->part = 1;
+  return d;
+}
+
 void dv_free(dv_state *d) {
   if (!d) return;
-  sm_free(&d->groups);
+  if (--d->reg->refs == 0) {
+    sm_free(&d->reg->map);
+    pthread_mutex_destroy(&d->reg->mu);
+    free(d->reg);
+  }
   for (size_t i = 0; i < d->ng; i++) free(d->g[i].open);
   free(d->g);
   free(d->steps);
@@ -302,6 +339,18 @@ static size_t value_key(char *buf, size_t at, size_t cap, const kt_value *v, int
   return at;
 }
 
+/* Makes d->g hold groups [0, n), the new ones as no row has touched them yet. */
+static int group_room(dv_state *d, size_t n) {
+  if (n <= d->ng) return 0;
+  if (grow((void **)&d->g, &d->capg, n, sizeof *d->g)) return -1;
+  for (; d->ng < n; d->ng++) {
+    dv_group *x = &d->g[d->ng];
+    memset(x, 0, sizeof *x);
+    x->all_gpu = x->all_pid0 = x->all_tid0 = 1;
+  }
+  return 0;
+}
+
 /* The (pid, tid) group of e: -1 when it has neither, -2 out of memory. */
 static int32_t group_of(dv_state *d, const kt_event *e) {
   unsigned f = e->flags;
@@ -316,14 +365,10 @@ static int32_t group_of(dv_state *d, const kt_event *e) {
   key[at++] = 0x1f;
   at = value_key(key, at, sizeof key, &e->tid, has_tid);
   int added;
-  int64_t g = sm_intern(&d->groups, key, at, &added);
-  if (g < 0 || g >= INT32_MAX) return -2;
-  if (added) {
-    if (grow((void **)&d->g, &d->capg, d->ng + 1, sizeof *d->g)) return -2;
-    dv_group *n = &d->g[d->ng++];
-    memset(n, 0, sizeof *n);
-    n->all_gpu = n->all_pid0 = n->all_tid0 = 1;
-  }
+  pthread_mutex_lock(&d->reg->mu);
+  int64_t g = sm_intern(&d->reg->map, key, at, &added);
+  pthread_mutex_unlock(&d->reg->mu);
+  if (g < 0 || g >= INT32_MAX || group_room(d, (size_t)g + 1)) return -2;
   d->last_valid = ints;
   d->last_has_pid = has_pid, d->last_has_tid = has_tid;
   d->last_pid = has_pid ? e->pid.i : 0, d->last_tid = has_tid ? e->tid.i : 0;
@@ -362,8 +407,7 @@ static int out_add(dv_state *d, int32_t seq, int kind, int64_t v) {
 }
 
 /* B and E: an E closes the last open B of its thread, which takes ts(E) - ts(B) as dur. */
-static int dv_add_be(dv_state *d, const kt_event *e, unsigned cls, int32_t group) {
-  int32_t seq = (int32_t)e->seq;
+static int dv_add_be(dv_state *d, const kt_event *e, int32_t seq, unsigned cls, int32_t group) {
   dv_group *g = group >= 0 ? &d->g[group] : NULL;
   if (cls & F_B) {
     d->nstored++;
@@ -391,10 +435,9 @@ static int dv_add_be(dv_state *d, const kt_event *e, unsigned cls, int32_t group
 
 /* A kept row other than GPU work in a thread: a node of the call stack unless its
 ** thread fails the test of rule 3 (known at the end). */
-static int dv_add_candidate(dv_state *d, const kt_event *e, int32_t group, int32_t ord,
+static int dv_add_candidate(dv_state *d, const kt_event *e, int32_t seq, int32_t group, int32_t ord,
                             uint32_t flags) {
   dv_group *g = &d->g[group];
-  int32_t seq = (int32_t)e->seq;
   if (flags & F_PSTEP) g->pstep = 1;
   if (flags & F_AUTOGRAD) g->autograd = 1;
   if (flags & F_BWDMARK) g->bwdmark = 1;
@@ -413,17 +456,20 @@ static int dv_add_candidate(dv_state *d, const kt_event *e, int32_t group, int32
 int dv_add(dv_state *d, const kt_event *e) {
   if (d->err[0]) return -1;
   if (e->seq < 0 || e->seq >= INT32_MAX) return dv_fail(d, "more than 2^31 events in one file");
-  int32_t seq = (int32_t)e->seq;
-  if ((size_t)seq >= d->n) d->n = (size_t)seq + 1;
   unsigned cls = dv_class(e);
+  /* A part cannot pair an E with a B before it, nor number 2^30 events. */
+  if (d->part && ((cls & (F_B | F_E)) || e->seq >= DV_PART_BIT || d->nstored >= DV_PART_BIT))
+    return 1;
+  int32_t seq = (int32_t)e->seq | (d->part ? DV_PART_BIT : 0);
+  if ((size_t)e->seq >= d->n) d->n = (size_t)e->seq + 1;
   if (!cls) {
     if (!is_meta(e->ph)) dv_note(d, I_NO_TS, seq, &e->name);
     return 0;
   }
   int32_t group = group_of(d, e);
   if (group == -2) return dv_fail(d, 0);
-  if (cls & (F_B | F_E)) return dv_add_be(d, e, cls, group);
-  int32_t ord = d->nstored++;
+  if (cls & (F_B | F_E)) return dv_add_be(d, e, seq, cls, group);
+  int32_t ord = d->nstored++ | (d->part ? DV_PART_BIT : 0);
   if (!(cls & F_KEPT)) return 0;
   unsigned f = e->flags;
   uint32_t flags = cls;
@@ -454,7 +500,7 @@ int dv_add(dv_state *d, const kt_event *e) {
     dv_corr c = {e->correlation, e->ts, seq, ord, group, flags};
     if (xs_add(d->corr, &c)) return dv_sort_fail(d, d->corr);
   }
-  if (!(cls & F_GPU) && group >= 0 && dv_add_candidate(d, e, group, ord, flags)) return -1;
+  if (!(cls & F_GPU) && group >= 0 && dv_add_candidate(d, e, seq, group, ord, flags)) return -1;
   if (span_prefix(&e->name, "ProfilerStep") && !(cls & F_GPU) &&
       !span_eq(&e->cat, "gpu_user_annotation")) {
     int64_t num;
@@ -470,6 +516,90 @@ int dv_add(dv_state *d, const kt_event *e) {
       dv_note(d, I_STEP_NAME, seq, &e->name);
     }
   }
+  return 0;
+}
+
+/* ------------------------------------------------------------ joining parts */
+
+/* A part's seq or ordinal V in the whole, the part starting at BASE. */
+static int32_t in_whole(int32_t v, int32_t base) {
+  return (v & DV_PART_BIT) ? (v & ~DV_PART_BIT) + base : v;
+}
+
+/* A part's records in the whole (xs_map): seq and ordinals moved to where it starts. */
+
+static void corr_in_whole(void *rec, void *ctx) {
+  dv_corr *x = rec;
+  const dv_base *b = ctx;
+  x->seq = in_whole(x->seq, b->seq);
+  x->ord = in_whole(x->ord, b->ord);
+}
+
+static void ep_in_whole(void *rec, void *ctx) {
+  dv_ep *x = rec;
+  const dv_base *b = ctx;
+  x->node = (uint32_t)in_whole((int32_t)(x->node >> 1), b->seq) << 1 | (x->node & 1);
+  x->ord = in_whole(x->ord, b->ord);
+}
+
+int dv_join_part(dv_state *a, dv_state *b, int64_t base) {
+  if (a->err[0] || b->err[0] || !b->part || a->part || b->reg != a->reg || base < 0 ||
+      base >= DV_PART_BIT || (int64_t)b->n > INT32_MAX - base ||
+      (int64_t)a->nstored + b->nstored >= INT32_MAX)
+    return 1;
+  int32_t sb = (int32_t)base, ob = a->nstored;
+  a->base.seq = sb, a->base.ord = ob;
+  if (group_room(a, b->ng)) return dv_fail(a, 0);
+  for (size_t i = 0; i < b->ng; i++) {
+    dv_group *x = &a->g[i];
+    const dv_group *y = &b->g[i];
+    x->kept |= y->kept, x->pstep |= y->pstep, x->autograd |= y->autograd;
+    x->bwdmark |= y->bwdmark;
+    x->all_gpu &= y->all_gpu, x->all_pid0 &= y->all_pid0, x->all_tid0 &= y->all_tid0;
+    if (y->negdur && !x->negdur) x->negdur_first = in_whole((int32_t)y->negdur_first, sb);
+    x->negdur += y->negdur;
+  }
+  size_t cap = (size_t)a->capsteps;
+  if (grow((void **)&a->steps, &cap, (size_t)a->nsteps + (size_t)b->nsteps, sizeof *a->steps) ||
+      cap > INT32_MAX ||
+      grow((void **)&a->marks, &a->capmarks, a->nmarks + b->nmarks, sizeof *a->marks))
+    return dv_fail(a, 0);
+  a->capsteps = (int)cap;
+  for (int i = 0; i < b->nsteps; i++) {
+    dv_step x = b->steps[i];
+    x.seq = in_whole((int32_t)x.seq, sb), x.ord = in_whole((int32_t)x.ord, ob);
+    a->steps[a->nsteps++] = x;
+  }
+  for (size_t i = 0; i < b->nmarks; i++) {
+    dv_mark x = b->marks[i];
+    x.seq = in_whole(x.seq, sb), x.ord = in_whole(x.ord, ob);
+    a->marks[a->nmarks++] = x;
+  }
+  for (int i = 0; i < I_NISSUE; i++) {
+    dv_issue *x = &a->issues[i];
+    const dv_issue *y = &b->issues[i];
+    if (!y->count) continue;
+    if (!x->count) {
+      x->first_seq = in_whole((int32_t)y->first_seq, sb);
+      memcpy(x->example, y->example, sizeof x->example);
+    }
+    x->count += y->count;
+  }
+  if (b->has_span) {
+    if (!a->has_span || b->min_ts < a->min_ts) a->min_ts = b->min_ts;
+    if (!a->has_span || b->max_end > a->max_end) a->max_end = b->max_end;
+    a->has_span = 1;
+  }
+  a->has_cuda_launch |= b->has_cuda_launch;
+  a->has_hip_launch |= b->has_hip_launch;
+  a->has_mtia_launch |= b->has_mtia_launch;
+  if (b->n) a->n = (size_t)base + b->n;
+  a->nstored += b->nstored;
+  /* b's records keep their order among a's (DV_PART_BIT): a's sorts read them as they are */
+  if (xs_absorb(a->corr, b->corr, corr_in_whole, &a->base)) return dv_sort_fail(a, a->corr);
+  b->corr = NULL;
+  if (xs_absorb(a->ep, b->ep, ep_in_whole, &a->base)) return dv_sort_fail(a, a->ep);
+  b->ep = NULL;
   return 0;
 }
 

@@ -73,6 +73,17 @@ typedef struct dv_issue {
 dv_state *dv_new(size_t mem);
 /* Records one event of the scan pass (events must come in seq order, seq < 2^31). */
 int dv_add(dv_state *d, const kt_event *e);
+/*
+** A file read in two parts at once (kt_open_at): the second part's events go to
+** dv_new_part(whole, mem), numbered from 0 as its reader counts them, in another
+** thread. A part returns 1 from dv_add() for an event it cannot take alone (a B or E,
+** whose partner may lie before it, or its 2^30th event): the whole then reads on
+** alone. dv_join_part(whole, part, base), where the part starts at seq BASE, makes the
+** whole as if it had seen every event: 0, -1 (out of memory, temporary file), or 1
+** when they cannot be joined (nothing changed). Free both, in either order.
+*/
+dv_state *dv_new_part(dv_state *whole, size_t mem);
+int dv_join_part(dv_state *whole, dv_state *part, int64_t base);
 /* Computes every derived column. */
 int dv_finish(dv_state *d);
 /* The derived values of e. Call it for every event of the full pass that can be a

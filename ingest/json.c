@@ -369,6 +369,12 @@ void js_init(js_lexer *js, rd_reader *rd) {
   js->state = JS_ST_VALUE;
 }
 
+void js_init_in(js_lexer *js, rd_reader *rd, const unsigned char *stack, int depth) {
+  js_init(js, rd);
+  memcpy(js->stack, stack, (size_t)depth);
+  js->depth = depth;
+}
+
 void js_free(js_lexer *js) {
   free(js->scratch);
   js->scratch = NULL;

@@ -102,6 +102,13 @@ typedef struct js_lexer {
 
 void js_init(js_lexer *js, rd_reader *rd);
 
+/*
+** Starts inside DEPTH open containers (STACK[i]: 1 object, 0 array; depth <= 2 in
+** practice), where a value must follow, as after the ',' of an array: for reading a
+** document from one element on.
+*/
+void js_init_in(js_lexer *js, rd_reader *rd, const unsigned char *stack, int depth);
+
 /* The next token; JS_EOF once after the top-level value, JS_ERROR on error. */
 js_tok js_next(js_lexer *js);
 

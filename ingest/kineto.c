@@ -83,7 +83,8 @@ typedef struct kt_ctr {
   double value;
 } kt_ctr;
 
-enum { KS_START, KS_TOP, KS_EVENTS, KS_END, KS_ERROR };
+/* KS_SPLIT: stopped at stop_at, the '{' of an element read: kt_next goes on there. */
+enum { KS_START, KS_TOP, KS_EVENTS, KS_SPLIT, KS_END, KS_ERROR };
 
 struct kt_file {
   rd_reader rd;
@@ -106,7 +107,8 @@ struct kt_file {
   kt_buf mstr;          /* decoded top-level strings */
   kt_ref backend, schema, dtu, devprops; /* devprops is in meta, the others in mstr */
   int has_backend, has_schema, has_dtu, has_devprops;
-  int meta_big; /* the metadata outgrew KT_MAX_META */
+  int meta_big;     /* the metadata outgrew KT_MAX_META */
+  uint64_t stop_at; /* kt_stop_at(): the offset of an element's '{', 0 when none */
   kt_meta m;
   char err[KT_ERR_MAX];
 };
@@ -931,15 +933,18 @@ static int ktFinish(kt_file *f) {
 
 /* ------------------------------------------------------------ public */
 
+/* OFF > 0: from the element of traceEvents at that offset on (kt_open_at). */
 static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n, kt_mode mode,
-                  char err[KT_ERR_MAX]) {
+                  uint64_t off, int is_array, char err[KT_ERR_MAX]) {
   *pf = NULL;
   kt_file *f = calloc(1, sizeof *f);
   if (!f) {
     snprintf(err, KT_ERR_MAX, "out of memory");
     return KT_NOMEM;
   }
-  int rc = path ? rd_open(&f->rd, path) : rd_open_mem(&f->rd, data, n);
+  int rc = !path ? rd_open_mem(&f->rd, data, n)
+           : off ? rd_open_at(&f->rd, path, off)
+                 : rd_open(&f->rd, path);
   if (rc != 0) {
     int nomem = f->rd.nomem;
     snprintf(err, KT_ERR_MAX, "%s", f->rd.err); /* "byte 0: ..." */
@@ -947,9 +952,17 @@ static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n, kt
     free(f);
     return nomem ? KT_NOMEM : KT_ERROR;
   }
-  js_init(&f->js, &f->rd);
   f->mode = mode == KT_FULL ? KT_FULL : KT_SCAN;
   f->state = KS_START;
+  if (off) {
+    static const unsigned char in_top[2] = {1, 0}, in_array[1] = {0};
+    js_init_in(&f->js, &f->rd, is_array ? in_array : in_top, is_array ? 1 : 2);
+    f->state = KS_EVENTS;
+    f->m.is_array = is_array;
+    f->m.has_trace_events = 1;
+  } else {
+    js_init(&f->js, &f->rd);
+  }
   f->ev.seq = -1;
   {
     static const kt_span none = {"", 0};
@@ -968,11 +981,21 @@ static int ktOpen(kt_file **pf, const char *path, const void *data, size_t n, kt
 }
 
 int kt_open(kt_file **pf, const char *path, kt_mode mode, char err[KT_ERR_MAX]) {
-  return ktOpen(pf, path, NULL, 0, mode, err);
+  return ktOpen(pf, path, NULL, 0, mode, 0, 0, err);
 }
 
 int kt_open_mem(kt_file **pf, const void *data, size_t n, kt_mode mode, char err[KT_ERR_MAX]) {
-  return ktOpen(pf, NULL, data, n, mode, err);
+  return ktOpen(pf, NULL, data, n, mode, 0, 0, err);
+}
+
+int kt_open_at(kt_file **pf, const char *path, uint64_t off, int is_array, kt_mode mode,
+               char err[KT_ERR_MAX]) {
+  if (off == 0) {
+    snprintf(err, KT_ERR_MAX, "byte 0: not an element of traceEvents");
+    *pf = NULL;
+    return KT_ERROR;
+  }
+  return ktOpen(pf, path, NULL, 0, mode, off, is_array, err);
 }
 
 int kt_next(kt_file *f, const kt_event **pe) {
@@ -1018,8 +1041,22 @@ int kt_next(kt_file *f, const kt_event **pe) {
         return ktFail(f);
       }
       break;
+    case KS_SPLIT:
     case KS_EVENTS:
-      t = js_next(js);
+      if (f->state == KS_SPLIT) {
+        f->state = KS_EVENTS;
+        t = JS_OBJ_BEGIN; /* read before the stop */
+      } else {
+        t = js_next(js);
+        if (t == JS_OBJ_BEGIN && f->stop_at && js->tok_off >= f->stop_at) {
+          int here = js->tok_off == f->stop_at;
+          f->stop_at = 0; /* met or passed: either way, once */
+          if (here) {
+            f->state = KS_SPLIT;
+            return KT_SPLIT;
+          }
+        }
+      }
       if (t == JS_OBJ_BEGIN) {
         f->ev.seq = f->m.event_count++;
         if (ktEvent(f)) return ktFail(f);
@@ -1037,6 +1074,57 @@ int kt_next(kt_file *f, const kt_event **pe) {
       break;
     }
   }
+}
+
+void kt_stop_at(kt_file *f, uint64_t off) { f->stop_at = off; }
+
+int kt_is_plain_file(const kt_file *f) { return !f->rd.gz && !f->rd.mem && f->rd.fd >= 0; }
+
+int kt_can_join(const kt_file *a, const kt_file *b) {
+  return a->state == KS_SPLIT && b->state == KS_END && !a->meta_big && !b->meta_big &&
+         a->meta.n + b->meta.n <= KT_MAX_META;
+}
+
+int kt_join(kt_file *a, kt_file *b) {
+  if (!kt_can_join(a, b)) return 1;
+  rd_reader *rd = &a->rd;
+  int rc;
+  while ((rc = rd_refill(rd, rd->end)) > 0) { /* the rest, for the content hash */
+  }
+  a->js.p = rd->end;
+  if (rc < 0) {
+    js_fail(&a->js, rd_offset(rd, rd->end), "%s", rd->err);
+    return ktFail(a);
+  }
+  /* b's members follow a's, as one pass would have written them */
+  kt_buf *o = &a->meta;
+  size_t mn = b->meta.n - 2, sshift = a->mstr.n; /* b's without its braces */
+  if (mn && o->n > 1 && ktPutc(a, o, ',')) return ktFail(a);
+  size_t mshift = o->n - 1; /* b's byte k lands at mshift + k */
+  if (ktPut(a, o, b->meta.p + 1, mn) || ktPutc(a, o, '}') ||
+      ktPut(a, &a->mstr, b->mstr.p, b->mstr.n))
+    return ktFail(a);
+  kt_ref *ra[] = {&a->backend, &a->schema, &a->dtu, &a->devprops};
+  const kt_ref *rb[] = {&b->backend, &b->schema, &b->dtu, &b->devprops};
+  int *ha[] = {&a->has_backend, &a->has_schema, &a->has_dtu, &a->has_devprops};
+  const int hb[] = {b->has_backend, b->has_schema, b->has_dtu, b->has_devprops};
+  for (int i = 0; i < 4; i++) {
+    if (!hb[i]) continue;
+    *ra[i] = *rb[i];
+    ra[i]->off += i == 3 ? mshift : sshift;
+    *ha[i] = 1;
+  }
+  kt_meta *m = &a->m;
+  const kt_meta *n = &b->m;
+  if (n->has_rank) m->has_rank = 1, m->rank = n->rank;
+  if (n->has_world_size) m->has_world_size = 1, m->world_size = n->world_size;
+  if (n->has_base_time) m->has_base_time = 1, m->base_time_ns = n->base_time_ns;
+  m->event_count += n->event_count;
+  m->metadata.p = o->p;
+  m->metadata.n = o->n;
+  ktMetaFix(a);
+  a->state = KS_END;
+  return KT_END;
 }
 
 const char *kt_errmsg(const kt_file *f) { return f->state == KS_ERROR ? f->err : ""; }

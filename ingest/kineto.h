@@ -32,7 +32,7 @@
 
 typedef struct kt_file kt_file;
 
-enum { KT_OK = 0, KT_EVENT = 1, KT_END = 2, KT_ERROR = -1, KT_NOMEM = -2 };
+enum { KT_OK = 0, KT_EVENT = 1, KT_END = 2, KT_SPLIT = 3, KT_ERROR = -1, KT_NOMEM = -2 };
 
 typedef enum { KT_SCAN = 0, KT_FULL = 1 } kt_mode;
 
@@ -131,8 +131,30 @@ int kt_open(kt_file **pf, const char *path, kt_mode mode, char err[KT_ERR_MAX]);
 */
 int kt_open_mem(kt_file **pf, const void *data, size_t n, kt_mode mode, char err[KT_ERR_MAX]);
 
-/* KT_EVENT (*pe set), KT_END, or KT_ERROR / KT_NOMEM (message in kt_errmsg). */
+/* KT_EVENT (*pe set), KT_END, KT_SPLIT (see kt_stop_at), or KT_ERROR / KT_NOMEM
+** (message in kt_errmsg). */
 int kt_next(kt_file *f, const kt_event **pe);
+
+/*
+** Reading one plain file in two halves, on two threads: the first reader is told to
+** stop at OFF, the offset of an element of traceEvents after a ',' (found by a guess
+** the first reader checks); a second one, kt_open_at(OFF), reads from there to the
+** end, counting seq from 0. kt_next() on the first returns KT_SPLIT just before that
+** element (and never, if the guess was not an element); it goes on from there
+** when called again. kt_join() then makes the first reader's file complete: it
+** reads (hashes) the rest of the bytes and appends the second's metadata and event
+** count, as one pass would have found them: KT_END, or KT_ERROR (a read error).
+** kt_can_join() tells first whether they can be (the first stopped, the second
+** ended cleanly, the metadata is within its bound); if not, nothing changes (kt_join
+** returns 1) and the first reader can go on alone.
+*/
+void kt_stop_at(kt_file *f, uint64_t off);
+int kt_open_at(kt_file **pf, const char *path, uint64_t off, int is_array, kt_mode mode,
+               char err[KT_ERR_MAX]);
+int kt_can_join(const kt_file *a, const kt_file *b);
+int kt_join(kt_file *a, kt_file *b);
+/* 1 when f reads a plain (not gzip) file from disk: one that kt_open_at() can split. */
+int kt_is_plain_file(const kt_file *f);
 
 /* "byte N: what" for the last error; N = offset in the uncompressed JSON. */
 const char *kt_errmsg(const kt_file *f);

@@ -51,6 +51,10 @@ static void on_signal(int sig) {
 #define STR2(x) #x
 #define STR(x) STR2(x)
 #define SORT_MEM_DEFAULT_S STR(SORT_MEM_DEFAULT)
+/* Plain files from this size (MiB) are scanned in two halves when alone: below it the
+** thread costs about what it saves. */
+#define SPLIT_MIN_DEFAULT 64
+#define SPLIT_MIN_DEFAULT_S STR(SPLIT_MIN_DEFAULT)
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -65,6 +69,10 @@ static void usage(FILE *out) {
           "                  memory for each file's link and call-stack sorts before they\n"
           "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S
           ")\n"
+          "  --split-min MB  scan a plain .json file of at least MB in two halves at once\n"
+          "                  when it is the only file under way (default " SPLIT_MIN_DEFAULT_S
+          ",\n"
+          "                  0: never; never on one core)\n"
           "  --report OUT    write an HTML report of DB to OUT instead (no PATH):\n"
           "                  hta-ingest --report report.html DB\n"
           "  --write-counters RANK OUT\n"
@@ -133,9 +141,10 @@ static void on_done(void *ctx, const pl_file *f) {
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else
     say(c, 3,
-        "hta-ingest: %s: rank %lld, %lld events (scan %.2f s, write %.2f s, sorts spilled %.1f "
-        "MB)\n",
-        f->path, (long long)f->rank, (long long)f->events, f->scan_s, f->write_s, f->spilled / 1e6);
+        "hta-ingest: %s: rank %lld, %lld events (scan %.2f s%s, write %.2f s, sorts spilled "
+        "%.1f MB)\n",
+        f->path, (long long)f->rank, (long long)f->events, f->scan_s,
+        f->halves ? " in two halves" : "", f->write_s, f->spilled / 1e6);
 }
 
 static int has_suffix(const char *s, const char *suf) {
@@ -270,6 +279,7 @@ int main(int argc, char **argv) {
   cli c = {.verbosity = 2, .progress = isatty(2)};
   pl_options o = {.jobs = (int)sysconf(_SC_NPROCESSORS_ONLN),
                   .sort_mem = (size_t)SORT_MEM_DEFAULT << 20,
+                  .split_min = (uint64_t)SPLIT_MIN_DEFAULT << 20,
                   .progress = on_progress,
                   .done = on_done,
                   .ctx = &c};
@@ -297,17 +307,20 @@ int main(int argc, char **argv) {
       c.progress = 0;
     } else if (!strcmp(a, "--replace")) {
       o.replace = 1;
-    } else if (!strcmp(a, "--sort-memory")) {
+    } else if (!strcmp(a, "--sort-memory") || !strcmp(a, "--split-min")) {
+      int sort = a[3] == 'o';
+      long lo = sort ? 1 : 0, hi = sort ? 65536 : 1048576;
       char *endp = NULL;
       long mb = i + 1 < argc ? strtol(argv[++i], &endp, 10) : -1;
-      if (!endp || *endp || mb < 1 || mb > 65536) {
-        fprintf(stderr,
-                "hta-ingest: Incorrect parameter: --sort-memory needs MB from 1 to 65536\n");
+      if (!endp || *endp || mb < lo || mb > hi) {
+        fprintf(stderr, "hta-ingest: Incorrect parameter: %s needs MB from %ld to %ld\n", a, lo,
+                hi);
         usage(stderr);
         code = EXIT_USAGE;
         goto end;
       }
-      o.sort_mem = (size_t)mb << 20;
+      if (sort) o.sort_mem = (size_t)mb << 20;
+      else o.split_min = (uint64_t)mb << 20;
     } else if (!strcmp(a, "--write-counters")) {
       if (i + 2 >= argc) {
         fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters needs RANK and OUT\n");
@@ -397,6 +410,7 @@ int main(int argc, char **argv) {
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGHUP, on_signal);
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) o.split_min = 0; /* no second core to use */
   c.start = now_s();
   pl_stats st = {0};
   if (pl_run(db, pf, files.n, &o, &st, err, sizeof err)) {

@@ -28,6 +28,7 @@
 #include "batch.h"
 #include "derive.h"
 #include "kineto.h"
+#include "split.h"
 #include "strmap.h"
 #include "writer.h"
 
@@ -355,8 +356,17 @@ static void parse_file(pl_ctx *c, int i) {
       goto abort;
     }
   }
+  /* Alone, a large plain file is scanned in two halves at once (split.h). */
+  sp_half *half = NULL;
+  int try_split = alone && c->o->split_min && kt_file_size(scan) >= c->o->split_min;
   uint64_t nev = 0;
-  while ((rc = kt_next(scan, &e)) == KT_EVENT) {
+  while ((rc = kt_next(scan, &e)) == KT_EVENT || rc == KT_SPLIT) {
+    if (rc == KT_SPLIT) {
+      rc = sp_join(half, scan, dv);
+      if (rc == KT_SPLIT) continue; /* read on alone */
+      break;
+    }
+    if (try_split) try_split = 0, half = sp_start(scan, pf->path, dv, c->o->sort_mem / 2);
     if (dv_add(dv, e) ||
         (early && is_flow(e) && (make_room(c, i, &b, &loc, 1) || add_rows(b, &loc, e, dv) < 0))) {
       rc = KT_NOMEM;
@@ -364,6 +374,10 @@ static void parse_file(pl_ctx *c, int i) {
     }
     if ((++nev & 4095) == 0) pf->done_bytes = kt_json_offset(scan);
   }
+  /* flows from here on were not sent during the scan */
+  int64_t early_until = early ? sp_base(half) : -1;
+  pf->halves = sp_base(half) != INT64_MAX;
+  sp_free(half);
   if (rc == KT_END && dv_finish(dv)) rc = KT_NOMEM;
   if (rc != KT_END) {
     snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM ? dv_error(dv) : kt_errmsg(scan));
@@ -436,7 +450,7 @@ static void parse_file(pl_ctx *c, int i) {
     rc = KT_ERROR;
   } else {
     while ((rc = kt_next(full, &e)) == KT_EVENT) {
-      if (early && is_flow(e)) continue; /* sent during the scan */
+      if (is_flow(e) && e->seq < early_until) continue; /* sent during the scan */
       int k;
       if (make_room(c, i, &b, &loc, (size_t)(e->ncounters > 1 ? e->ncounters : 1)) ||
           (k = add_rows(b, &loc, e, dv)) < 0) {

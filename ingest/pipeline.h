@@ -25,6 +25,7 @@ typedef struct pl_file {
   uint64_t json_bytes;    /* uncompressed JSON read */
   double scan_s, write_s; /* seconds in the scan pass, and from then until committed */
   long long spilled;      /* bytes derive's sorts wrote to temporary files */
+  int halves;             /* the scan read it in two halves at once (split.h) */
   double write_start;
   /* live progress, read by the progress callback (plain reads; display only) */
   volatile uint64_t done_bytes;
@@ -36,6 +37,9 @@ typedef struct pl_options {
   int jobs;        /* parser threads */
   int replace;     /* re-ingest files already in the database */
   size_t sort_mem; /* bytes of each parser's derive sorts before they spill to disk */
+  /* plain files of at least this many bytes are scanned in two halves at once when
+  ** no other file is under way (split.h); 0: never */
+  uint64_t split_min;
   /* called by the writer thread about 6 times a second while work is under way */
   void (*progress)(void *ctx, const pl_file *files, int n, double seconds);
   /* called once per file as it finishes (any status) */

@@ -400,13 +400,18 @@ RD_NOINLINE int rd_refill(rd_reader *rd, const char *keep) {
 
 /* ------------------------------------------------------------ open/close */
 
-static int rdStart(rd_reader *rd) {
+static int rdBuffer(rd_reader *rd) {
   /* Zeroed: scanners read a little past end (RD_PAD), never undefined bytes. */
   rd->buf = calloc(1, RD_BUF_SIZE + RD_PAD);
   if (!rd->buf) return rdErr(rd, "out of memory", 0);
   rd->p = rd->end = rd->buf;
   *rd->end = 0;
   xxhInit(&rd->hash);
+  return 0;
+}
+
+static int rdStart(rd_reader *rd) {
+  if (rdBuffer(rd)) return -1;
   /* Read two bytes, then decide (R1); refills read the rest in blocks. */
   long k = rdRaw(rd, (unsigned char *)rd->buf, 2);
   if (k < 0) return -1;
@@ -446,7 +451,8 @@ static int rdOpenErr(rd_reader *rd) {
   return -1;
 }
 
-static int rdOpenFile(rd_reader *rd, const char *path) {
+/* OFF > 0: plain text from there on (no gzip test), offsets those of the file. */
+static int rdOpenFile(rd_reader *rd, const char *path, uint64_t off) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return rdErr(rd, "cannot open", errno);
   rd->fd = fd;
@@ -454,12 +460,20 @@ static int rdOpenFile(rd_reader *rd, const char *path) {
   if (fstat(fd, &st) != 0) return rdErr(rd, "cannot open", errno);
   if (S_ISDIR(st.st_mode)) return rdErr(rd, "cannot read", EISDIR); /* R6 */
   rd->file_size = (uint64_t)st.st_size;
-  return rdStart(rd);
+  if (off == 0) return rdStart(rd);
+  if (lseek(fd, (off_t)off, SEEK_SET) != (off_t)off) return rdErr(rd, "cannot seek", errno);
+  rd->base = rd->raw_off = rd->raw_seen = off;
+  return rdBuffer(rd);
 }
 
 int rd_open(rd_reader *rd, const char *path) {
   rdInit(rd);
-  return rdOpenFile(rd, path) ? rdOpenErr(rd) : 0;
+  return rdOpenFile(rd, path, 0) ? rdOpenErr(rd) : 0;
+}
+
+int rd_open_at(rd_reader *rd, const char *path, uint64_t off) {
+  rdInit(rd);
+  return rdOpenFile(rd, path, off) ? rdOpenErr(rd) : 0;
 }
 
 int rd_open_mem(rd_reader *rd, const void *data, size_t n) {

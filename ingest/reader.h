@@ -109,6 +109,12 @@ int rd_open(rd_reader *rd, const char *path);
 int rd_open_mem(rd_reader *rd, const void *data, size_t n);
 
 /*
+** Opens PATH, a plain (not gzip) file, to read from byte OFF on: offsets stay those
+** of the file, and the hash covers only what is read (a second reader of one file).
+*/
+int rd_open_at(rd_reader *rd, const char *path, uint64_t off);
+
+/*
 ** Keeps [keep, end) (keep must lie in [buf, end]), moves it to buf[0] and reads
 ** more behind it. Sets p = buf (the first kept byte). Returns 1 when bytes were
 ** added, 0 at the clean end of the input, -1 on error (rd->err), -2 when the

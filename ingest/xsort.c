@@ -36,11 +36,19 @@ struct xs_sorter {
   xs_run *runs;
   size_t nruns, capruns;
   int sorted;
+  /* absorbed sorters (xs_absorb), read with this one, their records mapped */
+  xs_sorter **more;
+  xs_map *maps;
+  void **map_ctx;
+  size_t nmore;
   char err[160];
 };
 
 /* One sorted source of a reader: a chunk in memory, or a window on a run. */
 typedef struct xs_src {
+  xs_sorter *from; /* the sorter it belongs to (its file) */
+  xs_map map;      /* applied to its records as they are handed out */
+  void *map_ctx;
   char *buf;
   int owned;        /* buf is a window to free */
   size_t have, pos; /* records in buf, next one */
@@ -78,6 +86,10 @@ xs_sorter *xs_new(size_t size, xs_cmp cmp, size_t budget) {
 
 void xs_free(xs_sorter *s) {
   if (!s) return;
+  for (size_t i = 0; i < s->nmore; i++) xs_free(s->more[i]);
+  free(s->more);
+  free(s->maps);
+  free(s->map_ctx);
   if (s->fd >= 0) close(s->fd);
   for (size_t i = 0; i < s->nbufs; i++) free(s->chunks[i]);
   free(s->chunks);
@@ -87,7 +99,11 @@ void xs_free(xs_sorter *s) {
 }
 
 size_t xs_count(const xs_sorter *s) { return s->total; }
-long long xs_spilled(const xs_sorter *s) { return (long long)s->end; }
+long long xs_spilled(const xs_sorter *s) {
+  long long n = (long long)s->end;
+  for (size_t i = 0; i < s->nmore; i++) n += xs_spilled(s->more[i]);
+  return n;
+}
 const char *xs_error(const xs_sorter *s) { return s->err[0] ? s->err : NULL; }
 
 /* ------------------------------------------------------------ readers */
@@ -98,7 +114,7 @@ static int xs_fill(xs_reader *r, xs_src *w) {
   if (want > w->left) want = w->left;
   size_t bytes = want * s->size, got = 0;
   while (got < bytes) {
-    ssize_t n = pread(s->fd, w->buf + got, bytes - got, w->next + (off_t)got);
+    ssize_t n = pread(w->from->fd, w->buf + got, bytes - got, w->next + (off_t)got);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return xs_fail(s, "temporary file: cannot read", n < 0 ? errno : EIO);
     got += (size_t)n;
@@ -141,30 +157,44 @@ void xs_close(xs_reader *r) {
   free(r);
 }
 
-/* A reader over the chunks in memory, or (runs) over the runs on disk. */
+/* Adds the sources of F (its chunks, or its runs when RUNS) to reader r. */
+static int xs_sources(xs_reader *r, xs_sorter *f, int runs, xs_map map, void *ctx) {
+  size_t win = XS_WINDOW / f->size ? XS_WINDOW / f->size : 1; /* records */
+  size_t n = runs ? f->nruns : f->nchunks;
+  for (size_t k = 0; k < n; k++) {
+    xs_src *w = &r->src[r->nsrc++];
+    w->from = f, w->map = map, w->map_ctx = ctx;
+    if (!runs) {
+      w->buf = f->chunks[k], w->have = f->counts[k];
+    } else {
+      w->left = f->runs[k].count, w->next = f->runs[k].off, w->owned = 1;
+      if (!(w->buf = malloc((win < w->left ? win : w->left) * f->size)))
+        return xs_fail(r->s, "out of memory", 0);
+      if (xs_fill(r, w)) return -1;
+    }
+    if (w->have) r->heap[r->nheap++] = r->nsrc - 1;
+  }
+  return 0;
+}
+
+/* A reader over the chunks in memory (RUNS 0: only for s itself, while it spills), or
+** over the sorted records of s and the sorters it absorbed. */
 static xs_reader *xs_reader_new(xs_sorter *s, int runs) {
   xs_reader *r = calloc(1, sizeof *r);
-  size_t n = runs ? s->nruns : s->nchunks;
+  size_t n = runs && s->fd >= 0 ? s->nruns : s->nchunks;
+  for (size_t i = 0; runs && i < s->nmore; i++)
+    n += s->more[i]->fd >= 0 ? s->more[i]->nruns : s->more[i]->nchunks;
   if (!r || !(r->src = calloc(n ? n : 1, sizeof *r->src)) ||
-      !(r->heap = malloc((n ? n : 1) * sizeof *r->heap)) || !(r->cur = malloc(s->size)))
-    goto oom;
-  r->s = s;
-  size_t win = XS_WINDOW / s->size ? XS_WINDOW / s->size : 1; /* records */
-  for (size_t k = 0; k < n; k++, r->nsrc++) {
-    xs_src *w = &r->src[k];
-    if (!runs) {
-      w->buf = s->chunks[k], w->have = s->counts[k];
-    } else {
-      w->left = s->runs[k].count, w->next = s->runs[k].off, w->owned = 1;
-      if (!(w->buf = malloc((win < w->left ? win : w->left) * s->size))) goto oom;
-      if (xs_fill(r, w)) goto fail;
-    }
-    if (w->have) r->heap[r->nheap++] = k;
+      !(r->heap = malloc((n ? n : 1) * sizeof *r->heap)) || !(r->cur = malloc(s->size))) {
+    xs_fail(s, "out of memory", 0);
+    goto fail;
   }
+  r->s = s;
+  if (xs_sources(r, s, runs && s->fd >= 0, NULL, NULL)) goto fail;
+  for (size_t i = 0; runs && i < s->nmore; i++)
+    if (xs_sources(r, s->more[i], s->more[i]->fd >= 0, s->maps[i], s->map_ctx[i])) goto fail;
   for (size_t i = r->nheap / 2; i-- > 0;) xs_sift(r, i);
   return r;
-oom:
-  xs_fail(s, "out of memory", 0);
 fail:
   if (r) r->s = s;
   xs_close(r);
@@ -173,7 +203,7 @@ fail:
 
 xs_reader *xs_open(xs_sorter *s) {
   if (s->err[0] || !s->sorted) return NULL;
-  return xs_reader_new(s, s->fd >= 0);
+  return xs_reader_new(s, 1);
 }
 
 const void *xs_next(xs_reader *r) {
@@ -182,6 +212,7 @@ const void *xs_next(xs_reader *r) {
   size_t k = r->heap[0];
   xs_src *w = &r->src[k];
   memcpy(r->cur, xs_head(r, k), s->size);
+  if (w->map) w->map(r->cur, w->map_ctx);
   if (++w->pos == w->have) {
     if (w->left) {
       if (xs_fill(r, w)) return NULL;
@@ -271,6 +302,25 @@ int xs_add(xs_sorter *s, const void *rec) {
   size_t *n = &s->counts[s->nchunks - 1];
   memcpy(s->chunks[s->nchunks - 1] + (*n)++ * s->size, rec, s->size);
   s->inmem++, s->total++;
+  return 0;
+}
+
+int xs_absorb(xs_sorter *s, xs_sorter *t, xs_map map, void *ctx) {
+  if (s->err[0]) return -1;
+  if (t->err[0] || t->size != s->size || t->cmp != s->cmp || t->nmore)
+    return xs_fail(s, t->err[0] ? t->err : "cannot absorb that sorter", 0);
+  if (xs_sort(t)) return xs_fail(s, t->err, 0);
+  size_t n = s->nmore + 1;
+  xs_sorter **more = realloc(s->more, n * sizeof *more);
+  if (more) s->more = more;
+  xs_map *maps = more ? realloc(s->maps, n * sizeof *maps) : NULL;
+  if (maps) s->maps = maps;
+  void **ctxs = maps ? realloc(s->map_ctx, n * sizeof *ctxs) : NULL;
+  if (!ctxs) return xs_fail(s, "out of memory", 0);
+  s->map_ctx = ctxs;
+  s->more[s->nmore] = t, s->maps[s->nmore] = map, s->map_ctx[s->nmore] = ctx;
+  s->nmore++;
+  s->total += t->total;
   return 0;
 }
 

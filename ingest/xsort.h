@@ -25,6 +25,8 @@ typedef int (*xs_cmp)(const void *a, const void *b);
 typedef struct xs_sorter xs_sorter;
 typedef struct xs_reader xs_reader;
 
+typedef void (*xs_map)(void *rec, void *ctx);
+
 xs_sorter *xs_new(size_t size, xs_cmp cmp, size_t budget);
 int xs_add(xs_sorter *s, const void *rec);
 int xs_sort(xs_sorter *s);
@@ -33,6 +35,14 @@ size_t xs_count(const xs_sorter *s);
 long long xs_spilled(const xs_sorter *s);
 /* NULL, or what failed: "out of memory", "temporary file: ...". */
 const char *xs_error(const xs_sorter *s);
+
+/*
+** S takes T (same record size and comparator): T is sorted now and freed with S, and
+** S's readers merge T's records too, each passed through MAP as it is handed out.
+** MAP must not change how a record compares with the others (it may renumber, keeping
+** the order). 0, or -1 (xs_error(s)) and T is still the caller's.
+*/
+int xs_absorb(xs_sorter *s, xs_sorter *t, xs_map map, void *ctx);
 
 xs_reader *xs_open(xs_sorter *s);
 const void *xs_next(xs_reader *r);

@@ -1,0 +1,46 @@
+/*
+** split.h: the second half of a large plain trace file, scanned on a thread of its
+** own while the caller scans the first half (prefix sp_).
+**
+**   (after the first event of the scan pass)
+**   sp_half *h = sp_start(scan, path, dv, mem);   // NULL: read on alone
+**   ... rc = kt_next(scan, &e) ...
+**   if (rc == KT_SPLIT) rc = sp_join(h, scan, dv); // KT_END: the scan is complete
+**   sp_free(h);
+**
+** HOW IT WORKS: a guess at an element boundary of traceEvents past the middle of the
+** file ('}' ',' '{' with only whitespace between) becomes the second reader's start
+** (kt_open_at) and the first reader's stop (kt_stop_at). Only the first reader can
+** tell whether the guess was right: when its kt_next() returns KT_SPLIT it was, and
+** the second half, scanned meanwhile into a part of the file's dv_state, is joined
+** (kt_join, dv_join_part). Whatever else happens (a wrong guess, a B/E event or an
+** error in the second half) the first reader simply reads on, so the result is that
+** of one pass over the file, byte for byte.
+*/
+#ifndef HTA_SPLIT_H
+#define HTA_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "derive.h"
+#include "kineto.h"
+
+typedef struct sp_half sp_half;
+
+/* Starts the second half of SCAN's file (PATH, plain), into a part of DV with MEM
+** bytes of sort budget. NULL when no boundary was found, or out of resources. */
+sp_half *sp_start(kt_file *scan, const char *path, dv_state *dv, size_t mem);
+
+/* After kt_next(scan) returned KT_SPLIT: KT_END when the halves were joined; KT_SPLIT
+** when they cannot be (read on with kt_next); KT_ERROR (kt_errmsg(scan)) or KT_NOMEM
+** (dv_error(dv)). */
+int sp_join(sp_half *h, kt_file *scan, dv_state *dv);
+
+/* The seq of the first event of the second half once joined, else INT64_MAX. */
+int64_t sp_base(const sp_half *h);
+
+/* Stops the second half if it still runs; NULL is fine. */
+void sp_free(sp_half *h);
+
+#endif
