@@ -4,11 +4,13 @@
 ** HOW IT WORKS
 **  1. A parser thread takes the next file, runs the KT_SCAN pass into a dv_state
 **     (links, call stacks, iterations) and computes the content hash. When the
-**     file is the last one and alone (no other under way), the writer is free and
-**     no trace in the database has the file's size (so it cannot be a duplicate),
-**     it takes the writer first (a mutex held for the whole file), sends OPEN and
-**     streams the file's flows during the scan: they need nothing derived, and
-**     the writer's core is otherwise idle then.
+**     file is the last one and alone (no other under way), the writer's core is
+**     otherwise idle during the scan, so: a large plain file is scanned in two
+**     halves at once (split.h); and when no trace in the database has the file's
+**     size (so it cannot be a duplicate), the parser takes the writer first (a
+**     mutex held for the whole file), sends OPEN and streams the flows of the
+**     first half (all of them when not split) during the scan: they need nothing
+**     derived.
 **  2. It checks the hash against the database's (and this run's) hashes.
 **  3. It takes the writer unless it has it, sends BEGIN, then runs the KT_FULL
 **     pass, sending batches of BT_ROWS rows, then END, or ABORT on an error.
@@ -317,6 +319,31 @@ static int make_room(pl_ctx *c, int i, bt_batch **pb, pl_local *l, size_t need) 
 
 static int is_flow(const kt_event *e) { return e->ph == 's' || e->ph == 't' || e->ph == 'f'; }
 
+/* What sending a flow to the writer during the scan needs. */
+struct send_ctx {
+  pl_ctx *c;
+  int i;
+  bt_batch **b;
+  pl_local *loc;
+  dv_state *dv; /* not used for flows */
+  sp_half *half;
+  int rc;
+};
+
+static int send_flow(void *ctx, const kt_event *e) {
+  struct send_ctx *s = ctx;
+  return make_room(s->c, s->i, s->b, s->loc, 1) || add_rows(*s->b, s->loc, e, s->dv) < 0 ? -1 : 0;
+}
+
+/* The second half's kept flows, then the last batch (not left for the full pass). */
+static void *send_kept_flows(void *arg) {
+  struct send_ctx *s = arg;
+  s->rc = sp_flows(s->half, send_flow, s);
+  const bt_batch *b = *s->b; /* sp_flows may have sent the one before */
+  if (!s->rc && b && b->nrows) s->rc = make_room(s->c, s->i, s->b, s->loc, BT_ROWS + 1);
+  return NULL;
+}
+
 static void parse_file(pl_ctx *c, int i) {
   pl_file *pf = &c->files[i];
   char err[KT_ERR_MAX], msg[400] = "";
@@ -359,6 +386,7 @@ static void parse_file(pl_ctx *c, int i) {
   /* Alone, a large plain file is scanned in two halves at once (split.h). */
   sp_half *half = NULL;
   int try_split = alone && c->o->split_min && kt_file_size(scan) >= c->o->split_min;
+  struct send_ctx sc = {c, i, &b, &loc, dv, NULL, 0};
   uint64_t nev = 0;
   while ((rc = kt_next(scan, &e)) == KT_EVENT || rc == KT_SPLIT) {
     if (rc == KT_SPLIT) {
@@ -366,19 +394,28 @@ static void parse_file(pl_ctx *c, int i) {
       if (rc == KT_SPLIT) continue; /* read on alone */
       break;
     }
-    if (try_split) try_split = 0, half = sp_start(scan, pf->path, dv, c->o->sort_mem / 2);
-    if (dv_add(dv, e) ||
-        (early && is_flow(e) && (make_room(c, i, &b, &loc, 1) || add_rows(b, &loc, e, dv) < 0))) {
+    if (try_split) try_split = 0, half = sp_start(scan, pf->path, dv, c->o->sort_mem / 2, early);
+    if (dv_add(dv, e) || (early && is_flow(e) && send_flow(&sc, e))) {
       rc = KT_NOMEM;
       break;
     }
     if ((++nev & 4095) == 0) pf->done_bytes = kt_json_offset(scan);
   }
-  /* flows from here on were not sent during the scan */
-  int64_t early_until = early ? sp_base(half) : -1;
-  pf->halves = sp_base(half) != INT64_MAX;
-  sp_free(half);
+  /* Flows below early_until were sent during the scan, or are being sent: the second
+  ** half's kept ones go to the writer from another thread while dv_finish() runs. */
+  int64_t early_until = early ? sp_flows_from(half) : -1;
+  struct send_ctx sf = {c, i, &b, &loc, dv, half, 0};
+  pthread_t st;
+  int sending = 0;
+  if (rc == KT_END && early) {
+    sending = pthread_create(&st, NULL, send_kept_flows, &sf) == 0;
+    if (!sending) send_kept_flows(&sf);
+  }
   if (rc == KT_END && dv_finish(dv)) rc = KT_NOMEM;
+  if (sending) pthread_join(st, NULL);
+  if (rc == KT_END && sf.rc) rc = KT_NOMEM;
+  pf->halves = sp_joined(half);
+  sp_free(half);
   if (rc != KT_END) {
     snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM ? dv_error(dv) : kt_errmsg(scan));
     if (early) goto abort;

@@ -3,9 +3,10 @@
 ** own while the caller scans the first half (prefix sp_).
 **
 **   (after the first event of the scan pass)
-**   sp_half *h = sp_start(scan, path, dv, mem);   // NULL: read on alone
+**   sp_half *h = sp_start(scan, path, dv, mem, keep_flows); // NULL: read on alone
 **   ... rc = kt_next(scan, &e) ...
 **   if (rc == KT_SPLIT) rc = sp_join(h, scan, dv); // KT_END: the scan is complete
+**   sp_flows(h, fn, ctx);                          // the second half's flows, if kept
 **   sp_free(h);
 **
 ** HOW IT WORKS: a guess at an element boundary of traceEvents past the middle of the
@@ -29,16 +30,25 @@
 typedef struct sp_half sp_half;
 
 /* Starts the second half of SCAN's file (PATH, plain), into a part of DV with MEM
-** bytes of sort budget. NULL when no boundary was found, or out of resources. */
-sp_half *sp_start(kt_file *scan, const char *path, dv_state *dv, size_t mem);
+** bytes of sort budget; KEEP_FLOWS: its flow events (s, t, f) are kept, up to 32 MB,
+** for sp_flows(). NULL when no boundary was found, or out of resources. */
+sp_half *sp_start(kt_file *scan, const char *path, dv_state *dv, size_t mem, int keep_flows);
 
 /* After kt_next(scan) returned KT_SPLIT: KT_END when the halves were joined; KT_SPLIT
 ** when they cannot be (read on with kt_next); KT_ERROR (kt_errmsg(scan)) or KT_NOMEM
 ** (dv_error(dv)). */
 int sp_join(sp_half *h, kt_file *scan, dv_state *dv);
 
-/* The seq of the first event of the second half once joined, else INT64_MAX. */
-int64_t sp_base(const sp_half *h);
+/* 1 once the halves were joined (NULL: 0). */
+int sp_joined(const sp_half *h);
+
+/* Once joined: calls FN on each kept flow of the second half, in order (seq counted
+** in the whole file; the event is valid during the call); the first FN result that
+** is not 0 ends it and is returned. sp_flows_from() is the seq of the first flow
+** that was not kept (INT64_MAX: none, or not joined): that one and the later ones
+** are left to the caller. */
+int sp_flows(const sp_half *h, int (*fn)(void *ctx, const kt_event *e), void *ctx);
+int64_t sp_flows_from(const sp_half *h);
 
 /* Stops the second half if it still runs; NULL is fine. */
 void sp_free(sp_half *h);
