@@ -4,7 +4,8 @@
 ** Records go into chunks of XS_CHUNK bytes, each sorted when full (a cache-sized
 ** qsort). Readers merge the sorted chunks with a heap. When the chunks hold the
 ** budget, they are merged into one run appended to the temporary file and their
-** buffers reused; readers then merge the runs, each through a small window.
+** buffers reused; readers then merge the runs, each through a small window, with
+** the chunks filled since the last spill (those are never written).
 */
 #include "xsort.h"
 
@@ -157,15 +158,15 @@ void xs_close(xs_reader *r) {
   free(r);
 }
 
-/* Adds the sources of F (its chunks, or its runs when RUNS) to reader r. */
+/* Adds the sources of F to reader r: its runs (when RUNS) and its chunks in memory. */
 static int xs_sources(xs_reader *r, xs_sorter *f, int runs, xs_map map, void *ctx) {
   size_t win = XS_WINDOW / f->size ? XS_WINDOW / f->size : 1; /* records */
-  size_t n = runs ? f->nruns : f->nchunks;
-  for (size_t k = 0; k < n; k++) {
+  size_t nr = runs ? f->nruns : 0;
+  for (size_t k = 0; k < nr + f->nchunks; k++) {
     xs_src *w = &r->src[r->nsrc++];
     w->from = f, w->map = map, w->map_ctx = ctx;
-    if (!runs) {
-      w->buf = f->chunks[k], w->have = f->counts[k];
+    if (k >= nr) {
+      w->buf = f->chunks[k - nr], w->have = f->counts[k - nr];
     } else {
       w->left = f->runs[k].count, w->next = f->runs[k].off, w->owned = 1;
       if (!(w->buf = malloc((win < w->left ? win : w->left) * f->size)))
@@ -178,21 +179,20 @@ static int xs_sources(xs_reader *r, xs_sorter *f, int runs, xs_map map, void *ct
 }
 
 /* A reader over the chunks in memory (RUNS 0: only for s itself, while it spills), or
-** over the sorted records of s and the sorters it absorbed. */
+** over all the sorted records of s and of the sorters it absorbed. */
 static xs_reader *xs_reader_new(xs_sorter *s, int runs) {
   xs_reader *r = calloc(1, sizeof *r);
-  size_t n = runs && s->fd >= 0 ? s->nruns : s->nchunks;
-  for (size_t i = 0; runs && i < s->nmore; i++)
-    n += s->more[i]->fd >= 0 ? s->more[i]->nruns : s->more[i]->nchunks;
+  size_t n = (runs ? s->nruns : 0) + s->nchunks;
+  for (size_t i = 0; runs && i < s->nmore; i++) n += s->more[i]->nruns + s->more[i]->nchunks;
   if (!r || !(r->src = calloc(n ? n : 1, sizeof *r->src)) ||
       !(r->heap = malloc((n ? n : 1) * sizeof *r->heap)) || !(r->cur = malloc(s->size))) {
     xs_fail(s, "out of memory", 0);
     goto fail;
   }
   r->s = s;
-  if (xs_sources(r, s, runs && s->fd >= 0, NULL, NULL)) goto fail;
+  if (xs_sources(r, s, runs, NULL, NULL)) goto fail;
   for (size_t i = 0; runs && i < s->nmore; i++)
-    if (xs_sources(r, s->more[i], s->more[i]->fd >= 0, s->maps[i], s->map_ctx[i])) goto fail;
+    if (xs_sources(r, s->more[i], 1, s->maps[i], s->map_ctx[i])) goto fail;
   for (size_t i = r->nheap / 2; i-- > 0;) xs_sift(r, i);
   return r;
 fail:
@@ -328,9 +328,8 @@ int xs_sort(xs_sorter *s) {
   if (s->err[0]) return -1;
   s->sorted = 1;
   if (s->nchunks) qsort(s->chunks[s->nchunks - 1], s->counts[s->nchunks - 1], s->size, s->cmp);
-  if (s->fd < 0) return 0;
-  if (s->inmem && xs_spill(s)) return -1;
-  for (size_t i = 0; i < s->nbufs; i++) free(s->chunks[i]); /* windows take their place */
-  s->nbufs = 0;
+  /* Spilled or not, the chunks in memory are read beside the runs: no last spill. */
+  for (size_t i = s->nchunks; i < s->nbufs; i++) free(s->chunks[i]); /* spare buffers */
+  s->nbufs = s->nchunks;
   return 0;
 }

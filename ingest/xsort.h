@@ -8,13 +8,13 @@
 **   while ((p = xs_next(r))) use(p);   NULL at the end, or on an error (xs_error)
 **   xs_close(r); xs_free(s);
 **
-** HOW IT WORKS: records collect in memory up to the budget. Under it, nothing
-** touches the disk: xs_sort() is one qsort and readers walk the array. Past it,
-** each full buffer is sorted and appended as a run to an unlinked temporary file
-** ($TMPDIR, else /tmp), and readers merge the runs with a heap, each holding a
-** small window of every run. Several readers may walk the same sorted records
-** at once (one thread). The comparator sees only the two records: put every key
-** in the record.
+** HOW IT WORKS: records collect in 1 MiB chunks, each sorted when full, and
+** readers merge the chunks with a heap: under the budget nothing touches the
+** disk. Past it, the chunks are merged into one run appended to an unlinked
+** temporary file ($TMPDIR, else /tmp) and their buffers reused; readers then merge
+** the runs, each through a small window, with the chunks filled since (never
+** written). Several readers may walk the same sorted records at once (one thread).
+** The comparator sees only the two records: put every key in the record.
 */
 #ifndef HTA_XSORT_H
 #define HTA_XSORT_H
