@@ -82,6 +82,7 @@ run() {
   [ -n "$TIME" ] && rss=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' err.txt)
   if [ -n "$rss" ]; then m="$((rss / 1024)) MB (time -v)"; else m="not measured (no /usr/bin/time)"; fi
   echo "$label: exit $rc, ${secs} s, peak RSS $m; hta-ingest -v says ${own:-?} MB"
+  sed -n 's/^hta-ingest: [^:]*: rank [0-9]*, [0-9]* events (\(.*\))$/  (\1)/p' err.txt
   case $rc in
   0)
     got=$(sqlite3 r.db "$3")
