@@ -79,8 +79,10 @@ int dv_add(dv_state *d, const kt_event *e);
 ** thread. A part returns 1 from dv_add() for an event it cannot take alone (a B or E,
 ** whose partner may lie before it, or its 2^30th event): the whole then reads on
 ** alone. dv_join_part(whole, part, base), where the part starts at seq BASE, makes the
-** whole as if it had seen every event: 0, -1 (out of memory, temporary file), or 1
-** when they cannot be joined (nothing changed). Free both, in either order.
+** whole as if it had seen every event: 0, 1 when they cannot be joined (nothing
+** changed), or -1 (out of memory, temporary file: the whole is then unusable). Make
+** and free the part on the whole's thread (they share the group registry), in either
+** order.
 */
 dv_state *dv_new_part(dv_state *whole, size_t mem);
 int dv_join_part(dv_state *whole, dv_state *part, int64_t base);
