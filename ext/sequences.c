@@ -581,8 +581,8 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     size_t b = a;
     sqlite3_int64 gpu = 0, cpu = 0;
     while (b < j.nroots && fksCmpRef(&refs[a], &refs[b]) == 0) {
-      gpu += refs[b].r->kernel_ns;
-      cpu += refs[b].r->cpu_ns;
+      gpu = hta_add_sat(gpu, refs[b].r->kernel_ns);
+      cpu = hta_add_sat(cpu, refs[b].r->cpu_ns);
       b++;
     }
     char *pat = 0;
