@@ -1089,11 +1089,22 @@ int kt_join(kt_file *a, kt_file *b) {
   if (!kt_can_join(a, b)) return 1;
   rd_reader *rd = &a->rd;
   int rc;
-  while ((rc = rd_refill(rd, rd->end)) > 0) { /* the rest, for the content hash */
-  }
+  /* The rest, for the content hash. b read those bytes earlier: they must be the
+  ** same, or b's events are not the file's (rewritten in place meanwhile). */
+  uint64_t at = a->js.tok_off; /* the '{' where a stopped and b started */
+  if (at < rd->base || at > rd_offset(rd, rd->end)) return 1;
+  rd_xxh64 tail;
+  rd_xxh64_init(&tail);
+  rd_xxh64_update(&tail, rd->buf + (at - rd->base), (size_t)(rd->end - rd->buf) - (at - rd->base));
+  while ((rc = rd_refill(rd, rd->end)) > 0)
+    rd_xxh64_update(&tail, rd->buf, (size_t)(rd->end - rd->buf));
   a->js.p = rd->end;
   if (rc < 0) {
     js_fail(&a->js, rd_offset(rd, rd->end), "%s", rd->err);
+    return ktFail(a);
+  }
+  if (rd_xxh64_digest(&tail) != rd_hash64(&b->rd)) {
+    js_fail(&a->js, at, "the file changed while it was being read");
     return ktFail(a);
   }
   /* b's members follow a's, as one pass would have written them */

@@ -143,7 +143,8 @@ int kt_next(kt_file *f, const kt_event **pe);
 ** element (and never, if the guess was not an element); it goes on from there
 ** when called again. kt_join() then makes the first reader's file complete: it
 ** reads (hashes) the rest of the bytes and appends the second's metadata and event
-** count, as one pass would have found them: KT_END, or KT_ERROR (a read error).
+** count, as one pass would have found them: KT_END, or KT_ERROR (a read error, or
+** those bytes are not the ones the second reader read: the file changed meanwhile).
 ** kt_can_join() tells first whether they can be (the first stopped, the second
 ** ended cleanly, the metadata is within its bound); if not, nothing changes (kt_join
 ** returns 1) and the first reader can go on alone.

@@ -135,6 +135,10 @@ static uint64_t xxhDigest(const rd_xxh64 *h) {
   return r;
 }
 
+void rd_xxh64_init(rd_xxh64 *h) { xxhInit(h); }
+void rd_xxh64_update(rd_xxh64 *h, const void *p, size_t n) { xxhUpdate(h, p, n); }
+uint64_t rd_xxh64_digest(const rd_xxh64 *h) { return xxhDigest(h); }
+
 uint64_t rd_xxh64_block(const void *data, size_t n) {
   rd_xxh64 h;
   xxhInit(&h);

@@ -136,6 +136,10 @@ uint64_t rd_hash64(const rd_reader *rd);
 
 /* XXH64 of one block, seed 0 (for tests and for callers hashing other data). */
 uint64_t rd_xxh64_block(const void *data, size_t n);
+/* The same over data that comes in pieces. */
+void rd_xxh64_init(rd_xxh64 *h);
+void rd_xxh64_update(rd_xxh64 *h, const void *p, size_t n);
+uint64_t rd_xxh64_digest(const rd_xxh64 *h);
 
 void rd_close(rd_reader *rd);
 

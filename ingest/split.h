@@ -15,8 +15,9 @@
 ** tell whether the guess was right: when its kt_next() returns KT_SPLIT it was, and
 ** the second half, scanned meanwhile into a part of the file's dv_state, is joined
 ** (kt_join, dv_join_part). Whatever else happens (a wrong guess, a B/E event or an
-** error in the second half) the first reader simply reads on, so the result is that
-** of one pass over the file, byte for byte.
+** error in the second half) the first reader simply reads on, so the rows are those
+** of one pass over the file (only the ids of new strings may be numbered otherwise,
+** as the writer meets them in another order).
 */
 #ifndef HTA_SPLIT_H
 #define HTA_SPLIT_H

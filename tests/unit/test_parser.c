@@ -1202,6 +1202,69 @@ static void testDepth(void) {
 ** tokens of every kind straddle real 1 MiB boundaries; indentation varies so
 ** the boundaries fall at different places in the events.
 */
+/* ------------------------------------------------------------ two halves */
+
+/* A file read in two halves (kt_stop_at / kt_open_at / kt_join) joins to what one
+** pass finds: 4 events, the whole file's hash. When the tail is rewritten in place
+** after the second reader read it and before the first reader hashes it, the join
+** fails at the seam: the second half's events are not the file's any more. */
+static void splitRun(const char *path, const char *json, int rewrite) {
+  uint64_t at = (uint64_t)(strstr(json, "{\"ph\": \"X\", \"name\": \"c\"") - json);
+  kt_file *a = NULL, *b = NULL;
+  char err[KT_ERR_MAX];
+  const kt_event *e;
+  int rc, na = 0, nb = 0;
+  writeFile(path, json, strlen(json));
+  CHECK_INT(kt_open(&a, path, KT_SCAN, err), KT_OK);
+  CHECK_INT(kt_open_at(&b, path, at, 0, KT_SCAN, err), KT_OK);
+  if (!a || !b) goto out;
+  kt_stop_at(a, at);
+  while ((rc = kt_next(b, &e)) == KT_EVENT) nb++;
+  CHECK_INT(rc, KT_END);
+  CHECK_INT(nb, 2);
+  if (rewrite) { /* same size, "c" becomes "z": only a hash can tell */
+    FILE *fp = fopen(path, "r+b");
+    CHECK(fp != NULL);
+    if (fp) {
+      fseek(fp, (long)(strstr(json, "\"c\"") - json) + 1, SEEK_SET);
+      fputc('z', fp);
+      fclose(fp);
+    }
+  }
+  while ((rc = kt_next(a, &e)) == KT_EVENT) na++;
+  CHECK_INT(rc, KT_SPLIT);
+  CHECK_INT(na, 2);
+  CHECK(kt_can_join(a, b));
+  rc = kt_join(a, b);
+  if (!rewrite) {
+    CHECK_INT(rc, KT_END);
+    CHECK_INT(kt_meta_get(a)->event_count, 4);
+    CHECK(kt_content_hash(a) == rd_xxh64_block(json, strlen(json)));
+  } else {
+    char want[96];
+    snprintf(want, sizeof want, "byte %llu: the file changed while it was being read",
+             (unsigned long long)at);
+    CHECK_INT(rc, KT_ERROR);
+    CHECK_STR(kt_errmsg(a), want);
+  }
+out:
+  kt_close(a);
+  kt_close(b);
+  remove(path);
+}
+
+static void testSplitJoin(void) {
+  static const char json[] =
+      "{\"traceEvents\": [\n"
+      "  {\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1},\n"
+      "  {\"ph\": \"X\", \"name\": \"b\", \"ts\": 2, \"dur\": 1},\n"
+      "  {\"ph\": \"X\", \"name\": \"c\", \"ts\": 3, \"dur\": 1},\n"
+      "  {\"ph\": \"X\", \"name\": \"d\", \"ts\": 4, \"dur\": 1}\n"
+      "]}\n";
+  splitRun("split_join.json", json, 0);
+  splitRun("split_join.json", json, 1);
+}
+
 static void testBigFile(void) {
   const int nev = 15000;
   size_t cap = (size_t)nev * 300 + 100, o = 0;
@@ -1366,6 +1429,7 @@ int main(void) {
   testDecoderErrors();
   testEventLimit();
   testDepth();
+  testSplitJoin();
   testBigFile();
   testCorpus();
   return tu_summary("test_parser");
