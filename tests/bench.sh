@@ -35,6 +35,7 @@ rounds=${HTA_BENCH_ROUNDS:-3}
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
 cat_s= zcat_s= s_json= s_json_1pass= s_json_gz=
+rm -f "$dir"/ingest-*.log # a log left by an earlier run with more rounds would be read below
 # json-1pass: the same .json with the scan in one pass (--split-min 0), the baseline of
 # the two-halves scan that a lone large .json gets by default
 for r in $(seq "$rounds"); do
@@ -47,7 +48,7 @@ for r in $(seq "$rounds"); do
     db=$dir/bench-$kind.db
     rm -f "$db"
     t0=$(now)
-    "$HTA_INGEST" -v --no-progress $opt "$db" "$f" 2>"$dir/ingest-$kind-$r.log"
+    "$HTA_INGEST" -v --no-progress $opt "$db" "$f" 2>"$dir/ingest-$kind.$r.log"
     t1=$(now)
     var=s_$(echo $kind | tr .- __)
     eval "$var=\$(best \"\$$var\" \"\$(secs $t0 $t1)\")"
@@ -59,9 +60,14 @@ for kind in json json-1pass json.gz; do
   db=$dir/bench-$kind.db
   eval "s=\$s_$(echo $kind | tr .- __)"
   ev=$(sqlite3 "$db" 'SELECT sum(event_count) FROM trace')
-  rss=$(cat "$dir"/ingest-$kind-*.log | sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' | sort -n | tail -n 1)
+  rss=$(cat "$dir"/ingest-$kind.[0-9]*.log | sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' | sort -n | tail -n 1)
   printf '%-28s %7.2f s %6s MB/s %8.2f M events/s  peak RSS %s MB  DB %s MB\n' "hta-ingest .$kind" "$s" \
     "$(rate "$json_bytes" "$s")" "$(awk -v e="$ev" -v s="$s" 'BEGIN { print e / s / 1e6 }')" "$rss" "$(mb "$db")"
+  # CPU seconds (-v), the round that used least: the wall time cannot go below half the
+  # total on two cores, nor below the writer's share
+  cat "$dir"/ingest-$kind.[0-9]*.log | sed -n 's/.*CPU: writer \([0-9.]*\) s, parsers \([0-9.]*\) s.*/\1 \2/p' |
+    awk -v k=".$kind" 'NR == 1 || $1 + $2 < w + o { w = $1; o = $2 }
+      END { if (NR) printf "  %-26s CPU %.2f s: writer thread %.2f s, other threads %.2f s\n", k, w + o, w, o }'
 done
 echo "best of $rounds rounds; peak RSS: the largest of them; events: $ev"
 [ $(awk -v s="$s" -v z="$zcat_s" 'BEGIN { print (s <= z) }') = 1 ] && echo ".json.gz ingest <= zcat: yes" || echo ".json.gz ingest <= zcat: NO"
