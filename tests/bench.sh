@@ -65,7 +65,7 @@ for kind in json json-1pass json.gz; do
     "$(rate "$json_bytes" "$s")" "$(awk -v e="$ev" -v s="$s" 'BEGIN { print e / s / 1e6 }')" "$rss" "$(mb "$db")"
   # CPU seconds (-v), the round that used least: the wall time cannot go below half the
   # total on two cores, nor below the writer's share
-  cat "$dir"/ingest-$kind.[0-9]*.log | sed -n 's/.*CPU: writer \([0-9.]*\) s, parsers \([0-9.]*\) s.*/\1 \2/p' |
+  cat "$dir"/ingest-$kind.[0-9]*.log | sed -n 's/.*CPU: writer \([0-9.]*\) s, other threads \([0-9.]*\) s.*/\1 \2/p' |
     awk -v k=".$kind" 'NR == 1 || $1 + $2 < w + o { w = $1; o = $2 }
       END { if (NR) printf "  %-26s CPU %.2f s: writer thread %.2f s, other threads %.2f s\n", k, w + o, w, o }'
 done
