@@ -448,7 +448,8 @@ int main(int argc, char **argv) {
       (long long)events, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)
-    say(&c, 3, "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, other threads %.2f s; commit %.2f s\n",
+    say(&c, 3,
+        "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, other threads %.2f s; commit %.2f s\n",
         (double)ru.ru_maxrss / 1024.0, st.writer_cpu, st.parser_cpu, st.finish_s);
   if (failed || bad_path) code = EXIT_FAILED;
 end:
