@@ -450,7 +450,7 @@ int main(int argc, char **argv) {
   if (getrusage(RUSAGE_SELF, &ru) == 0)
     say(&c, 3,
         "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, other threads %.2f s; commit %.2f s\n",
-        (double)ru.ru_maxrss / 1024.0, st.writer_cpu, st.parser_cpu, st.finish_s);
+        (double)ru.ru_maxrss / 1024.0, st.writer_cpu, st.other_cpu, st.finish_s);
   if (failed || bad_path) code = EXIT_FAILED;
 end:
   for (int i = 0; i < paths.n; i++) free(paths.v[i]);

@@ -729,7 +729,7 @@ int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats 
     stats->finish_s = now_s() - f0;
     stats->writer_cpu = cpu_s(CLOCK_THREAD_CPUTIME_ID);
     /* every other thread: parsers, second halves, gzip inflaters, flow senders */
-    stats->parser_cpu = cpu_s(CLOCK_PROCESS_CPUTIME_ID) - stats->writer_cpu;
+    stats->other_cpu = cpu_s(CLOCK_PROCESS_CPUTIME_ID) - stats->writer_cpu;
   }
   if (rc) snprintf(err, (size_t)errlen, "%s", werr);
   pthread_mutex_destroy(&c.mu);

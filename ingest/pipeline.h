@@ -49,7 +49,7 @@ typedef struct pl_options {
 
 typedef struct pl_stats {
   double writer_cpu; /* CPU seconds of the writer thread */
-  double parser_cpu; /* CPU seconds of every other thread (parsers and their helpers) */
+  double other_cpu;  /* CPU seconds of every other thread (parsers and their helpers) */
   double finish_s;   /* wall seconds after the last file: commit, close, rename */
 } pl_stats;
 

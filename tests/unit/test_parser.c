@@ -1195,13 +1195,6 @@ static void testDepth(void) {
   free(deep);
 }
 
-/* ------------------------------------------------------------ big file */
-
-/*
-** About 3.4 MB with known values: several buffer refills, plain and gzip, so
-** tokens of every kind straddle real 1 MiB boundaries; indentation varies so
-** the boundaries fall at different places in the events.
-*/
 /* ------------------------------------------------------------ two halves */
 
 /* A file read in two halves (kt_stop_at / kt_open_at / kt_join) joins to what one
@@ -1265,6 +1258,13 @@ static void testSplitJoin(void) {
   splitRun("split_join.json", json, 1);
 }
 
+/* ------------------------------------------------------------ big file */
+
+/*
+** About 3.4 MB with known values: several buffer refills, plain and gzip, so
+** tokens of every kind straddle real 1 MiB boundaries; indentation varies so
+** the boundaries fall at different places in the events.
+*/
 static void testBigFile(void) {
   const int nev = 15000;
   size_t cap = (size_t)nev * 300 + 100, o = 0;
