@@ -5,3 +5,4 @@ CREATE INDEX IF NOT EXISTS event_gpu ON event(trace_id, stream, ts, dur, name_id
   WHERE stream IS NOT NULL;
 CREATE INDEX IF NOT EXISTS ingest_issue_trace ON ingest_issue(trace_id);
 CREATE INDEX IF NOT EXISTS profiler_step_step ON profiler_step(step);
+CREATE INDEX IF NOT EXISTS trace_job ON trace(job_id, rank);

@@ -11,8 +11,18 @@ CREATE TABLE IF NOT EXISTS meta(
   value TEXT
 );
 
+-- One profiled run: the files of one training or inference job, all its ranks. Every analysis
+-- reads one job at a time; a database holds any number of them.
+CREATE TABLE IF NOT EXISTS job(
+  job_id     INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL UNIQUE,
+  source     TEXT,                       -- the directory (or file) it was named after
+  created_at TEXT                        -- ISO 8601, UTC
+);
+
 CREATE TABLE IF NOT EXISTS trace(
   trace_id          INTEGER PRIMARY KEY,
+  job_id            INTEGER NOT NULL DEFAULT 1 REFERENCES job(job_id),
   rank              INTEGER NOT NULL,
   rank_source       TEXT NOT NULL,       -- 'distributedInfo' | 'file_name' | 'default'
   file_name         TEXT NOT NULL,       -- as given on the command line
@@ -32,7 +42,7 @@ CREATE TABLE IF NOT EXISTS trace(
 );
 
 CREATE TABLE IF NOT EXISTS device(
-  trace_id         INTEGER NOT NULL REFERENCES trace,
+  trace_id         INTEGER NOT NULL REFERENCES trace(trace_id),
   device_id        INTEGER NOT NULL,
   name             TEXT,
   total_global_mem INTEGER,
@@ -54,7 +64,7 @@ CREATE TABLE IF NOT EXISTS category(
 );
 
 CREATE TABLE IF NOT EXISTS thread(
-  trace_id     INTEGER NOT NULL REFERENCES trace,
+  trace_id     INTEGER NOT NULL REFERENCES trace(trace_id),
   pid,                      -- integer, or text as written ('Spans', 'stream 7')
   tid,
   process_name TEXT,
@@ -65,12 +75,12 @@ CREATE TABLE IF NOT EXISTS thread(
 
 CREATE TABLE IF NOT EXISTS event(
   event_id    INTEGER PRIMARY KEY,       -- (trace_id << 32) | ordinal in the trace
-  trace_id    INTEGER NOT NULL REFERENCES trace,
+  trace_id    INTEGER NOT NULL REFERENCES trace(trace_id),
   rank        INTEGER NOT NULL,
   seq         INTEGER NOT NULL,          -- position in traceEvents (HTA's `index`)
   ph          TEXT NOT NULL,             -- 'X' (B/E pairs become X), 'i', ...
-  category_id INTEGER REFERENCES category,
-  name_id     INTEGER REFERENCES string,
+  category_id INTEGER REFERENCES category(category_id),
+  name_id     INTEGER REFERENCES string(string_id),
   pid,
   tid,
   ts          INTEGER,                   -- ns
@@ -87,9 +97,9 @@ CREATE TABLE IF NOT EXISTS event(
 );
 
 CREATE TABLE IF NOT EXISTS profiler_step(
-  trace_id INTEGER NOT NULL REFERENCES trace,
+  trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
   step     INTEGER NOT NULL,
-  event_id INTEGER NOT NULL REFERENCES event,
+  event_id INTEGER NOT NULL REFERENCES event(event_id),
   ts       INTEGER NOT NULL,
   dur      INTEGER NOT NULL,
   PRIMARY KEY(trace_id, event_id)
@@ -97,10 +107,10 @@ CREATE TABLE IF NOT EXISTS profiler_step(
 
 CREATE TABLE IF NOT EXISTS counter(
   counter_id INTEGER PRIMARY KEY,         -- (trace_id << 32) | n
-  trace_id   INTEGER NOT NULL REFERENCES trace,
+  trace_id   INTEGER NOT NULL REFERENCES trace(trace_id),
   rank       INTEGER NOT NULL,
   seq        INTEGER NOT NULL,
-  name_id    INTEGER REFERENCES string,
+  name_id    INTEGER REFERENCES string(string_id),
   pid,
   ts         INTEGER,                    -- ns
   series     TEXT NOT NULL,              -- the args key
@@ -109,12 +119,12 @@ CREATE TABLE IF NOT EXISTS counter(
 
 CREATE TABLE IF NOT EXISTS flow(
   flow_id     INTEGER PRIMARY KEY,        -- (trace_id << 32) | n
-  trace_id    INTEGER NOT NULL REFERENCES trace,
+  trace_id    INTEGER NOT NULL REFERENCES trace(trace_id),
   seq         INTEGER NOT NULL,
   ph          TEXT NOT NULL,             -- 's' | 't' | 'f'
   id,
-  category_id INTEGER REFERENCES category,
-  name_id     INTEGER REFERENCES string,
+  category_id INTEGER REFERENCES category(category_id),
+  name_id     INTEGER REFERENCES string(string_id),
   pid,
   tid,
   ts          INTEGER,                   -- ns
@@ -123,7 +133,7 @@ CREATE TABLE IF NOT EXISTS flow(
 
 CREATE TABLE IF NOT EXISTS ingest_issue(
   issue_id  INTEGER PRIMARY KEY,
-  trace_id  INTEGER REFERENCES trace,    -- NULL for a file that failed as a whole
+  trace_id  INTEGER REFERENCES trace(trace_id),    -- NULL for a file that failed as a whole
   code      TEXT NOT NULL,
   count     INTEGER NOT NULL,
   first_seq INTEGER,
