@@ -92,9 +92,9 @@ static int annPush(ann_vec *v, int64_t x) {
 }
 
 /* *pId = category_id of zCat, or -1 when the category is absent. */
-static int annCategoryId(sqlite3 *db, const char *zCat, sqlite3_int64 *pId) {
+static int annCategoryId(sqlite3 *db, const char *schema, const char *zCat, sqlite3_int64 *pId) {
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, "SELECT category_id FROM category WHERE name = ?1", -1, &st, 0);
+  int rc = hta_prepare(db, schema, "SELECT category_id FROM $S.category WHERE name = ?1", &st);
   *pId = -1;
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(st, 1, zCat, -1, SQLITE_STATIC);
@@ -208,8 +208,8 @@ static int uabEmit(const hta_tvf_args *args, const hta_trace *t, uab_acc *a, hta
 
 static int uabRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **pzErr) {
   static const char zSql[] =
-      "SELECT e.name_id, s.value, e.dur FROM event e"
-      " JOIN string s ON s.string_id = e.name_id"
+      "SELECT e.name_id, s.value, e.dur FROM $S.event e"
+      " JOIN $S.string s ON s.string_id = e.name_id"
       " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.category_id = ?3"
       " AND e.dur IS NOT NULL AND e.ts < ?4"
       " ORDER BY e.name_id";
@@ -220,11 +220,11 @@ static int uabRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
   int rc, i;
   memset(&tr, 0, sizeof(tr));
   memset(&acc, 0, sizeof(acc));
-  rc = annCategoryId(db, args->p[UAB_P_USE_GPU] != 0 ? "gpu_user_annotation" : "user_annotation",
+  rc = annCategoryId(db, args->scope.schema, args->p[UAB_P_USE_GPU] != 0 ? "gpu_user_annotation" : "user_annotation",
                      &catId);
   if (rc != SQLITE_OK || catId < 0) return rc; /* R2: no such category, no rows */
-  rc = hta_traces_load(db, args->has_rank, args->rank, args->p[UAB_P_INCLUDE_LAST] != 0, &tr);
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  rc = hta_traces_load(db, &args->scope, args->has_rank, args->rank, args->p[UAB_P_INCLUDE_LAST] != 0, &tr);
+  if (rc == SQLITE_OK) rc = hta_prepare(db, args->scope.schema, zSql, &st);
   for (i = 0; rc == SQLITE_OK && i < tr.n; i++) {
     const hta_trace *t = &tr.a[i];
     int hasPrev = 0;
@@ -270,14 +270,14 @@ static const char pstSchema[] =
 
 static int pstRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **pzErr) {
   static const char zSql[] =
-      "SELECT step, ts, dur FROM profiler_step WHERE trace_id = ?1 AND ts < ?2"
+      "SELECT step, ts, dur FROM $S.profiler_step WHERE trace_id = ?1 AND ts < ?2"
       " ORDER BY step, ts, event_id";
   hta_traces tr;
   sqlite3_stmt *st = 0;
   int rc, i;
   memset(&tr, 0, sizeof(tr));
-  rc = hta_traces_load(db, args->has_rank, args->rank, args->p[PST_P_INCLUDE_LAST] != 0, &tr);
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  rc = hta_traces_load(db, &args->scope, args->has_rank, args->rank, args->p[PST_P_INCLUDE_LAST] != 0, &tr);
+  if (rc == SQLITE_OK) rc = hta_prepare(db, args->scope.schema, zSql, &st);
   for (i = 0; rc == SQLITE_OK && i < tr.n; i++) {
     const hta_trace *t = &tr.a[i];
     sqlite3_reset(st);
@@ -365,14 +365,14 @@ static int stgCmpCount(const void *a, const void *b) {
 ** The communication-kernel names (R4c) with their byte order (SQLite's BINARY
 ** collation is memcmp), sorted by name_id for bsearch. *paName: sqlite3_free.
 */
-static int stgNames(sqlite3 *db, stg_name **paName, size_t *pnName) {
+static int stgNames(sqlite3 *db, const char *schema, stg_name **paName, size_t *pnName) {
   static const char zSql[] =
-      "SELECT string_id FROM string"
+      "SELECT string_id FROM $S.string"
       " WHERE value GLOB 'ncclKernel*' OR value GLOB 'ncclDevKernel*' ORDER BY value";
   sqlite3_stmt *st = 0;
   stg_name *a = 0;
   size_t n = 0, nAlloc = 0;
-  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  int rc = hta_prepare(db, schema, zSql, &st);
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     rc = SQLITE_OK;
     if (n == nAlloc) {
@@ -400,10 +400,8 @@ static int stgNames(sqlite3 *db, stg_name **paName, size_t *pnName) {
 /* R4a: the kept step numbers > 0 of every trace, sorted and distinct. */
 static int stgSteps(sqlite3 *db, const hta_traces *tr, ann_vec *steps) {
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db,
-                              "SELECT DISTINCT step FROM profiler_step"
-                              " WHERE trace_id = ?1 AND ts < ?2 AND step > 0",
-                              -1, &st, 0);
+  int rc = hta_prepare(db, tr->scope.schema, "SELECT DISTINCT step FROM $S.profiler_step"
+                              " WHERE trace_id = ?1 AND ts < ?2 AND step > 0", &st);
   for (int i = 0; rc == SQLITE_OK && i < tr->n; i++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, tr->a[i].trace_id);
@@ -431,20 +429,20 @@ static int stgSteps(sqlite3 *db, const hta_traces *tr, ann_vec *steps) {
 */
 #define STG_KEPT                                                    \
   " ((e.stream IS NULL AND e.ts < ?3) OR (e.stream IS NOT NULL AND" \
-  " (SELECT l.ts FROM event l WHERE l.event_id = e.link_id) < ?3))"
+  " (SELECT l.ts FROM $S.event l WHERE l.event_id = e.link_id) < ?3))"
 
 /* R4b: *pMin / *pMax over the kept rows of iterations in S. *pAny = 0 when none. */
 static int stgSpan(sqlite3 *db, const hta_traces *tr, const ann_vec *steps, int64_t *pMin,
                    int64_t *pMax, int *pAny) {
   static const char zSql[] =
-      "SELECT e.iteration, min(e.ts), max(e.ts + e.dur) FROM event e"
+      "SELECT e.iteration, min(e.ts), max(e.ts + e.dur) FROM $S.event e"
       " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.iteration > 0 AND e.dur IS NOT NULL"
       " AND e.category_id IS NOT NULL AND e.category_id <> ?4 AND" STG_KEPT " GROUP BY e.iteration";
   sqlite3_stmt *st = 0;
   sqlite3_int64 traceCat;
-  int rc = annCategoryId(db, "Trace", &traceCat);
+  int rc = annCategoryId(db, tr->scope.schema, "Trace", &traceCat);
   *pAny = 0;
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  if (rc == SQLITE_OK) rc = hta_prepare(db, tr->scope.schema, zSql, &st);
   for (int i = 0; rc == SQLITE_OK && i < tr->n; i++) {
     const hta_trace *t = &tr->a[i];
     sqlite3_reset(st);
@@ -468,14 +466,14 @@ static int stgKernels(sqlite3 *db, const hta_traces *tr, const ann_vec *steps,
                       const stg_name *aName, size_t nName, double minDur, stg_kernel **paK,
                       size_t *pnK) {
   static const char zSql[] =
-      "SELECT e.stream, e.iteration, e.name_id, e.ts, e.dur, e.event_id FROM event e"
+      "SELECT e.stream, e.iteration, e.name_id, e.ts, e.dur, e.event_id FROM $S.event e"
       " WHERE e.trace_id = ?4 AND e.event_id BETWEEN ?1 AND ?2 AND e.stream > 0 AND e.iteration > 0"
-      " AND e.dur IS NOT NULL AND e.name_id IN (SELECT string_id FROM string"
+      " AND e.dur IS NOT NULL AND e.name_id IN (SELECT string_id FROM $S.string"
       "  WHERE value GLOB 'ncclKernel*' OR value GLOB 'ncclDevKernel*') AND" STG_KEPT;
   sqlite3_stmt *st = 0;
   stg_kernel *a = 0;
   size_t n = 0, nAlloc = 0;
-  int rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
+  int rc = hta_prepare(db, tr->scope.schema, zSql, &st);
   for (int i = 0; rc == SQLITE_OK && i < tr->n; i++) {
     const hta_trace *t = &tr->a[i];
     sqlite3_reset(st);
@@ -635,14 +633,14 @@ static int stgRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
   int64_t tMin = 0, tMax = 0, nCand = (int64_t)args->p[STG_P_NUM_CANDIDATES];
   int rc, any = 0;
   memset(&tr, 0, sizeof(tr));
-  rc = hta_traces_load(db, 0, 0, args->p[STG_P_INCLUDE_LAST] != 0, &tr);
+  rc = hta_traces_load(db, &args->scope, 0, 0, args->p[STG_P_INCLUDE_LAST] != 0, &tr);
   if (rc == SQLITE_OK) rc = stgSteps(db, &tr, &steps); /* R4a */
   if (rc != SQLITE_OK || steps.n == 0) goto stg_end;
   rc = stgSpan(db, &tr, &steps, &tMin, &tMax, &any); /* R4b */
   if (rc != SQLITE_OK || !any) goto stg_end;
   meanIter = (double)hta_sub_sat(tMax, tMin) / (double)steps.n;
   if (!(meanIter > 0.0)) goto stg_end;
-  rc = stgNames(db, &aName, &nName);
+  rc = stgNames(db, args->scope.schema, &aName, &nName);
   if (rc != SQLITE_OK || nName == 0) goto stg_end;
   rc = stgKernels(db, &tr, &steps, aName, nName, 0.01 * meanIter, &aK, &nK); /* R4c */
   if (rc != SQLITE_OK || nK == 0) goto stg_end;

@@ -232,14 +232,14 @@ static int aokEmit(hta_table *out, const hta_trace *t, aok_rows *r) {
   " OR value IN ('hipLaunchKernel', 'hipExtModuleLaunchKernel', 'hipModuleLaunchKernel')"
 static const char aok_sql_scan[] =
     "SELECT e.event_id, e.ts, e.ts + e.dur, e.name_id,"
-    "  e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'aten::*'),"
+    "  e.name_id IN (SELECT string_id FROM $S.string WHERE value GLOB 'aten::*'),"
     "  k.event_id IS NOT NULL, k.ts, k.name_id"
-    " FROM event e LEFT JOIN event k"
+    " FROM $S.event e LEFT JOIN $S.event k"
     "  ON k.event_id = e.link_id AND k.stream IS NOT NULL AND k.dur IS NOT NULL"
     " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.stream IS NULL AND e.dur IS NOT NULL"
     "  AND e.ts < ?3 AND e.category_id IS NOT NULL"
-    "  AND e.category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
-    "  AND e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'aten::*' "
+    "  AND e.category_id IS NOT (SELECT category_id FROM $S.category WHERE name = 'Trace')"
+    "  AND e.name_id IN (SELECT string_id FROM $S.string WHERE value GLOB 'aten::*' "
     "OR " AOK_LAUNCH_NAMES
     ")"
     " ORDER BY e.event_id";
@@ -259,7 +259,7 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   int rc;
 
   /* 1. One scan: the aten:: ops, and the launches that have a GPU row (AOK-2). */
-  rc = sqlite3_prepare_v2(db, aok_sql_scan, -1, &q, 0);
+  rc = hta_prepare(db, t->schema, aok_sql_scan, &q);
   if (rc != SQLITE_OK) goto aok_run_error;
   hta_bind_trace_scan(q, t);
   while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -341,7 +341,7 @@ static int aokRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     refs[k].ids = ids;
   }
   qsort(refs, ninst, sizeof *refs, aokCmpInst);
-  rc = sqlite3_prepare_v2(db, HTA_SQL_NAME_OF_ID, -1, &qn, 0);
+  rc = hta_prepare(db, t->schema, HTA_SQL_NAME_OF_ID, &qn);
   if (rc != SQLITE_OK) goto aok_run_error;
   for (size_t a = 0; a < ninst;) {
     size_t b = a;
@@ -390,7 +390,7 @@ static int aokRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
   hta_traces tr;
   int rc;
   memset(&tr, 0, sizeof tr);
-  rc = hta_traces_load(db, a->has_rank, a->rank, 0, &tr);
+  rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, 0, &tr);
   for (int t = 0; rc == SQLITE_OK && t < tr.n; t++) rc = aokRunTrace(db, &tr.a[t], out);
   hta_traces_free(&tr);
   return rc;

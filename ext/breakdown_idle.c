@@ -240,7 +240,7 @@ static int itRunEither(sqlite3 *db, const hta_tvf_args *a, hta_table *out, int s
   k.out = out;
   k.delay_ns = a->p[IT_P_DELAY] * 1000.0;
   k.stats = stats;
-  return hta_gpu_foreach(db, a->has_rank, a->rank, (int)a->p[IT_P_LAST], itTrace, &k);
+  return hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, (int)a->p[IT_P_LAST], itTrace, &k);
 }
 
 static int itRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {

@@ -117,7 +117,7 @@ static int ktbRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
   (void)pzErr;
   memset(&k, 0, sizeof k);
   k.ntypes = a->p[KTB_P_MEMORY] != 0 ? 3 : 2;
-  rc = hta_gpu_foreach(db, a->has_rank, a->rank, (int)a->p[KTB_P_LAST], ktbTrace, &k);
+  rc = hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, (int)a->p[KTB_P_LAST], ktbTrace, &k);
   if (rc != SQLITE_OK) return rc;
   for (int m = 1; m < (1 << k.ntypes); m++) {
     if (k.total[m] <= 0) continue;
@@ -265,7 +265,7 @@ static int kbRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   k.ratio = a->p[KB_P_RATIO];
   k.num_kernels = (int64_t)a->p[KB_P_NUM];
   k.with_memory = a->p[KB_P_MEMORY] != 0;
-  return hta_gpu_foreach(db, a->has_rank, a->rank, (int)a->p[KB_P_LAST], kbTrace, &k);
+  return hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, (int)a->p[KB_P_LAST], kbTrace, &k);
 }
 
 const hta_tvf hta_kernel_breakdown_tvf = {

@@ -82,7 +82,7 @@ static int tbTrace(void *ctx, const hta_trace *t, const hta_gpu_rows *g) {
 
 static int tbRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return hta_gpu_foreach(db, a->has_rank, a->rank, (int)a->p[TB_P_LAST], tbTrace, out);
+  return hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, (int)a->p[TB_P_LAST], tbTrace, out);
 }
 
 const hta_tvf hta_temporal_breakdown_tvf = {

@@ -2,7 +2,7 @@
 ** classify.c: kernel types from the kernel_type_rule table (spec 1.16), HTA's
 ** memory kind and shorten_name (spec 1.7).
 **
-**   hta_classifier *c; hta_classifier_open(db, &c);
+**   hta_classifier *c; hta_classifier_open(db, "main", &c);
 **   hta_classify(c, "ncclKernel_AllReduce...")  -> HTA_KT_COMMUNICATION
 **   hta_memory_kind("Memcpy HtoD (Pageable -> Device)", kind)  -> "Memcpy HtoD"
 **
@@ -91,7 +91,7 @@ static int ktAdd(hta_classifier *c, int *cap, const char *pattern, int kt) {
   return SQLITE_OK;
 }
 
-int hta_classifier_open(sqlite3 *db, hta_classifier **pp) {
+int hta_classifier_open(sqlite3 *db, const char *schema, hta_classifier **pp) {
   hta_classifier *c = sqlite3_malloc64(sizeof *c);
   sqlite3_stmt *st = 0;
   int64_t one;
@@ -100,8 +100,8 @@ int hta_classifier_open(sqlite3 *db, hta_classifier **pp) {
   if (!c) return SQLITE_NOMEM;
   memset(c, 0, sizeof *c);
 
-  rc = hta_query_int64(db,
-                       "SELECT 1 FROM sqlite_schema WHERE type = 'table'"
+  rc = hta_query_int64(db, schema,
+                       "SELECT 1 FROM $S.sqlite_schema WHERE type = 'table'"
                        " AND name = 'kernel_type_rule'",
                        0, 0, &one, &no_table);
   if (rc != SQLITE_OK) goto classifier_error;
@@ -113,8 +113,7 @@ int hta_classifier_open(sqlite3 *db, hta_classifier **pp) {
     *pp = c;
     return SQLITE_OK;
   }
-  rc = sqlite3_prepare_v2(db, "SELECT pattern, kernel_type FROM kernel_type_rule ORDER BY priority",
-                          -1, &st, 0);
+  rc = hta_prepare(db, schema, "SELECT pattern, kernel_type FROM $S.kernel_type_rule ORDER BY priority", &st);
   if (rc != SQLITE_OK) goto classifier_error;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *pat = (const char *)sqlite3_column_text(st, 0);

@@ -61,7 +61,7 @@ static int ccTrace(void *ctx, const hta_trace *t, const hta_gpu_rows *g) {
 
 static int ccRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return hta_gpu_foreach(db, a->has_rank, a->rank, (int)a->p[CC_P_LAST], ccTrace, out);
+  return hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, (int)a->p[CC_P_LAST], ccTrace, out);
 }
 
 const hta_tvf hta_comm_comp_overlap_tvf = {

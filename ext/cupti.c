@@ -74,37 +74,37 @@ SQLITE_EXTENSION_INIT3
 /* ---------------------------------------------------------------- analysis */
 
 static const char cup_sql_kernels[] =
-    "SELECT e.event_id, e.seq, v.value, e.args FROM event e"
-    " LEFT JOIN string v ON v.string_id = e.name_id"
+    "SELECT e.event_id, e.seq, v.value, e.args FROM $S.event e"
+    " LEFT JOIN $S.string v ON v.string_id = e.name_id"
     " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.ts < ?3"
-    " AND e.category_id = (SELECT category_id FROM category WHERE name = 'cuda_profiler_range')"
+    " AND e.category_id = (SELECT category_id FROM $S.category WHERE name = 'cuda_profiler_range')"
     " ORDER BY e.ts, e.event_id";
 
 static const char cup_sql_launches[] =
-    "SELECT e.event_id FROM event e"
+    "SELECT e.event_id FROM $S.event e"
     " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.ts < ?3"
-    " AND e.category_id IN (SELECT category_id FROM category WHERE name GLOB 'cuda_runtime*')"
-    " AND e.name_id IN (SELECT string_id FROM string WHERE value GLOB 'cudaLaunchKernel*')"
+    " AND e.category_id IN (SELECT category_id FROM $S.category WHERE name GLOB 'cuda_runtime*')"
+    " AND e.name_id IN (SELECT string_id FROM $S.string WHERE value GLOB 'cudaLaunchKernel*')"
     " ORDER BY e.ts, e.event_id";
 
 /* CUP-4, upwards: the cpu_ops among the launch ?1 and its ancestors (rowid lookups):
 ** event_id, ts, depth (-1 when none), name. ?2 the depth bound. */
 static const char cup_sql_up[] =
     "WITH RECURSIVE up(id, lvl) AS (SELECT ?1, 0 UNION ALL"
-    "   SELECT e.parent_id, up.lvl + 1 FROM event e JOIN up ON e.event_id = up.id"
+    "   SELECT e.parent_id, up.lvl + 1 FROM $S.event e JOIN up ON e.event_id = up.id"
     "    WHERE e.parent_id IS NOT NULL AND up.lvl < ?2)"
     " SELECT e.event_id, e.ts, coalesce(e.depth, -1), v.value FROM up"
-    " JOIN event e ON e.event_id = up.id"
-    " JOIN category c ON c.category_id = e.category_id AND c.name = 'cpu_op'"
-    " LEFT JOIN string v ON v.string_id = e.name_id";
+    " JOIN $S.event e ON e.event_id = up.id"
+    " JOIN $S.category c ON c.category_id = e.category_id AND c.name = 'cpu_op'"
+    " LEFT JOIN $S.string v ON v.string_id = e.name_id";
 
 /* CUP-4, downwards: the kept host rows whose parent is in the JSON array ?4 (one
 ** level of every launch's descendants at once; one scan of the trace without an
 ** index on parent_id): event_id, parent_id, ts, depth, is_cpu_op, name. */
 static const char cup_sql_down[] =
     "SELECT e.event_id, e.parent_id, e.ts, coalesce(e.depth, -1),"
-    "  e.category_id IS (SELECT category_id FROM category WHERE name = 'cpu_op'), v.value"
-    " FROM event e LEFT JOIN string v ON v.string_id = e.name_id"
+    "  e.category_id IS (SELECT category_id FROM $S.category WHERE name = 'cpu_op'), v.value"
+    " FROM $S.event e LEFT JOIN $S.string v ON v.string_id = e.name_id"
     " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.stream IS NULL AND e.dur IS NOT NULL"
     "  AND e.ts < ?3 AND e.parent_id IN (SELECT value FROM json_each(?4))";
 
@@ -215,8 +215,8 @@ static int cupCollectStacks(sqlite3 *db, const hta_trace *t, const sqlite3_int64
   memset(&front, 0, sizeof front);
   memset(&next, 0, sizeof next);
 
-  rc = sqlite3_prepare_v2(db, cup_sql_up, -1, &qu, 0);
-  if (rc == SQLITE_OK) rc = sqlite3_prepare_v2(db, cup_sql_down, -1, &qd, 0);
+  rc = hta_prepare(db, t->schema, cup_sql_up, &qu);
+  if (rc == SQLITE_OK) rc = hta_prepare(db, t->schema, cup_sql_down, &qd);
   if (rc != SQLITE_OK) goto cup_collect_done;
   sqlite3_bind_int64(qu, 2, CUP_MAX_DEPTH);
   for (size_t i = 0; i < nl && rc == SQLITE_OK; i++) {
@@ -368,7 +368,7 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   memset(&k, 0, sizeof k);
 
   /* Kernels in order: count them first (CUP-3), pair them by position below. */
-  rc = sqlite3_prepare_v2(db, cup_sql_kernels, -1, &qk, 0);
+  rc = hta_prepare(db, t->schema, cup_sql_kernels, &qk);
   if (rc != SQLITE_OK) goto cup_run_error;
   hta_bind_trace_scan(qk, t);
   while ((rc = sqlite3_step(qk)) == SQLITE_ROW) nk++;
@@ -378,7 +378,7 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   if (nk == 0) goto cup_run_done;
 
   /* Launches in order (CUP-2). */
-  rc = sqlite3_prepare_v2(db, cup_sql_launches, -1, &ql, 0);
+  rc = hta_prepare(db, t->schema, cup_sql_launches, &ql);
   if (rc != SQLITE_OK) goto cup_run_error;
   hta_bind_trace_scan(ql, t);
   while ((rc = sqlite3_step(ql)) == SQLITE_ROW)
@@ -406,7 +406,7 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
 
   rc = cupCollectStacks(db, t, launch, nl, &ops);
   if (rc != SQLITE_OK) goto cup_run_error;
-  rc = sqlite3_prepare_v2(db, cup_sql_counters, -1, &qc, 0);
+  rc = hta_prepare(db, t->schema, cup_sql_counters, &qc);
   if (rc != SQLITE_OK) goto cup_run_error;
   for (size_t i = 0, x = 0; i < nk; i++) {
     size_t b = x;
@@ -450,10 +450,10 @@ static int cupRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
   int none, rc;
   memset(&tr, 0, sizeof tr);
   /* Most databases have no CUPTI data at all: answer without scanning events. */
-  rc = hta_query_int64(db, "SELECT 1 FROM category WHERE name = 'cuda_profiler_range'", 0, 0, &one,
+  rc = hta_query_int64(db, a->scope.schema, "SELECT 1 FROM $S.category WHERE name = 'cuda_profiler_range'", 0, 0, &one,
                        &none);
   if (rc != SQLITE_OK || none) return rc;
-  rc = hta_traces_load(db, a->has_rank, a->rank, 0, &tr);
+  rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, 0, &tr);
   for (int t = 0; rc == SQLITE_OK && t < tr.n; t++) rc = cupRunTrace(db, &tr.a[t], out);
   hta_traces_free(&tr);
   return rc;

@@ -46,6 +46,32 @@ static inline int64_t hta_sub_sat(int64_t a, int64_t b) {
 /* The end of an event: ts + dur, saturated. */
 static inline int64_t hta_end(int64_t ts, int64_t dur) { return hta_add_sat(ts, dur); }
 
+/* ---------------------------------------------------------------- scope */
+/* Every analysis reads one database of the connection (SCHEMA: "main", or the name
+** of an ATTACHed one, given by the hidden `schema` parameter: SQLite connects an
+** eponymous table in "main" whatever it is qualified with) and one job of it
+** (DESIGN 4). SQL text in ext/ names that database's tables as $S.name. */
+typedef struct hta_scope {
+  const char *schema; /* never NULL */
+  int64_t job_id;
+} hta_scope;
+
+/* sqlite3_prepare_v2 of SQL with every "$S." replaced by the quoted SCHEMA and a dot. */
+int hta_prepare(sqlite3 *db, const char *schema, const char *sql, sqlite3_stmt **pp);
+
+/* SQLITE_OK when SCHEMA is a database of the connection holding an hta-sqlite
+** database with jobs; else SQLITE_ERROR and *pzErr = "FN: ..." (jobs.c, JOB-1). */
+int hta_scope_check(sqlite3 *db, const char *fn, const char *schema, char **pzErr);
+
+typedef struct hta_job {
+  int64_t job_id;
+  char *name; /* sqlite3_malloc'd; NULL when the trace rows name a missing job */
+} hta_job;
+/* The jobs of SCHEMA that hold traces, in job_id order; only the one named NAME when
+** NAME is not NULL (JOB-2). Free with hta_jobs_free. */
+int hta_jobs_load(sqlite3 *db, const char *schema, const char *name, hta_job **pa, size_t *pn);
+void hta_jobs_free(hta_job *a, size_t n);
+
 /* ---------------------------------------------------------------- kernel types */
 /* Bits as HTA numbers them in the kernel-type breakdown (spec 2.2). */
 #define HTA_KT_COMPUTATION 1
@@ -56,8 +82,8 @@ static inline int64_t hta_end(int64_t ts, int64_t dur) { return hta_add_sat(ts, 
 
 typedef struct hta_classifier hta_classifier;
 
-/* Reads kernel_type_rule (ordered by priority). *pp is freed with hta_classifier_free. */
-int hta_classifier_open(sqlite3 *db, hta_classifier **pp);
+/* Reads SCHEMA's kernel_type_rule (ordered by priority). *pp is freed with hta_classifier_free. */
+int hta_classifier_open(sqlite3 *db, const char *schema, hta_classifier **pp);
 /* The HTA_KT_* type of NAME: first rule whose GLOB matches; OTHER when none does. */
 int hta_classify(const hta_classifier *c, const char *name);
 void hta_classifier_free(hta_classifier *c);
@@ -72,6 +98,8 @@ char *hta_shorten_name(const char *name, const hta_classifier *c);
 
 /* ---------------------------------------------------------------- traces */
 typedef struct hta_trace {
+  const char *schema; /* the database it is in (hta_scope) */
+  int64_t job_id;
   int64_t trace_id;
   int64_t rank;
   int64_t min_ts;  /* ns, this trace's earliest HTA-kept event */
@@ -83,7 +111,8 @@ typedef struct hta_trace {
 typedef struct hta_traces {
   hta_trace *a; /* ordered by (rank, trace_id) */
   int n;
-  int64_t job_min_ts; /* min of min_ts over every trace in the database: series ts base */
+  int64_t job_min_ts; /* min of min_ts over every trace of the job: series ts base */
+  hta_scope scope;
 } hta_traces;
 
 /*
@@ -96,8 +125,8 @@ typedef struct hta_traces {
 ** no step of its own, every host row is dropped (cut_ts = INT64_MIN) -- unless the
 ** trace has no host row at all, which HTA leaves unchanged (has_cut = 0).
 */
-int hta_traces_load(sqlite3 *db, int has_rank, int64_t rank, int include_last_step,
-                    hta_traces *out);
+int hta_traces_load(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank,
+                    int include_last_step, hta_traces *out);
 void hta_traces_free(hta_traces *t);
 /* The event_id range of trace TRACE_ID's rows (schema: event_id = trace_id << 32 |
 ** ordinal), for "event_id BETWEEN first AND last" over the rowid. */
@@ -149,7 +178,8 @@ void hta_gpu_free(hta_gpu_rows *g);
 ** (rank, trace_id) order, with its GPU rows (possibly none); one classifier is
 ** opened for all. Stops at the first non-OK return of FN and returns it, or with
 ** SQLITE_INTERRUPT when the connection is interrupted between two traces. */
-int hta_gpu_foreach(sqlite3 *db, int has_rank, int64_t rank, int include_last_step,
+int hta_gpu_foreach(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank,
+                    int include_last_step,
                     int (*fn)(void *ctx, const hta_trace *t, const hta_gpu_rows *g), void *ctx);
 
 /* ---------------------------------------------------------------- intervals */
@@ -221,9 +251,10 @@ void hta_topk_free(hta_topk_row *rows, size_t n);
 
 /* ---------------------------------------------------------------- the string table */
 /* The SQL that reads one name: ?1 = a string_id. */
-#define HTA_SQL_NAME_OF_ID "SELECT value FROM string WHERE string_id = ?1"
-/* ids[i] = the string_id of NAMES[i], -1 when the database has no such string. */
-int hta_string_ids(sqlite3 *db, const char *const *names, size_t n, int32_t *ids);
+#define HTA_SQL_NAME_OF_ID "SELECT value FROM $S.string WHERE string_id = ?1"
+/* ids[i] = the string_id of NAMES[i], -1 when SCHEMA has no such string. */
+int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
+                   int32_t *ids);
 /* The names of the string ids IDS[0..n) joined by SEP, read with QNAME (prepared from
 ** HTA_SQL_NAME_OF_ID); an id < 0 or a missing string adds only its separator.
 ** *pz is sqlite3_malloc'd ("" rather than NULL). */
@@ -241,8 +272,8 @@ int hta_value_int64(sqlite3_value *v, int64_t *out);
 /* Runs SQL with the NBIND integers of BIND bound to ?1.. and returns the first column
 ** of its first row in *OUT; *ISNULL = 1 (and *OUT = 0) when that is NULL or there is
 ** no row. Returns SQLITE_OK or the error of prepare or step (SQLITE_INTERRUPT too). */
-int hta_query_int64(sqlite3 *db, const char *sql, int nbind, const int64_t *bind, int64_t *out,
-                    int *isnull);
+int hta_query_int64(sqlite3 *db, const char *schema, const char *sql, int nbind,
+                    const int64_t *bind, int64_t *out, int *isnull);
 
 /* Appends V to the growable array P (N used, A allocated, growing from MINA);
 ** jumps to OOM when out of memory (P is then unchanged and still owned). */
@@ -313,7 +344,8 @@ typedef struct hta_param {
   { "include_last_profiler_step", 0, 0.0, 0.0, 1.0, "0 or 1" }
 
 typedef struct hta_tvf_args {
-  int has_rank; /* WHERE rank = N was given */
+  hta_scope scope; /* the database and the one job this run analyses */
+  int has_rank;    /* WHERE rank = N was given */
   int64_t rank;
   double p[HTA_TVF_MAXPARAM]; /* parameter values, defaults applied, schema order */
 } hta_tvf_args;

@@ -158,10 +158,12 @@ static int ioColumnText(sqlite3_stmt *st, int i, char **pz) {
   return *pz ? SQLITE_OK : SQLITE_NOMEM;
 }
 
-/* Finds trace T among the traces the analyses see (the last-ProfilerStep cut). */
+/* Finds trace T among the traces the analyses see (its job's last-ProfilerStep cut).
+** The io functions read the main database. */
 static int ioLoadTrace(sqlite3 *db, const io_trace *t, hta_trace *out, int *found) {
   hta_traces tr;
-  int rc = hta_traces_load(db, 1, t->rank, 0, &tr);
+  hta_scope sc = {"main", t->job_id};
+  int rc = hta_traces_load(db, &sc, 1, t->rank, 0, &tr);
   if (rc != SQLITE_OK) return rc;
   for (int i = 0; i < tr.n; i++) {
     if (tr.a[i].trace_id == t->trace_id) {
@@ -185,13 +187,13 @@ int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, hta_trace *ht, 
     *pzErr = sqlite3_mprintf("a rank or a trace_id is required");
     return SQLITE_NOTFOUND;
   }
-  rc = sqlite3_prepare_v2(db,
-                          sel->has_trace_id
-                              ? "SELECT trace_id, rank, file_path, content_hash FROM trace"
-                                " WHERE trace_id = ?1"
-                              : "SELECT trace_id, rank, file_path, content_hash FROM trace"
-                                " WHERE rank = ?1 ORDER BY trace_id",
-                          -1, &st, 0);
+  rc = hta_prepare(db, "main",
+                   sel->has_trace_id
+                       ? "SELECT trace_id, rank, file_path, content_hash, job_id FROM $S.trace"
+                         " WHERE trace_id = ?1"
+                       : "SELECT trace_id, rank, file_path, content_hash, job_id FROM $S.trace"
+                         " WHERE rank = ?1 ORDER BY trace_id",
+                   &st);
   if (rc != SQLITE_OK) {
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
     return rc;
@@ -202,6 +204,7 @@ int ioPickTrace(sqlite3 *db, const hta_io_sel *sel, io_trace *t, hta_trace *ht, 
     if (n++ == 0) {
       t->trace_id = sqlite3_column_int64(st, 0);
       t->rank = sqlite3_column_int64(st, 1);
+      t->job_id = sqlite3_column_int64(st, 4);
       rc = ioColumnText(st, 2, &t->file_path);
       if (rc == SQLITE_OK) rc = ioColumnText(st, 3, &t->content_hash);
       if (rc != SQLITE_OK) break;
@@ -284,10 +287,8 @@ static int ioCheckOutput(sqlite3 *db, const char *out, char **pzErr) {
   struct stat ost;
   int ost_ok = stat(out, &ost) == 0;
   char *cout = ioCanonical(out);
-  int rc = sqlite3_prepare_v2(db,
-                              "SELECT trace_id, file_path FROM trace WHERE file_path IS NOT NULL"
-                              " ORDER BY trace_id",
-                              -1, &st, 0);
+  int rc = hta_prepare(db, "main", "SELECT trace_id, file_path FROM $S.trace WHERE file_path IS NOT NULL"
+                              " ORDER BY trace_id", &st);
   if (rc != SQLITE_OK) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *p = (const char *)sqlite3_column_text(st, 1);

@@ -44,6 +44,7 @@ int hta_io_write_overlay(sqlite3 *db, const hta_io_sel *sel, const char *opname,
 /* The trace a writer re-reads. Free with ioTraceFree. */
 typedef struct io_trace {
   int64_t trace_id;
+  int64_t job_id;
   int64_t rank;
   char *file_path;    /* absolute path at ingest time (sqlite3_malloc'd) */
   char *content_hash; /* "%016llx-%llu" (sqlite3_malloc'd) */

@@ -156,7 +156,7 @@ int hta_io_write_counters(sqlite3 *db, const hta_io_sel *sel, const char *out, i
   if (found) rc = hta_queue_length_points(db, &ht, &c.ql, &c.nql);
   if (rc == SQLITE_OK && found) rc = hta_memory_bw_points(db, &ht, &c.mb, &c.nmb);
   if (rc == SQLITE_OK)
-    rc = sqlite3_prepare_v2(db, "SELECT pid FROM event WHERE event_id = ?1", -1, &c.pid, 0);
+    rc = hta_prepare(db, "main", "SELECT pid FROM $S.event WHERE event_id = ?1", &c.pid);
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
     *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   if (rc == SQLITE_OK) {

@@ -93,7 +93,7 @@ static int ioMarks(sqlite3 *db, io_overlay *v) {
   for (size_t i = 0; i < v->np; i++) n += v->p[i].n;
   v->marks = sqlite3_malloc64((n ? n : 1) * sizeof *v->marks);
   if (!v->marks) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, "SELECT seq FROM event WHERE event_id = ?1", -1, &st, 0);
+  rc = hta_prepare(db, "main", "SELECT seq FROM $S.event WHERE event_id = ?1", &st);
   for (size_t i = 0; rc == SQLITE_OK && i < v->np; i++) {
     for (size_t k = 0; rc == SQLITE_OK && k < v->p[i].n; k++) {
       sqlite3_bind_int64(st, 1, v->p[i].event_ids[k]);

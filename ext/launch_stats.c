@@ -112,9 +112,9 @@ typedef struct ls_pair {
 } ls_pair;
 
 /* Looks up NAMES[0..n) in the string table and appends those present to OUT. */
-static int lsLookup(sqlite3 *db, const char *const *names, size_t n, ls_names *out) {
+static int lsLookup(sqlite3 *db, const char *schema, const char *const *names, size_t n, ls_names *out) {
   int32_t ids[LS_MAXLAUNCH];
-  int rc = hta_string_ids(db, names, n, ids);
+  int rc = hta_string_ids(db, schema, names, n, ids);
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
     if (ids[i] < 0) continue;
     out->id[out->n] = ids[i];
@@ -197,13 +197,13 @@ static int lsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   int rc;
   (void)pzErr;
   memset(&ln, 0, sizeof ln);
-  rc = lsLookup(db, lsKernelLaunches, LS_NKERNEL, &ln);
+  rc = lsLookup(db, a->scope.schema, lsKernelLaunches, LS_NKERNEL, &ln);
   if (rc == SQLITE_OK && a->p[LS_P_MEMORY] != 0) {
-    rc = lsLookup(db, lsMemoryLaunches, LS_NMEMORY, &ln);
+    rc = lsLookup(db, a->scope.schema, lsMemoryLaunches, LS_NMEMORY, &ln);
   }
   if (rc != SQLITE_OK) return rc;
   if (ln.n == 0) return SQLITE_OK; /* no launch anywhere: no rows */
-  return hta_gpu_foreach(db, a->has_rank, a->rank, a->p[LS_P_LAST_STEP] != 0, lsTrace, &x);
+  return hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, a->p[LS_P_LAST_STEP] != 0, lsTrace, &x);
 }
 
 static const hta_param lsParams[LS_NPARAM] = {

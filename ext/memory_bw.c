@@ -197,11 +197,9 @@ static int mbBuild(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, i
   memset(s, 0, sizeof *s);
   rc = hta_gpu_load(db, t, cls, &g);
   if (rc != SQLITE_OK) return rc;
-  rc = sqlite3_prepare_v2(db,
-                          "SELECT json_extract(args, '$.\"memory bandwidth (GB/s)\"'),"
+  rc = hta_prepare(db, t->schema, "SELECT json_extract(args, '$.\"memory bandwidth (GB/s)\"'),"
                           " json_extract(args, '$.bytes')"
-                          " FROM event WHERE event_id = ?1 AND json_valid(args)",
-                          -1, &st, 0);
+                          " FROM $S.event WHERE event_id = ?1 AND json_valid(args)", &st);
   if (rc != SQLITE_OK) goto mb_build_end;
   for (size_t i = 0; i < g.n; i++) nmem += g.a[i].kernel_type == HTA_KT_MEMORY;
   s->a = sqlite3_malloc64((nmem ? 2 * nmem : 1) * sizeof *s->a);
@@ -275,9 +273,9 @@ typedef int (*mb_emit)(const hta_trace *t, const mb_series *s, const hta_tvf_arg
 static int mbForEachTrace(sqlite3 *db, const hta_tvf_args *a, mb_emit emit, hta_table *out) {
   hta_traces tr;
   hta_classifier *cls = 0;
-  int rc = hta_traces_load(db, a->has_rank, a->rank, a->p[MB_P_LAST_STEP] != 0, &tr);
+  int rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, a->p[MB_P_LAST_STEP] != 0, &tr);
   if (rc != SQLITE_OK) return rc;
-  rc = hta_classifier_open(db, &cls);
+  rc = hta_classifier_open(db, a->scope.schema, &cls);
   for (int i = 0; i < tr.n && rc == SQLITE_OK; i++) {
     mb_series s;
     rc = mbBuild(db, &tr.a[i], cls, a->p[MB_P_FROM_BYTES] != 0, a->p[MB_P_TIE_ORDER] != 0, &s);
@@ -397,7 +395,7 @@ const hta_tvf hta_memory_bw_summary_tvf = {
 int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
   hta_classifier *cls = 0;
   mb_series s;
-  int rc = hta_classifier_open(db, &cls);
+  int rc = hta_classifier_open(db, t->schema, &cls);
   *pa = 0;
   *pn = 0;
   if (rc == SQLITE_OK) rc = mbBuild(db, t, cls, mbParams[MB_P_FROM_BYTES].dflt != 0, 0, &s);

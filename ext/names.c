@@ -3,7 +3,7 @@
 **
 **   static const char *const launches[] = {"cudaLaunchKernel", "hipLaunchKernel"};
 **   int32_t ids[2];
-**   rc = hta_string_ids(db, launches, 2, ids);      // ids[i] = -1: not in this database
+**   rc = hta_string_ids(db, "main", launches, 2, ids);      // ids[i] = -1: not in this database
 **   rc = hta_join_names(qname, name_ids, n, " -> ", &z);  // "aten::mm -> gemm_kernel"
 **
 ** hta_string_ids() finds the ids of fixed names once, so that rows can be matched
@@ -15,9 +15,10 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-int hta_string_ids(sqlite3 *db, const char *const *names, size_t n, int32_t *ids) {
+int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
+                   int32_t *ids) {
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, "SELECT string_id FROM string WHERE value = ?1", -1, &st, 0);
+  int rc = hta_prepare(db, schema, "SELECT string_id FROM $S.string WHERE value = ?1", &st);
   for (size_t i = 0; i < n; i++) ids[i] = -1;
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
     sqlite3_bind_text(st, 1, names[i], -1, SQLITE_STATIC);

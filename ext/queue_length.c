@@ -167,9 +167,9 @@ typedef struct ql_ids {
   int n;
 } ql_ids;
 
-static int qlLookup(sqlite3 *db, ql_ids *out) {
+static int qlLookup(sqlite3 *db, const char *schema, ql_ids *out) {
   int32_t ids[QL_NRUNTIME];
-  int rc = hta_string_ids(db, qlRuntimeNames, QL_NRUNTIME, ids);
+  int rc = hta_string_ids(db, schema, qlRuntimeNames, QL_NRUNTIME, ids);
   memset(out, 0, sizeof *out);
   for (size_t i = 0; rc == SQLITE_OK && i < QL_NRUNTIME; i++) {
     if (ids[i] >= 0) out->id[out->n++] = ids[i];
@@ -310,12 +310,12 @@ static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, int include_last_s
   hta_traces tr;
   hta_classifier *cls = 0;
   ql_ids ids;
-  int rc = qlLookup(db, &ids);
+  int rc = qlLookup(db, a->scope.schema, &ids);
   if (rc != SQLITE_OK) return rc;
   if (ids.n == 0) return SQLITE_OK; /* no runtime call anywhere: no rows */
-  rc = hta_traces_load(db, a->has_rank, a->rank, include_last_step, &tr);
+  rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, include_last_step, &tr);
   if (rc != SQLITE_OK) return rc;
-  rc = hta_classifier_open(db, &cls);
+  rc = hta_classifier_open(db, a->scope.schema, &cls);
   for (int i = 0; i < tr.n && rc == SQLITE_OK; i++) {
     ql_series s;
     rc = qlBuild(db, &tr.a[i], cls, &ids, hta_order, &s);
@@ -400,12 +400,9 @@ static int qsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
 ** when there is none. */
 static int qfHostSpan(sqlite3 *db, const hta_trace *t, int64_t *lo, int64_t *hi, int *has) {
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(
-      db,
-      "SELECT min(ts), max(ts) FROM event WHERE event_id BETWEEN ?1 AND ?2"
+  int rc = hta_prepare(db, t->schema, "SELECT min(ts), max(ts) FROM $S.event WHERE event_id BETWEEN ?1 AND ?2"
       " AND stream IS NULL AND dur IS NOT NULL AND ts < ?3 AND category_id IS NOT NULL"
-      " AND category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')",
-      -1, &st, 0);
+      " AND category_id IS NOT (SELECT category_id FROM $S.category WHERE name = 'Trace')", &st);
   *has = 0;
   if (rc != SQLITE_OK) return rc;
   hta_bind_trace_scan(st, t);
@@ -524,11 +521,11 @@ int hta_queue_length_points(sqlite3 *db, const hta_trace *t, hta_series_point **
   hta_classifier *cls = 0;
   ql_series s;
   ql_ids ids;
-  int rc = qlLookup(db, &ids);
+  int rc = qlLookup(db, t->schema, &ids);
   *pa = 0;
   *pn = 0;
   if (rc != SQLITE_OK || ids.n == 0) return rc;
-  rc = hta_classifier_open(db, &cls);
+  rc = hta_classifier_open(db, t->schema, &cls);
   if (rc == SQLITE_OK) rc = qlBuild(db, t, cls, &ids, 0, &s);
   hta_classifier_free(cls);
   if (rc != SQLITE_OK) return rc;

@@ -41,7 +41,7 @@ static hta_classifier *scClassifier(sqlite3_context *ctx, int *own) {
   hta_classifier *c = sqlite3_get_auxdata(ctx, SC_AUX_CLASSIFIER);
   *own = 0;
   if (c) return c;
-  int rc = hta_classifier_open(sqlite3_context_db_handle(ctx), &c);
+  int rc = hta_classifier_open(sqlite3_context_db_handle(ctx), "main", &c);
   if (rc != SQLITE_OK) {
     if (rc == SQLITE_NOMEM) sqlite3_result_error_nomem(ctx);
     else sqlite3_result_error(ctx, sqlite3_errmsg(sqlite3_context_db_handle(ctx)), -1);

@@ -77,7 +77,7 @@ int hta_register_aten_ops(sqlite3 *db);
 #define FKS_SCHEMA                                                           \
   "CREATE TABLE x(rank INTEGER, pattern TEXT, count INTEGER,"                \
   " gpu_kernel_duration_us REAL, cpu_op_duration_us REAL, trace_id INTEGER," \
-  " operator_name HIDDEN, min_pattern_len HIDDEN, top_k HIDDEN)"
+  " operator_name HIDDEN, min_pattern_len HIDDEN, top_k HIDDEN, schema HIDDEN, job TEXT)"
 #define FKS_RANK 0
 #define FKS_PATTERN 1
 #define FKS_COUNT 2
@@ -87,6 +87,8 @@ int hta_register_aten_ops(sqlite3 *db);
 #define FKS_OPERATOR_NAME 6
 #define FKS_MIN_PATTERN_LEN 7
 #define FKS_TOP_K 8
+#define FKS_SCHEMA_COL 9
+#define FKS_JOB 10
 
 /* idxNum bits (xBestIndex and xFilter): which arguments xFilter receives, in
 ** this order in argv. */
@@ -94,8 +96,11 @@ int hta_register_aten_ops(sqlite3 *db);
 #define FKS_HAS_MINLEN 2
 #define FKS_HAS_TOPK 4
 #define FKS_HAS_RANK 8
+#define FKS_HAS_SCHEMA 16
+#define FKS_HAS_JOB 32
 
 typedef struct fks_row {
+  const char *job; /* the cursor's job name (NULL: a missing job row) */
   sqlite3_int64 rank, trace_id, count;
   sqlite3_int64 gpu_ns, cpu_ns;
   char *pattern; /* sqlite3_malloc'd */
@@ -113,6 +118,10 @@ typedef struct fks_cursor {
   sqlite3_int64 i;              /* current row */
   sqlite3_value *operator_name; /* copies of the arguments, for the HIDDEN columns */
   int64_t min_pattern_len, top_k;
+  char *schema;   /* the database read */
+  hta_job *jobs;  /* the jobs analysed; rows point at their names */
+  size_t njobs;
+  const char *job; /* the job being analysed, for fksAddRow */
 } fks_cursor;
 
 /* ---------------------------------------------------------------- analysis */
@@ -175,6 +184,7 @@ static int fksAddRow(fks_cursor *c, const hta_trace *t, sqlite3_int64 count, sql
     c->nalloc = na;
   }
   fks_row *r = &c->a[c->n++];
+  r->job = c->job;
   r->rank = t->rank;
   r->trace_id = t->trace_id;
   r->count = count;
@@ -188,14 +198,14 @@ static int fksAddRow(fks_cursor *c, const hta_trace *t, sqlite3_int64 count, sql
 ** last-step cut leaves the row. ?1..?2 the trace's event_id range, ?4 cut ts,
 ** ?5 has_cut. */
 #define FKS_KEPT_ROWS                                                                       \
-  " FROM event e"                                                                           \
+  " FROM $S.event e"                                                                           \
   " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.category_id IS NOT NULL" \
-  "   AND e.category_id IS NOT (SELECT category_id FROM category WHERE name = 'Trace')"
+  "   AND e.category_id IS NOT (SELECT category_id FROM $S.category WHERE name = 'Trace')"
 #define FKS_KEPT                                                                       \
   "  CASE WHEN NOT ?5 THEN 1"                                                          \
   "       WHEN e.stream IS NULL THEN e.ts < ?4"                                        \
   "       WHEN e.link_id IS NOT NULL THEN"                                             \
-  "         coalesce((SELECT l.ts < ?4 FROM event l WHERE l.event_id = e.link_id), 0)" \
+  "         coalesce((SELECT l.ts < ?4 FROM $S.event l WHERE l.event_id = e.link_id), 0)" \
   "       ELSE e.correlation IS NULL AND e.ts < ?4 END"
 
 /* Candidates (FKS-2): seq, depth (-1 when none), dur, is_gpu, kept, name_id, ts.
@@ -204,7 +214,7 @@ static const char fks_sql_candidates[] =
     "SELECT e.event_id - ?1, coalesce(e.depth, -1), e.dur, e.stream IS NOT NULL," FKS_KEPT
     ","
     "  e.name_id, e.ts" FKS_KEPT_ROWS
-    "   AND e.name_id IN (SELECT string_id FROM string WHERE instr(value, ?3) > 0)";
+    "   AND e.name_id IN (SELECT string_id FROM $S.string WHERE instr(value, ?3) > 0)";
 
 /* The tree for the in-memory walk: every kept row below the roots' depth ?6 that
 ** has a parent in the trace: seq << 32 | parent seq, is_gpu, and for GPU rows name_id,
@@ -225,20 +235,26 @@ static const char fks_sql_subtree[] =
     "WITH RECURSIVE sub(id, lvl) AS ("
     "  SELECT ?1, 0"
     "  UNION ALL"
-    "  SELECT e.event_id, sub.lvl + 1 FROM event e JOIN sub ON e.parent_id = sub.id"
+    "  SELECT e.event_id, sub.lvl + 1 FROM $S.event e JOIN sub ON e.parent_id = sub.id"
     "   WHERE sub.lvl < ?3 AND e.dur IS NOT NULL AND (e.stream IS NOT NULL OR e.ts < ?2))"
     " SELECT e.stream IS NOT NULL, e.name_id, e.ts, e.dur, e.event_id - ?4"
-    " FROM sub JOIN event e ON e.event_id = sub.id WHERE sub.lvl > 0";
+    " FROM sub JOIN $S.event e ON e.event_id = sub.id WHERE sub.lvl > 0";
 
 /* *has = 1 when an index of event starts with parent_id (the index walk can run). */
-static int fksHasIndex(sqlite3 *db, int *has) {
-  int64_t one;
-  int none;
-  int rc = hta_query_int64(db,
-                           "SELECT 1 FROM pragma_index_list('event') l, pragma_index_info(l.name) i"
-                           " WHERE i.seqno = 0 AND i.name = 'parent_id'",
-                           0, 0, &one, &none);
-  *has = !none;
+static int fksHasIndex(sqlite3 *db, const char *schema, int *has) {
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db,
+                              "SELECT 1 FROM pragma_index_list('event', ?1) l,"
+                              " pragma_index_info(l.name, ?1) i"
+                              " WHERE i.seqno = 0 AND i.name = 'parent_id'",
+                              -1, &st, 0);
+  *has = 0;
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_text(st, 1, schema, -1, SQLITE_STATIC);
+  rc = sqlite3_step(st);
+  *has = rc == SQLITE_ROW;
+  if (rc == SQLITE_ROW || rc == SQLITE_DONE) rc = SQLITE_OK;
+  sqlite3_finalize(st);
   return rc;
 }
 
@@ -437,7 +453,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
   memset(&tr, 0, sizeof tr);
 
   /* 1. The candidates at the lowest depth (FKS-2, FKS-3). */
-  rc = sqlite3_prepare_v2(db, fks_sql_candidates, -1, &q, 0);
+  rc = hta_prepare(db, t->schema, fks_sql_candidates, &q);
   if (rc != SQLITE_OK) goto fks_run_error;
   sqlite3_bind_int64(q, 1, lo);
   sqlite3_bind_int64(q, 2, hi);
@@ -470,11 +486,11 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
   if (!in_memory) {
     int64_t nrows;
     int none;
-    rc = hta_query_int64(db, "SELECT event_count FROM trace WHERE trace_id = ?1", 1, &t->trace_id,
+    rc = hta_query_int64(db, t->schema, "SELECT event_count FROM $S.trace WHERE trace_id = ?1", 1, &t->trace_id,
                          &nrows, &none);
     if (rc != SQLITE_OK) goto fks_run_error;
     budget = nrows / 8;
-    rc = sqlite3_prepare_v2(db, fks_sql_subtree, -1, &qs, 0);
+    rc = hta_prepare(db, t->schema, fks_sql_subtree, &qs);
     if (rc != SQLITE_OK) goto fks_run_error;
     sqlite3_bind_int64(qs, 2, cut);
     sqlite3_bind_int64(qs, 3, FKS_MAX_DEPTH);
@@ -517,7 +533,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
       if (budget < 0) in_memory = 1; /* huge subtrees: walk the rest in memory */
     } else {
       if (!tr.off) { /* first use: load the tree */
-        rc = sqlite3_prepare_v2(db, fks_sql_tree, -1, &q, 0);
+        rc = hta_prepare(db, t->schema, fks_sql_tree, &q);
         if (rc != SQLITE_OK) goto fks_run_error;
         sqlite3_bind_int64(q, 1, lo);
         sqlite3_bind_int64(q, 2, hi);
@@ -575,7 +591,7 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
     refs[k].ids = j.ids;
   }
   qsort(refs, j.nroots, sizeof *refs, fksCmpRef);
-  rc = sqlite3_prepare_v2(db, HTA_SQL_NAME_OF_ID, -1, &qn, 0);
+  rc = hta_prepare(db, t->schema, HTA_SQL_NAME_OF_ID, &qn);
   if (rc != SQLITE_OK) goto fks_run_error;
   for (size_t a = 0; a < j.nroots;) {
     size_t b = a;
@@ -653,9 +669,15 @@ static void fksReset(fks_cursor *c) {
   for (sqlite3_int64 k = 0; k < c->n; k++) sqlite3_free(c->a[k].pattern);
   sqlite3_free(c->a);
   sqlite3_value_free(c->operator_name);
+  hta_jobs_free(c->jobs, c->njobs);
+  sqlite3_free(c->schema);
   c->a = 0;
   c->n = c->nalloc = c->i = 0;
   c->operator_name = 0;
+  c->jobs = 0;
+  c->njobs = 0;
+  c->schema = 0;
+  c->job = 0;
 }
 
 static int fksClose(sqlite3_vtab_cursor *cur) {
@@ -665,9 +687,10 @@ static int fksClose(sqlite3_vtab_cursor *cur) {
 }
 
 /*
-** idxNum bits: FKS_HAS_OPERATOR (1), FKS_HAS_MINLEN (2), FKS_HAS_TOPK (4) and
-** FKS_HAS_RANK (8) say which of operator_name, min_pattern_len, top_k, rank are
-** in argv, in that order.
+** idxNum bits: FKS_HAS_OPERATOR (1), FKS_HAS_MINLEN (2), FKS_HAS_TOPK (4),
+** FKS_HAS_RANK (8), FKS_HAS_SCHEMA (16) and FKS_HAS_JOB (32) say which of
+** operator_name, min_pattern_len, top_k, rank, schema, job are in argv, in that
+** order. Each job of the schema is analysed on its own (TVF-4 of vtab_util.c).
 */
 static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
                      sqlite3_value **argv) {
@@ -675,8 +698,9 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   fks_vtab *vt = (fks_vtab *)cur->pVtab;
   hta_traces tr;
   int64_t rank = 0;
-  int has_rank = 0, has_index = 0, k = 0, rc = SQLITE_OK;
-  const char *opname = 0;
+  int has_rank = 0, has_index = 0, k = 0, rc = SQLITE_OK, no_rows = 0;
+  const char *opname = 0, *schema = "main", *job = 0;
+  char *zErr = 0;
   memset(&tr, 0, sizeof tr);
   fksReset(c);
   c->min_pattern_len = FKS_DEFAULT_MIN_PATTERN_LEN;
@@ -710,19 +734,39 @@ static int fksFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     }
   }
   if (idxNum & FKS_HAS_RANK) {
-    if (!hta_value_int64(argv[k++], &rank)) return SQLITE_OK; /* rank = NULL / 'x' / 1.5: no row */
+    if (!hta_value_int64(argv[k++], &rank)) no_rows = 1; /* rank = NULL / 'x' / 1.5: no row */
     has_rank = 1;
   }
-  if (!opname || !opname[0]) return SQLITE_OK;
+  if (idxNum & FKS_HAS_SCHEMA) {
+    schema = (const char *)sqlite3_value_text(argv[k++]);
+    if (!schema) {
+      hta_vtab_error(cur->pVtab, "hta_frequent_kernel_sequences: schema must be a database name");
+      return SQLITE_ERROR;
+    }
+  }
+  if (idxNum & FKS_HAS_JOB) {
+    job = (const char *)sqlite3_value_text(argv[k++]);
+    if (!job) no_rows = 1;
+  }
+  if (!(c->schema = sqlite3_mprintf("%s", schema))) return SQLITE_NOMEM;
+  if (no_rows || !opname || !opname[0]) return SQLITE_OK;
 
-  rc = fksHasIndex(vt->db, &has_index);
-  if (rc == SQLITE_OK) rc = hta_traces_load(vt->db, has_rank, rank, 0, &tr);
-  for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
-    rc = fksRunTrace(c, vt->db, &tr.a[t], opname, c->min_pattern_len, has_index, 0);
-  hta_traces_free(&tr);
+  rc = hta_scope_check(vt->db, "hta_frequent_kernel_sequences", c->schema, &zErr);
+  if (rc == SQLITE_OK) rc = fksHasIndex(vt->db, c->schema, &has_index);
+  if (rc == SQLITE_OK) rc = hta_jobs_load(vt->db, c->schema, job, &c->jobs, &c->njobs);
+  for (size_t j = 0; rc == SQLITE_OK && j < c->njobs; j++) {
+    hta_scope sc = {c->schema, c->jobs[j].job_id};
+    c->job = c->jobs[j].name;
+    rc = hta_traces_load(vt->db, &sc, has_rank, rank, 0, &tr);
+    for (int t = 0; rc == SQLITE_OK && t < tr.n; t++)
+      rc = fksRunTrace(c, vt->db, &tr.a[t], opname, c->min_pattern_len, has_index, 0);
+    hta_traces_free(&tr);
+  }
   if (rc != SQLITE_OK) {
-    if (rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
+    if (zErr) hta_vtab_error(cur->pVtab, "%s", zErr);
+    else if (rc != SQLITE_NOMEM && rc != SQLITE_INTERRUPT)
       hta_vtab_error(cur->pVtab, "hta_frequent_kernel_sequences: %s", sqlite3_errmsg(vt->db));
+    sqlite3_free(zErr);
     fksReset(c);
   }
   return rc;
@@ -753,6 +797,12 @@ static int fksColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
     break;
   case FKS_MIN_PATTERN_LEN: sqlite3_result_int64(ctx, c->min_pattern_len); break;
   case FKS_TOP_K: sqlite3_result_int64(ctx, c->top_k); break;
+  case FKS_SCHEMA_COL:
+    if (c->schema) sqlite3_result_text(ctx, c->schema, -1, SQLITE_TRANSIENT);
+    break;
+  case FKS_JOB:
+    if (r->job) sqlite3_result_text(ctx, r->job, -1, SQLITE_TRANSIENT);
+    break;
   default: break;
   }
   return SQLITE_OK;
@@ -771,7 +821,8 @@ static int fksRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid) {
 ** SQLITE_CONSTRAINT so that SQLite picks another plan.
 */
 static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
-  int aIdx[4] = {-1, -1, -1, -1}; /* operator_name, min_pattern_len, top_k, rank */
+  int aIdx[6] = {-1, -1, -1, -1, -1, -1}; /* operator_name, min_pattern_len, top_k, rank,
+                                            schema, job */
   int unusable = 0, idxNum = 0, argv = 1;
   for (int i = 0; i < p->nConstraint; i++) {
     const struct sqlite3_index_constraint *pc = &p->aConstraint[i];
@@ -782,6 +833,8 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
     case FKS_MIN_PATTERN_LEN: j = 1; break;
     case FKS_TOP_K: j = 2; break;
     case FKS_RANK: j = 3; break;
+    case FKS_SCHEMA_COL: j = 4; break;
+    case FKS_JOB: j = 5; break;
     default: continue;
     }
     if (!pc->usable) {
@@ -795,7 +848,8 @@ static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
     hta_vtab_error(tab, "hta_frequent_kernel_sequences: operator_name is required");
     return SQLITE_ERROR;
   }
-  for (int j = 0; j < 4; j++) {
+  if ((unusable & 16) && aIdx[4] < 0) return SQLITE_CONSTRAINT; /* TVF-3 */
+  for (int j = 0; j < 6; j++) {
     if (aIdx[j] < 0) continue;
     p->aConstraintUsage[aIdx[j]].argvIndex = argv++;
     p->aConstraintUsage[aIdx[j]].omit = 1;
@@ -846,7 +900,7 @@ int hta_fks_patterns(sqlite3 *db, const hta_trace *t, const char *opname, int64_
   *pa = 0;
   *pn = 0;
   if (!opname || !opname[0] || top_k <= 0) return SQLITE_OK;
-  rc = fksHasIndex(db, &has_index);
+  rc = fksHasIndex(db, t->schema, &has_index);
   if (rc == SQLITE_OK) rc = fksRunTrace(&c, db, t, opname, min_pattern_len, has_index, &occ);
   fksReset(&c);
   sqlite3_free(occ.seqs);

@@ -7,22 +7,27 @@
 **   SELECT * FROM hta_trace_diff WHERE control_iteration = 551 AND test_iteration = 552;
 **   ATTACH 'other.db' AS b;
 **   SELECT * FROM hta_trace_diff WHERE test_schema = 'b';    -- main vs another database
+**   SELECT * FROM hta_trace_diff WHERE control_job = 'run-1' AND test_job = 'run-2';
 **
 ** hta_trace_diff(control_rank, control_iteration, test_rank, test_iteration,
-**                test_schema='main')
+**                test_schema='main', control_job, test_job, control_schema='main')
 **   columns: name, control_counts, control_total_duration_us, test_counts,
 **            test_total_duration_us, diff_counts, diff_duration_us, change, change_class
 **
 ** Requirements (numbered so tests can cite them):
 **  R1. No alignment and no last-ProfilerStep cut (HTA's TraceDiff only parses).
-**  R2. Control rows come from schema main, test rows from test_schema. A rank
-**      that is absent or NULL means the lowest rank of that side's schema; an
-**      iteration that is absent or NULL means the lowest ProfilerStep number of
-**      that side's schema (HTA's iterations(): every host step of every trace).
-**  R3. An explicit rank that no trace of the schema has, or an explicit
-**      iteration that is no step number of the schema, is an error (HTA raises
-**      ValueError). A test_schema that is not attached is an error. A schema
-**      without traces or without steps gives no rows.
+**  R2. Control rows come from control_schema, test rows from test_schema (both
+**      'main' by default), each from one job of its schema (DESIGN 4): the job
+**      named by control_job / test_job, else the first job (lowest job_id) of
+**      that schema. A rank that is absent or NULL means the lowest rank of that
+**      side's job; an iteration that is absent or NULL means the lowest
+**      ProfilerStep number of that side's job (HTA's iterations(): every host
+**      step of every trace).
+**  R3. An explicit rank that no trace of the job has, an explicit iteration
+**      that is no step number of the job, or a job name the schema does not
+**      hold is an error (HTA raises ValueError). A schema that is not attached
+**      (or not an hta-sqlite database) is an error. A schema without traces or
+**      a job without steps gives no rows.
 **  R4. A side's rows = the events HTA loads (dur and category present, category
 **      not "Trace") of every trace of that rank whose iteration equals the
 **      side's iteration, host and GPU alike (device_type ALL). They are grouped by
@@ -72,13 +77,17 @@ SQLITE_EXTENSION_INIT3
 #define TD_TEST_RANK 11
 #define TD_TEST_ITERATION 12
 #define TD_TEST_SCHEMA 13
-#define TD_NPARAM 5
+#define TD_CONTROL_JOB 14
+#define TD_TEST_JOB 15
+#define TD_CONTROL_SCHEMA 16
+#define TD_NPARAM 8
 static const char tdSchema[] =
     "CREATE TABLE x(name TEXT, control_counts INTEGER, control_total_duration_us REAL,"
     " test_counts INTEGER, test_total_duration_us REAL, diff_counts INTEGER,"
     " diff_duration_us REAL, change TEXT, change_class TEXT,"
     " control_rank HIDDEN, control_iteration HIDDEN, test_rank HIDDEN,"
-    " test_iteration HIDDEN, test_schema HIDDEN)";
+    " test_iteration HIDDEN, test_schema HIDDEN, control_job HIDDEN, test_job HIDDEN,"
+    " control_schema HIDDEN)";
 
 typedef struct td_vtab {
   sqlite3_vtab base;
@@ -90,7 +99,9 @@ typedef struct td_args {
   int hasRank[2], hasIter[2]; /* [0] control, [1] test: an explicit value */
   int64_t rank[2], iter[2];   /* effective values (when resolved) */
   int resolved[2];            /* rank and iteration known */
-  char *zSchema;              /* test schema name, sqlite3_malloc'd */
+  char *zSchema[2];           /* each side's schema name, sqlite3_malloc'd */
+  char *zJob[2];              /* each side's job name (as given, or resolved), or NULL */
+  int64_t jobId[2];
 } td_args;
 
 typedef struct td_cursor {
@@ -137,19 +148,15 @@ static int tdSidePush(td_side *s, const char *z, int64_t count, int64_t dur) {
 /* ---------------------------------------------------------------- one side */
 
 /*
-** Runs zFmt (a "%w" format taking the schema name) with the given integer binds
-** and returns its first column in *pVal; *pHas = 0 (*pVal unchanged) when no row
-** or NULL.
+** Runs SQL (tables named $S.x) in ZSCHEMA with the given integer binds and returns
+** its first column in *pVal; *pHas = 0 (*pVal unchanged) when no row or NULL.
 */
-static int tdScalar(sqlite3 *db, const char *zFmt, const char *zSchema, int nBind,
+static int tdScalar(sqlite3 *db, const char *zSql, const char *zSchema, int nBind,
                     const int64_t *aBind, int64_t *pVal, int *pHas) {
-  char *zSql = sqlite3_mprintf(zFmt, zSchema);
   int64_t v;
   int isnull, rc;
   *pHas = 0;
-  if (!zSql) return SQLITE_NOMEM;
-  rc = hta_query_int64(db, zSql, nBind, aBind, &v, &isnull);
-  sqlite3_free(zSql);
+  rc = hta_query_int64(db, zSchema, zSql, nBind, aBind, &v, &isnull);
   if (rc == SQLITE_OK && !isnull) {
     *pVal = v;
     *pHas = 1;
@@ -162,27 +169,53 @@ static int tdScalar(sqlite3 *db, const char *zFmt, const char *zSchema, int nBin
 ** a->resolved[k] = 0 when the schema has no trace or no step (no rows).
 ** Errors go to *pzErr (sqlite3_malloc'd).
 */
-static int tdResolve(sqlite3 *db, td_args *a, int k, const char *zSchema, char **pzErr) {
+static int tdResolve(sqlite3 *db, td_args *a, int k, char **pzErr) {
   static const char *const azSide[2] = {"control", "test"};
-  int64_t v = 0;
+  const char *zSchema = a->zSchema[k];
+  int64_t v = 0, bind[2];
   int has = 0, rc;
+  hta_job *jobs = 0;
+  size_t njobs = 0;
   a->resolved[k] = 0;
+  rc = hta_scope_check(db, "hta_trace_diff", zSchema, pzErr);
+  if (rc == SQLITE_OK) rc = hta_jobs_load(db, zSchema, a->zJob[k], &jobs, &njobs);
+  if (rc != SQLITE_OK) return rc;
+  if (njobs == 0) {
+    if (a->zJob[k]) {
+      *pzErr = sqlite3_mprintf("hta_trace_diff: %s_job '%s' is not a job of schema %s", azSide[k],
+                               a->zJob[k], zSchema);
+      return SQLITE_ERROR;
+    }
+    return SQLITE_OK; /* R3: no traces, no rows */
+  }
+  a->jobId[k] = jobs[0].job_id;
+  if (!a->zJob[k] && jobs[0].name) {
+    a->zJob[k] = jobs[0].name; /* reads back the job used */
+    jobs[0].name = 0;
+  }
+  hta_jobs_free(jobs, njobs);
+  bind[0] = a->jobId[k];
   if (a->hasRank[k]) {
-    rc = tdScalar(db, "SELECT 1 FROM \"%w\".trace WHERE rank = ?1 LIMIT 1", zSchema, 1, &a->rank[k],
-                  &v, &has);
+    bind[1] = a->rank[k];
+    rc = tdScalar(db, "SELECT 1 FROM $S.trace WHERE job_id = ?1 AND rank = ?2 LIMIT 1", zSchema, 2,
+                  bind, &v, &has);
     if (rc != SQLITE_OK) return rc;
     if (!has) {
-      *pzErr = sqlite3_mprintf("hta_trace_diff: %s_rank %lld is not a rank of schema %s", azSide[k],
-                               (long long)a->rank[k], zSchema);
+      *pzErr = sqlite3_mprintf("hta_trace_diff: %s_rank %lld is not a rank of schema %s",
+                               azSide[k], (long long)a->rank[k], zSchema);
       return SQLITE_ERROR;
     }
   } else {
-    rc = tdScalar(db, "SELECT min(rank) FROM \"%w\".trace", zSchema, 0, 0, &a->rank[k], &has);
+    rc = tdScalar(db, "SELECT min(rank) FROM $S.trace WHERE job_id = ?1", zSchema, 1, bind,
+                  &a->rank[k], &has);
     if (rc != SQLITE_OK || !has) return rc;
   }
   if (a->hasIter[k]) {
-    rc = tdScalar(db, "SELECT 1 FROM \"%w\".profiler_step WHERE step = ?1 LIMIT 1", zSchema, 1,
-                  &a->iter[k], &v, &has);
+    bind[1] = a->iter[k];
+    rc = tdScalar(db,
+                  "SELECT 1 FROM $S.profiler_step WHERE step = ?2 AND trace_id IN"
+                  " (SELECT trace_id FROM $S.trace WHERE job_id = ?1) LIMIT 1",
+                  zSchema, 2, bind, &v, &has);
     if (rc != SQLITE_OK) return rc;
     if (!has) {
       *pzErr = sqlite3_mprintf(
@@ -191,8 +224,10 @@ static int tdResolve(sqlite3 *db, td_args *a, int k, const char *zSchema, char *
       return SQLITE_ERROR;
     }
   } else {
-    rc = tdScalar(db, "SELECT min(step) FROM \"%w\".profiler_step", zSchema, 0, 0, &a->iter[k],
-                  &has);
+    rc = tdScalar(db,
+                  "SELECT min(step) FROM $S.profiler_step WHERE trace_id IN"
+                  " (SELECT trace_id FROM $S.trace WHERE job_id = ?1)",
+                  zSchema, 1, bind, &a->iter[k], &has);
     if (rc != SQLITE_OK || !has) return rc;
   }
   a->resolved[k] = 1;
@@ -244,36 +279,26 @@ static int64_t tdSumSat(int64_t d2, int64_t d1, int64_t d0) {
 ** the rank over its rowid range (grouping by name_id first keeps it fast). An SQL
 ** error's message goes to *pzErr at once: a later bind or finalize clears it.
 */
-static int tdLoadSide(sqlite3 *db, const td_args *a, int k, const char *zSchema, td_side *out,
-                      char **pzErr) {
-  static const char zTraceFmt[] =
-      "SELECT trace_id FROM \"%w\".trace WHERE rank = ?1 ORDER BY trace_id";
-  static const char zFmt[] =
+static int tdLoadSide(sqlite3 *db, const td_args *a, int k, td_side *out, char **pzErr) {
+  static const char zTraceSql[] =
+      "SELECT trace_id FROM $S.trace WHERE rank = ?1 AND job_id = ?2 ORDER BY trace_id";
+  static const char zSql[] =
       "SELECT s.value, x.c, x.d2, x.d1, x.d0 FROM"
       " (SELECT e.name_id AS nid, count(*) AS c, sum(e.dur >> 42) AS d2,"
-      "   sum((e.dur >> 21) & 2097151) AS d1, sum(e.dur & 2097151) AS d0 FROM \"%w\".event e"
+      "   sum((e.dur >> 21) & 2097151) AS d1, sum(e.dur & 2097151) AS d0 FROM $S.event e"
       "  WHERE e.event_id BETWEEN ?1 AND ?2 AND e.iteration = ?3 AND e.dur IS NOT NULL"
       "  AND e.category_id IS NOT NULL AND e.category_id NOT IN"
-      "   (SELECT category_id FROM \"%w\".category WHERE name = 'Trace')"
+      "   (SELECT category_id FROM $S.category WHERE name = 'Trace')"
       "  GROUP BY e.name_id) x"
-      " JOIN \"%w\".string s ON s.string_id = x.nid";
+      " JOIN $S.string s ON s.string_id = x.nid";
   sqlite3_stmt *stT = 0, *st = 0;
-  char *zSql = sqlite3_mprintf(zTraceFmt, zSchema);
-  int rc;
-  if (!zSql) return SQLITE_NOMEM;
-  rc = sqlite3_prepare_v2(db, zSql, -1, &stT, 0);
-  sqlite3_free(zSql);
+  int rc = hta_prepare(db, a->zSchema[k], zTraceSql, &stT);
   if (rc != SQLITE_OK) return rc;
-  zSql = sqlite3_mprintf(zFmt, zSchema, zSchema, zSchema);
-  if (!zSql) {
-    sqlite3_finalize(stT);
-    return SQLITE_NOMEM;
-  }
-  rc = sqlite3_prepare_v2(db, zSql, -1, &st, 0);
-  sqlite3_free(zSql);
+  rc = hta_prepare(db, a->zSchema[k], zSql, &st);
   if (rc != SQLITE_OK && rc != SQLITE_NOMEM) /* before the bind below clears it */
     *pzErr = sqlite3_mprintf("hta_trace_diff: %s", sqlite3_errmsg(db));
   sqlite3_bind_int64(stT, 1, a->rank[k]);
+  sqlite3_bind_int64(stT, 2, a->jobId[k]);
   while (rc == SQLITE_OK && (rc = sqlite3_step(stT)) == SQLITE_ROW) {
     int64_t trace_id = sqlite3_column_int64(stT, 0);
     sqlite3_reset(st);
@@ -353,28 +378,13 @@ static int tdMerge(const td_side *c, const td_side *t, hta_table *out) {
 /* Runs the diff into pCur->t; errors in *pzErr. */
 static int tdRun(sqlite3 *db, td_args *a, hta_table *out, char **pzErr) {
   td_side side[2];
-  int has = 0, rc;
+  int rc;
   memset(side, 0, sizeof(side));
-  /* R3: the test schema must be attached (names compare case-insensitively). */
-  {
-    sqlite3_stmt *st = 0;
-    rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_database_list WHERE name = ?1 COLLATE NOCASE",
-                            -1, &st, 0);
-    if (rc != SQLITE_OK) return rc;
-    sqlite3_bind_text(st, 1, a->zSchema, -1, SQLITE_STATIC);
-    has = sqlite3_step(st) == SQLITE_ROW;
-    rc = sqlite3_finalize(st);
-    if (rc != SQLITE_OK) return rc;
-    if (!has) {
-      *pzErr = sqlite3_mprintf("hta_trace_diff: no such schema: %s", a->zSchema);
-      return SQLITE_ERROR;
-    }
-  }
-  rc = tdResolve(db, a, 0, "main", pzErr);
-  if (rc == SQLITE_OK) rc = tdResolve(db, a, 1, a->zSchema, pzErr);
+  rc = tdResolve(db, a, 0, pzErr); /* R3: errors name the schema and job */
+  if (rc == SQLITE_OK) rc = tdResolve(db, a, 1, pzErr);
   if (rc != SQLITE_OK || !a->resolved[0] || !a->resolved[1]) return rc;
-  rc = tdLoadSide(db, a, 0, "main", &side[0], pzErr);
-  if (rc == SQLITE_OK) rc = tdLoadSide(db, a, 1, a->zSchema, &side[1], pzErr);
+  rc = tdLoadSide(db, a, 0, &side[0], pzErr);
+  if (rc == SQLITE_OK) rc = tdLoadSide(db, a, 1, &side[1], pzErr);
   if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   if (rc == SQLITE_OK) rc = tdMerge(&side[0], &side[1], out);
   tdSideFree(&side[0]);
@@ -418,7 +428,10 @@ static int tdOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 static void tdReset(td_cursor *c) {
   hta_table_free(&c->t);
-  sqlite3_free(c->a.zSchema);
+  for (int k = 0; k < 2; k++) {
+    sqlite3_free(c->a.zSchema[k]);
+    sqlite3_free(c->a.zJob[k]);
+  }
   memset(&c->a, 0, sizeof(c->a));
   c->i = 0;
 }
@@ -430,8 +443,9 @@ static int tdClose(sqlite3_vtab_cursor *cur) {
 }
 
 /*
-** idxNum: bit k (0..4) = an EQ constraint on parameter k (control_rank,
-** control_iteration, test_rank, test_iteration, test_schema) is passed; argv
+** idxNum: bit k (0..7) = an EQ constraint on parameter k (control_rank,
+** control_iteration, test_rank, test_iteration, test_schema, control_job,
+** test_job, control_schema) is passed; argv
 ** holds the values in that order. An unusable constraint on a parameter makes the
 ** plan unusable (SQLITE_CONSTRAINT), so it is never silently defaulted.
 */
@@ -440,7 +454,7 @@ static int tdBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *info) {
   for (k = 0; k < TD_NPARAM; k++) aIdx[k] = -1;
   for (int i = 0; i < info->nConstraint; i++) {
     const struct sqlite3_index_constraint *pc = &info->aConstraint[i];
-    if (pc->iColumn < TD_CONTROL_RANK || pc->iColumn > TD_TEST_SCHEMA) continue;
+    if (pc->iColumn < TD_CONTROL_RANK || pc->iColumn > TD_CONTROL_SCHEMA) continue;
     if (pc->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
     k = pc->iColumn - TD_CONTROL_RANK;
     if (!pc->usable) unusable |= 1 << k;
@@ -482,11 +496,12 @@ static int tdIntArg(sqlite3_vtab *vt, sqlite3_value *v, const char *zName, int *
 /* See the idxNum bits above tdBestIndex. */
 static int tdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
                     sqlite3_value **argv) {
-  static const char *const azParam[TD_NPARAM] = {"control_rank", "control_iteration", "test_rank",
-                                                 "test_iteration", "test_schema"};
+  static const char *const azParam[TD_NPARAM] = {
+      "control_rank", "control_iteration", "test_rank", "test_iteration",
+      "test_schema",  "control_job",       "test_job",  "control_schema"};
   td_cursor *c = (td_cursor *)cur;
   sqlite3_vtab *vt = cur->pVtab;
-  sqlite3_value *aArg[TD_NPARAM] = {0, 0, 0, 0, 0};
+  sqlite3_value *aArg[TD_NPARAM] = {0, 0, 0, 0, 0, 0, 0, 0};
   char *zErr = 0;
   int rc = SQLITE_OK, iArg = 0, k;
   tdReset(c);
@@ -500,16 +515,21 @@ static int tdFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, in
     else rc = tdIntArg(vt, aArg[k], azParam[k], &c->a.hasIter[side], &c->a.iter[side]);
   }
   if (rc != SQLITE_OK) return rc;
-  if (aArg[4] && sqlite3_value_type(aArg[4]) != SQLITE_NULL) {
-    if (sqlite3_value_type(aArg[4]) != SQLITE_TEXT) {
-      hta_vtab_error(vt, "hta_trace_diff: test_schema must be a schema name");
+  for (k = 4; k < TD_NPARAM; k++) { /* the text parameters: NULL = default */
+    int side = k == 4 || k == 6;
+    char **pz = k == 4 || k == 7 ? &c->a.zSchema[side] : &c->a.zJob[side];
+    if (!aArg[k] || sqlite3_value_type(aArg[k]) == SQLITE_NULL) continue;
+    if (sqlite3_value_type(aArg[k]) != SQLITE_TEXT) {
+      hta_vtab_error(vt, "hta_trace_diff: %s must be a %s name", azParam[k],
+                     k == 4 || k == 7 ? "schema" : "job");
       return SQLITE_ERROR;
     }
-    c->a.zSchema = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(aArg[4]));
-  } else {
-    c->a.zSchema = sqlite3_mprintf("main");
+    if (!(*pz = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(aArg[k]))))
+      return SQLITE_NOMEM;
   }
-  if (!c->a.zSchema) return SQLITE_NOMEM;
+  for (k = 0; k < 2; k++) {
+    if (!c->a.zSchema[k] && !(c->a.zSchema[k] = sqlite3_mprintf("main"))) return SQLITE_NOMEM;
+  }
   rc = tdRun(((td_vtab *)vt)->db, &c->a, &c->t, &zErr);
   if (rc != SQLITE_OK) {
     hta_table_free(&c->t);
@@ -550,7 +570,15 @@ static int tdColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
     if (c->a.resolved[k] || c->a.hasIter[k]) sqlite3_result_int64(ctx, c->a.iter[k]);
     break;
   }
-  case TD_TEST_SCHEMA: sqlite3_result_text(ctx, c->a.zSchema, -1, SQLITE_TRANSIENT); break;
+  case TD_TEST_SCHEMA:
+  case TD_CONTROL_SCHEMA:
+    sqlite3_result_text(ctx, c->a.zSchema[col == TD_TEST_SCHEMA], -1, SQLITE_TRANSIENT);
+    break;
+  case TD_CONTROL_JOB:
+  case TD_TEST_JOB:
+    if (c->a.zJob[col == TD_TEST_JOB])
+      sqlite3_result_text(ctx, c->a.zJob[col == TD_TEST_JOB], -1, SQLITE_TRANSIENT);
+    break;
   default: break;
   }
   return SQLITE_OK;

@@ -18,10 +18,14 @@
 **   SELECT * FROM hta_kernel_breakdown(0.9, 5) WHERE rank = 1;
 **   SELECT * FROM hta_kernel_breakdown WHERE num_kernels = 5 AND rank = 1;
 **
-** HOW IT WORKS: xBestIndex hands xFilter the EQ constraints on the hidden
-** parameter columns and on rank (series.c style, idxNum bits below). xFilter
-** checks every argument, runs the analysis once into an hta_table, and the
-** cursor walks that table. Hidden parameter columns read back the value used.
+** HOW IT WORKS: xConnect declares the analysis's columns followed by two of
+** every analysis: `schema` (HIDDEN, the database read, default 'main') and `job`
+** (the last visible column: the job each row belongs to). xBestIndex hands
+** xFilter the EQ constraints on the hidden parameter columns, on rank, on schema
+** and on job (series.c style, idxNum bits below). xFilter checks every argument,
+** runs the analysis once per job of the schema (or for the one job named) into an
+** hta_table, and the cursor walks those rows, each with its job's name. Hidden
+** parameter columns read back the value used.
 **
 ** Requirements (tests cite them as TVF-n):
 **  1. A parameter without a constraint takes its default. A parameter that is
@@ -33,6 +37,10 @@
 **     cannot hand over (e.g. equal to another table's column in a join order that
 **     does not allow it) makes that plan unusable (SQLITE_CONSTRAINT), never wrong.
 **     A hidden rank column reads back NULL when rank was not constrained.
+**  4. Each job is analysed on its own (DESIGN 4): a database of several jobs gives
+**     every job's rows exactly as that job alone, jobs in job_id order. WHERE job =
+**     NAME runs only that job (no rows when none is named so; NULL: none).
+**  5. WHERE schema = S reads the ATTACHed database S (JOB-1 errors otherwise).
 */
 #include <math.h>
 #include <stdarg.h>
@@ -82,10 +90,10 @@ int hta_value_int64(sqlite3_value *v, int64_t *out) {
   return 0;
 }
 
-int hta_query_int64(sqlite3 *db, const char *sql, int nbind, const int64_t *bind, int64_t *out,
-                    int *isnull) {
+int hta_query_int64(sqlite3 *db, const char *schema, const char *sql, int nbind,
+                    const int64_t *bind, int64_t *out, int *isnull) {
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &st, 0);
+  int rc = hta_prepare(db, schema, sql, &st);
   *out = 0;
   *isnull = 1;
   if (rc != SQLITE_OK) return rc;
@@ -197,17 +205,46 @@ typedef struct tvf_vtab {
 
 typedef struct tvf_cursor {
   sqlite3_vtab_cursor base;
-  hta_table t;       /* the result of the last xFilter */
+  hta_table t;       /* the result of the last xFilter: every job's rows */
   size_t i;          /* current row */
   hta_tvf_args args; /* what the hidden columns read back */
   int rank_null;     /* rank = NULL or not integral: no rows */
+  char *schema;      /* args.scope.schema points here */
+  hta_job *jobs;     /* the jobs analysed */
+  size_t njobs;
+  size_t *job_end;   /* job_end[k]: one past jobs[k]'s last row in t */
+  size_t jk;         /* the job of row i (rows only move forward) */
 } tvf_cursor;
+
+/* The columns every analysis gets after its own: see "HOW IT WORKS". */
+static int tvfSchemaCol(const hta_tvf *def) {
+  return def->nvisible + def->nparam + (def->rank_col >= def->nvisible);
+}
+static int tvfJobCol(const hta_tvf *def) { return tvfSchemaCol(def) + 1; }
+
+/* Forgets the last scan's rows and jobs. */
+static void tvfReset(tvf_cursor *c) {
+  hta_table_free(&c->t);
+  hta_jobs_free(c->jobs, c->njobs);
+  sqlite3_free(c->job_end);
+  sqlite3_free(c->schema);
+  c->jobs = 0;
+  c->njobs = 0;
+  c->job_end = 0;
+  c->schema = 0;
+  c->i = 0;
+  c->jk = 0;
+}
 
 static int tvfConnect(sqlite3 *db, void *pAux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr) {
   const hta_tvf *def = pAux;
   tvf_vtab *p;
-  int rc = sqlite3_declare_vtab(db, def->schema);
+  size_t len = strlen(def->schema);
+  /* def->schema ends in ")": the two scope columns go before it. */
+  char *z = sqlite3_mprintf("%.*s, schema HIDDEN, job)", (int)(len - 1), def->schema);
+  int rc = z ? sqlite3_declare_vtab(db, z) : SQLITE_NOMEM;
+  sqlite3_free(z);
   if (rc != SQLITE_OK) {
     *pzErr = sqlite3_mprintf("%s: %s", def->name, sqlite3_errmsg(db));
     return rc;
@@ -239,22 +276,25 @@ static int tvfOpen(sqlite3_vtab *pVtab, sqlite3_vtab_cursor **ppCursor) {
 
 static int tvfClose(sqlite3_vtab_cursor *cur) {
   tvf_cursor *c = (tvf_cursor *)cur;
-  hta_table_free(&c->t);
+  tvfReset(c);
   sqlite3_free(c);
   return SQLITE_OK;
 }
 
 /*
 ** idxNum bits, shared by tvfBestIndex and tvfFilter:
-**   bit 0       an EQ constraint on rank is passed;
-**   bit 1 + k   an EQ constraint on parameter k is passed.
-** argv holds them in that order: rank first, then the parameters by position.
+**   bit 0            an EQ constraint on rank is passed;
+**   bit 1 + k        an EQ constraint on parameter k is passed;
+**   bit 1 + nparam   an EQ constraint on schema is passed;
+**   bit 2 + nparam   an EQ constraint on job is passed.
+** argv holds them in that order: rank first, the parameters by position, schema, job.
 */
 static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *info) {
   const hta_tvf *def = ((tvf_vtab *)pVtab)->def;
-  int aIdx[1 + HTA_TVF_MAXPARAM]; /* constraint index per slot (0 = rank), or -1 */
+  int aIdx[3 + HTA_TVF_MAXPARAM]; /* constraint index per slot (0 = rank), or -1 */
   int unusable = 0;               /* bitmask of slots with an unusable EQ */
-  int nslot = 1 + def->nparam;
+  int nslot = 3 + def->nparam;
+  int jobSlot = nslot - 1;
   for (int k = 0; k < nslot; k++) aIdx[k] = -1;
 
   for (int i = 0; i < info->nConstraint; i++) {
@@ -264,13 +304,15 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *info) {
     if (pc->iColumn == def->rank_col) slot = 0;
     else if (pc->iColumn >= def->nvisible && pc->iColumn < def->nvisible + def->nparam)
       slot = 1 + pc->iColumn - def->nvisible;
+    else if (pc->iColumn == tvfSchemaCol(def)) slot = 1 + def->nparam;
+    else if (pc->iColumn == tvfJobCol(def)) slot = jobSlot;
     else continue;
     if (!pc->usable) unusable |= 1 << slot;
     else if (aIdx[slot] < 0) aIdx[slot] = i;
   }
   /* A parameter that cannot be handed over must not silently take its default, nor
   ** may a hidden rank column (it reads NULL when unconstrained): TVF-3. */
-  for (int k = def->rank_col >= def->nvisible ? 0 : 1; k < nslot; k++) {
+  for (int k = def->rank_col >= def->nvisible ? 0 : 1; k < jobSlot; k++) {
     if ((unusable >> k & 1) && aIdx[k] < 0) return SQLITE_CONSTRAINT;
   }
   int idxNum = 0, nArg = 0;
@@ -308,6 +350,37 @@ static int tvfParam(sqlite3_vtab *vt, const hta_tvf *def, const hta_param *p, sq
   return 0;
 }
 
+/* Moves SRC's rows to the end of DST (same ncol); SRC is left empty. */
+static int tvfAppend(hta_table *dst, hta_table *src) {
+  for (size_t r = 0; r < src->nrow; r++) {
+    hta_cell *row = hta_table_add_row(dst);
+    if (!row) return SQLITE_NOMEM;
+    memcpy(row, src->cells + r * src->ncol, (size_t)src->ncol * sizeof *row);
+  }
+  sqlite3_free(src->cells); /* owned text now belongs to DST */
+  src->cells = 0;
+  src->nrow = src->cap = 0;
+  return SQLITE_OK;
+}
+
+/* Runs the analysis for each of the cursor's jobs, in order (TVF-4). */
+static int tvfRunJobs(tvf_cursor *c, tvf_vtab *vt, char **pzErr) {
+  const hta_tvf *def = vt->def;
+  hta_table one = {def->nvisible, 0, 0, 0};
+  int rc = SQLITE_OK;
+  c->job_end = sqlite3_malloc64((c->njobs ? c->njobs : 1) * sizeof *c->job_end);
+  if (!c->job_end) return SQLITE_NOMEM;
+  for (size_t k = 0; k < c->njobs && rc == SQLITE_OK; k++) {
+    c->args.scope.job_id = c->jobs[k].job_id;
+    rc = def->run(vt->db, &c->args, &one, pzErr);
+    if (rc == SQLITE_OK) rc = tvfAppend(&c->t, &one);
+    hta_table_free(&one);
+    c->job_end[k] = c->t.nrow;
+    if (rc == SQLITE_OK && k + 1 < c->njobs && hta_interrupted(vt->db)) rc = SQLITE_INTERRUPT;
+  }
+  return rc;
+}
+
 /* See the idxNum bits above tvfBestIndex. */
 static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, int argc,
                      sqlite3_value **argv) {
@@ -316,9 +389,9 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   const hta_tvf *def = vt->def;
   int iArg = 0, rc;
   char *zErr = 0;
+  const char *schema = "main", *job = 0;
 
-  hta_table_free(&c->t);
-  c->i = 0;
+  tvfReset(c);
   c->rank_null = 0;
   memset(&c->args, 0, sizeof c->args);
   for (int k = 0; k < def->nparam; k++) c->args.p[k] = def->params[k].dflt;
@@ -333,9 +406,22 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
     if (iArg >= argc) break;
     if (tvfParam(&vt->base, def, &def->params[k], argv[iArg++], &c->args.p[k])) return SQLITE_ERROR;
   }
-  if (c->rank_null) return SQLITE_OK;
-
-  rc = def->run(vt->db, &c->args, &c->t, &zErr);
+  if (idxNum >> (1 + def->nparam) & 1 && iArg < argc) {
+    schema = (const char *)sqlite3_value_text(argv[iArg++]);
+    if (!schema) {
+      hta_vtab_error(&vt->base, "%s: schema must be a database name", def->name);
+      return SQLITE_ERROR;
+    }
+  }
+  if (idxNum >> (2 + def->nparam) & 1 && iArg < argc) {
+    job = (const char *)sqlite3_value_text(argv[iArg++]);
+    if (!job) c->rank_null = 1; /* TVF-4: no job is named NULL */
+  }
+  if (!(c->schema = sqlite3_mprintf("%s", schema))) return SQLITE_NOMEM;
+  c->args.scope.schema = c->schema;
+  rc = hta_scope_check(vt->db, def->name, c->schema, &zErr);
+  if (rc == SQLITE_OK && !c->rank_null) rc = hta_jobs_load(vt->db, c->schema, job, &c->jobs, &c->njobs);
+  if (rc == SQLITE_OK && !c->rank_null) rc = tvfRunJobs(c, vt, &zErr);
   if (rc != SQLITE_OK) {
     hta_table_free(&c->t);
     if (zErr) {
@@ -370,6 +456,13 @@ static int tvfColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
     else sqlite3_result_int64(ctx, (sqlite3_int64)d);
   } else if (col == def->rank_col && c->args.has_rank) {
     sqlite3_result_int64(ctx, c->args.rank);
+  } else if (col == tvfSchemaCol(def)) {
+    sqlite3_result_text(ctx, c->schema, -1, SQLITE_TRANSIENT);
+  } else if (col == tvfJobCol(def)) {
+    while (c->jk + 1 < c->njobs && c->job_end[c->jk] <= c->i) c->jk++;
+    if (c->jk < c->njobs && c->jobs[c->jk].name) {
+      sqlite3_result_text(ctx, c->jobs[c->jk].name, -1, SQLITE_TRANSIENT);
+    }
   }
   return SQLITE_OK;
 }

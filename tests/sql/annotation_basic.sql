@@ -38,10 +38,10 @@ SELECT 'ann_01_modules', count(*) = 4 FROM pragma_module_list
  WHERE name IN ('hta_user_annotation_breakdown', 'hta_profiler_steps', 'hta_potential_stragglers',
                 'hta_trace_diff');
 SELECT 'ann_02_columns', group_concat(name, ',') =
-  'rank,name,count,sum_us,max_us,min_us,mean_us,stddev_us,trace_id'
+  'rank,name,count,sum_us,max_us,min_us,mean_us,stddev_us,trace_id,job'
   FROM pragma_table_info('hta_user_annotation_breakdown');
 SELECT 'ann_03_hidden', group_concat(name, ',') =
-  'use_gpu_annotation,duration_ratio,num_kernels,include_last_profiler_step'
+  'use_gpu_annotation,duration_ratio,num_kernels,include_last_profiler_step,schema'
   FROM pragma_table_xinfo('hta_user_annotation_breakdown') WHERE hidden;
 
 -- R2: rows by (rank, trace_id, name); the two traces of rank 0 stay apart

@@ -47,5 +47,5 @@ SELECT 'cut_06_steps', group_concat(rank || ':' || step || ':' || ts || ':' || d
 SELECT 'cut_07_steps_last', group_concat(step, ',') = '1,2' FROM hta_profiler_steps(1);
 SELECT 'cut_08_steps_rank1', count(*) = 0 FROM hta_profiler_steps(1) WHERE rank = 1;
 SELECT 'cut_09_steps_readback', include_last_profiler_step = 1 FROM hta_profiler_steps(1) LIMIT 1;
-SELECT 'cut_10_steps_columns', group_concat(name, ',') = 'rank,step,ts,dur,trace_id'
+SELECT 'cut_10_steps_columns', group_concat(name, ',') = 'rank,step,ts,dur,trace_id,job'
   FROM pragma_table_info('hta_profiler_steps');

@@ -98,7 +98,7 @@ UPDATE trace SET
 
 SELECT 'aok_module', count(*) = 1 FROM pragma_module_list WHERE name = 'hta_aten_op_kernels';
 SELECT 'aok_columns', group_concat(name, ',') =
-  'rank,aten_op_name,kernel_sequence,occurrence_count,avg_aten_op_launch_delay_us,avg_runtime_delay_us,trace_id'
+  'rank,aten_op_name,kernel_sequence,occurrence_count,avg_aten_op_launch_delay_us,avg_runtime_delay_us,trace_id,job'
   FROM pragma_table_xinfo('hta_aten_op_kernels') WHERE hidden = 0;
 
 CREATE TEMP TABLE r0 AS SELECT rowid AS i, * FROM hta_aten_op_kernels WHERE rank = 0;

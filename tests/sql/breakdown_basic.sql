@@ -41,12 +41,12 @@ UPDATE trace SET event_count = (SELECT count(*) FROM event e WHERE e.trace_id = 
 
 -- Columns exactly as DESIGN 4, trace_id last, parameters hidden.
 SELECT 'tb_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_temporal_breakdown')) =
-  'rank,idle_time_us,compute_time_us,non_compute_time_us,kernel_time_us,idle_time_pctg,compute_time_pctg,non_compute_time_pctg,trace_id';
-SELECT 'tb_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_temporal_breakdown') WHERE hidden) = 'include_last_profiler_step';
-SELECT 'ktb_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_kernel_type_breakdown')) = 'kernel_type,sum_us,percentage';
-SELECT 'ktb_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_kernel_type_breakdown') WHERE hidden) = 'include_memory_kernels,include_last_profiler_step,rank';
-SELECT 'cc_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_comm_comp_overlap')) = 'rank,comp_comm_overlap_pctg,trace_id';
-SELECT 'cc_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_comm_comp_overlap') WHERE hidden) = 'include_last_profiler_step';
+  'rank,idle_time_us,compute_time_us,non_compute_time_us,kernel_time_us,idle_time_pctg,compute_time_pctg,non_compute_time_pctg,trace_id,job';
+SELECT 'tb_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_temporal_breakdown') WHERE hidden) = 'include_last_profiler_step,schema';
+SELECT 'ktb_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_kernel_type_breakdown')) = 'kernel_type,sum_us,percentage,job';
+SELECT 'ktb_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_kernel_type_breakdown') WHERE hidden) = 'include_memory_kernels,include_last_profiler_step,rank,schema';
+SELECT 'cc_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_comm_comp_overlap')) = 'rank,comp_comm_overlap_pctg,trace_id,job';
+SELECT 'cc_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_comm_comp_overlap') WHERE hidden) = 'include_last_profiler_step,schema';
 
 -- Temporal (TB-1..4): rank 0 merged [10,52) [60,65) [70,80): kernel 70, idle 13, compute 40,
 -- non-compute 17 (communication alone 10, the OTHER row 2, memory 5).

@@ -40,13 +40,13 @@ UPDATE trace SET event_count = (SELECT count(*) FROM event e WHERE e.trace_id = 
   max_end = (SELECT max(ts + dur) FROM event e WHERE e.trace_id = trace.trace_id);
 
 SELECT 'it_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_idle_time_breakdown')) =
-  'rank,stream,idle_category,idle_time_us,idle_time_ratio,trace_id';
+  'rank,stream,idle_category,idle_time_us,idle_time_ratio,trace_id,job';
 SELECT 'it_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_idle_time_breakdown') WHERE hidden) =
-  'consecutive_kernel_delay_us,include_last_profiler_step';
+  'consecutive_kernel_delay_us,include_last_profiler_step,schema';
 SELECT 'is_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_idle_interval_stats')) =
-  'rank,stream,idle_category,count,mean_us,std_us,min_us,p25_us,p50_us,p75_us,max_us,trace_id';
+  'rank,stream,idle_category,count,mean_us,std_us,min_us,p25_us,p50_us,p75_us,max_us,trace_id,job';
 SELECT 'is_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_idle_interval_stats') WHERE hidden) =
-  'consecutive_kernel_delay_us,include_last_profiler_step';
+  'consecutive_kernel_delay_us,include_last_profiler_step,schema';
 
 -- Default delay 30 us. Streams in order of first appearance (IT-2), categories in order (IT-5).
 SELECT 'it_rows', (SELECT group_concat(stream || ':' || idle_category || '=' || idle_time_us, ',') FROM hta_idle_time_breakdown) =

@@ -26,9 +26,9 @@ UPDATE trace SET event_count = (SELECT count(*) FROM event e WHERE e.trace_id = 
   max_end = (SELECT max(ts + dur) FROM event e WHERE e.trace_id = trace.trace_id);
 
 SELECT 'kb_columns', (SELECT group_concat(name, ',') FROM pragma_table_info('hta_kernel_breakdown')) =
-  'rank,kernel_type,name,count,sum_us,max_us,min_us,mean_us,stddev_us,trace_id';
+  'rank,kernel_type,name,count,sum_us,max_us,min_us,mean_us,stddev_us,trace_id,job';
 SELECT 'kb_hidden', (SELECT group_concat(name, ',') FROM pragma_table_xinfo('hta_kernel_breakdown') WHERE hidden) =
-  'duration_ratio,num_kernels,include_memory_kernels,include_last_profiler_step';
+  'duration_ratio,num_kernels,include_memory_kernels,include_last_profiler_step,schema';
 
 -- Defaults (0.8, 10, 1): every name on its own row, per-instance statistics (KB-5);
 -- rows by (rank, trace_id, kernel_type, name) (KB-7); OTHER never appears (KB-1).

@@ -55,6 +55,6 @@ SELECT 'param_default_delay', (SELECT DISTINCT consecutive_kernel_delay_us FROM 
 .system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT * FROM hta_idle_interval_stats(x'00')" 2>&1 | grep -q "hta_idle_interval_stats: consecutive_kernel_delay_us must be a non-negative number" && echo 'err_delay_blob\|1' || echo 'err_delay_blob\|0'
 .system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT * FROM hta_temporal_breakdown(2)" 2>&1 | grep -q "hta_temporal_breakdown: include_last_profiler_step must be 0 or 1" && echo 'err_last_step\|1' || echo 'err_last_step\|0'
 .system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT * FROM hta_comm_comp_overlap(0.5)" 2>&1 | grep -q "hta_comm_comp_overlap: include_last_profiler_step must be 0 or 1" && echo 'err_last_step_fraction\|1' || echo 'err_last_step_fraction\|0'
-.system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT * FROM hta_kernel_breakdown(0.8, 10, 1, 0, 9)" 2>&1 | grep -q "too many arguments on hta_kernel_breakdown" && echo 'err_too_many_args\|1' || echo 'err_too_many_args\|0'
+.system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT * FROM hta_kernel_breakdown(0.8, 10, 1, 0, 9, 9)" 2>&1 | grep -q "too many arguments on hta_kernel_breakdown" && echo 'err_too_many_args\|1' || echo 'err_too_many_args\|0'
 -- A database that hta-ingest did not make: the SQLite error, named.
-.system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT * FROM hta_temporal_breakdown" 2>&1 | grep -q "hta_temporal_breakdown: no such table: " && echo 'err_no_schema\|1' || echo 'err_no_schema\|0'
+.system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT * FROM hta_temporal_breakdown" 2>&1 | grep -q "hta_temporal_breakdown: database .main. is not an hta-sqlite database (no trace table)" && echo 'err_no_schema\|1' || echo 'err_no_schema\|0'

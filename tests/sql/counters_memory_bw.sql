@@ -39,16 +39,16 @@ UPDATE trace SET
 -- registration, columns, parameters
 SELECT 'membw_01_modules', count(*) = 2 FROM pragma_module_list
  WHERE name IN ('hta_memory_bw', 'hta_memory_bw_summary');
-SELECT 'membw_02_columns', group_concat(name, ',') = 'rank,kind,ts_us,memory_bw_gbps,trace_id,computed_bw'
+SELECT 'membw_02_columns', group_concat(name, ',') = 'rank,kind,ts_us,memory_bw_gbps,trace_id,computed_bw,job'
   FROM pragma_table_info('hta_memory_bw');
 SELECT 'membw_03_hidden', group_concat(name, ',') =
-  'include_last_profiler_step,bw_from_bytes,collapse_ties,hta_tie_order'
+  'include_last_profiler_step,bw_from_bytes,collapse_ties,hta_tie_order,schema'
   FROM pragma_table_xinfo('hta_memory_bw') WHERE hidden;
 SELECT 'membw_04_summary_columns', group_concat(name, ',') =
-  'rank,kind,count,mean,std,min,p25,p50,p75,max,trace_id'
+  'rank,kind,count,mean,std,min,p25,p50,p75,max,trace_id,job'
   FROM pragma_table_info('hta_memory_bw_summary');
 SELECT 'membw_05_summary_hidden', group_concat(name, ',') =
-  'include_last_profiler_step,bw_from_bytes,collapse_ties,hta_tie_order'
+  'include_last_profiler_step,bw_from_bytes,collapse_ties,hta_tie_order,schema'
   FROM pragma_table_xinfo('hta_memory_bw_summary') WHERE hidden;
 
 -- MB-1..5, MB-8: kinds in byte order; at 115 µs the end of the 1.5 GB/s copy comes

@@ -52,18 +52,18 @@ UPDATE trace SET
 -- registration, columns, parameters
 SELECT 'queue_01_modules', count(*) = 3 FROM pragma_module_list
  WHERE name IN ('hta_queue_length', 'hta_queue_length_summary', 'hta_queue_full_time');
-SELECT 'queue_02_columns', group_concat(name, ',') = 'rank,stream,ts_us,queue_length,trace_id'
+SELECT 'queue_02_columns', group_concat(name, ',') = 'rank,stream,ts_us,queue_length,trace_id,job'
   FROM pragma_table_info('hta_queue_length');
-SELECT 'queue_03_hidden', group_concat(name, ',') = 'include_last_profiler_step,collapse_ties,hta_tie_order'
+SELECT 'queue_03_hidden', group_concat(name, ',') = 'include_last_profiler_step,collapse_ties,hta_tie_order,schema'
   FROM pragma_table_xinfo('hta_queue_length') WHERE hidden;
 SELECT 'queue_04_summary_columns', group_concat(name, ',') =
-  'rank,stream,count,mean,std,min,p25,p50,p75,max,trace_id'
+  'rank,stream,count,mean,std,min,p25,p50,p75,max,trace_id,job'
   FROM pragma_table_info('hta_queue_length_summary');
 SELECT 'queue_05_full_columns', group_concat(name, ',') =
-  'rank,stream,duration_at_max_us,relative_duration,trace_id'
+  'rank,stream,duration_at_max_us,relative_duration,trace_id,job'
   FROM pragma_table_info('hta_queue_full_time');
 SELECT 'queue_06_full_hidden', group_concat(name, ',') =
-  'max_queue_length,include_last_profiler_step,hta_tie_order'
+  'max_queue_length,include_last_profiler_step,hta_tie_order,schema'
   FROM pragma_table_xinfo('hta_queue_full_time') WHERE hidden;
 
 -- QL-1..4, QL-8: the series of rank 0 before the cut. Stream 7 goes up and down; at

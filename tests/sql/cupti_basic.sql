@@ -50,7 +50,7 @@ UPDATE trace SET
 
 SELECT 'cup_module', count(*) = 1 FROM pragma_module_list WHERE name = 'hta_cupti_counters';
 SELECT 'cup_columns', group_concat(name, ',') =
-  'rank,kernel_event_id,kernel_name,op_stack,top_level_op,bottom_level_op,counter,value,kernel_seq,trace_id'
+  'rank,kernel_event_id,kernel_name,op_stack,top_level_op,bottom_level_op,counter,value,kernel_seq,trace_id,job'
   FROM pragma_table_xinfo('hta_cupti_counters') WHERE hidden = 0;
 
 CREATE TEMP TABLE r0 AS SELECT rowid AS i, * FROM hta_cupti_counters WHERE rank = 0;

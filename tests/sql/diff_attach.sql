@@ -20,13 +20,14 @@ INSERT INTO profiler_step(trace_id, step, event_id, ts, dur)
 VALUES (1, 10, (1 << 32) | 1, 1000000, 500000), (1, 11, (1 << 32) | 4, 2000000, 500000);
 
 ATTACH 'diff_attach_b.db' AS b;
-CREATE TABLE b.trace(trace_id INTEGER PRIMARY KEY, rank INTEGER, min_ts INTEGER);
+CREATE TABLE b.job(job_id INTEGER PRIMARY KEY, name TEXT);
+CREATE TABLE b.trace(trace_id INTEGER PRIMARY KEY, rank INTEGER, min_ts INTEGER, job_id INTEGER DEFAULT 1);
 CREATE TABLE b.category(category_id INTEGER PRIMARY KEY, name TEXT);
 CREATE TABLE b.string(string_id INTEGER PRIMARY KEY, value TEXT);
 CREATE TABLE b.event(event_id INTEGER PRIMARY KEY, trace_id, rank, seq, ph, category_id, name_id,
                      ts, dur, stream, iteration);
 CREATE TABLE b.profiler_step(trace_id, step, event_id, ts, dur);
-INSERT INTO b.trace VALUES (7, 1, 1000000);
+INSERT INTO b.trace(trace_id, rank, min_ts) VALUES (7, 1, 1000000);
 INSERT INTO b.category VALUES (5, 'cpu_op'), (9, 'user_annotation');
 INSERT INTO b.string VALUES (11, 'only_b'), (12, 'aten::mm'), (13, 'ProfilerStep#21'), (14, 'ProfilerStep#20');
 INSERT INTO b.event VALUES
@@ -63,6 +64,7 @@ SELECT 'att_07_main', count(*) = 3 AND sum(change_class = 'unchanged') = 3 FROM 
 -- a schema name that needs quoting
 ATTACH 'diff_attach_c.db' AS "we""ird x";
 CREATE TABLE "we""ird x".trace AS SELECT * FROM b.trace;
+CREATE TABLE "we""ird x".job AS SELECT * FROM b.job;
 CREATE TABLE "we""ird x".category AS SELECT * FROM b.category;
 CREATE TABLE "we""ird x".string AS SELECT * FROM b.string;
 CREATE TABLE "we""ird x".event AS SELECT * FROM b.event;
@@ -72,20 +74,22 @@ SELECT 'att_08_quoted', count(*) = 5 FROM hta_trace_diff WHERE test_schema = 'we
 -- a database without traces: no rows, no error
 ATTACH 'diff_attach_e.db' AS e;
 CREATE TABLE e.trace AS SELECT * FROM b.trace WHERE 0;
+CREATE TABLE e.job AS SELECT * FROM b.job WHERE 0;
 CREATE TABLE e.profiler_step AS SELECT * FROM b.profiler_step WHERE 0;
 SELECT 'att_09_empty', count(*) = 0 FROM hta_trace_diff WHERE test_schema = 'e';
 DETACH e;
 
 -- errors: a schema that is not attached, a rank or step the test schema lacks,
 -- a database that is not an hta database
-.shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_trace_diff(NULL, NULL, NULL, NULL, char(110,111,112,101))' 2>&1 | grep -qF 'hta_trace_diff: no such schema: nope' && echo 'att_10_err_schema|1' || echo 'att_10_err_schema|0'"
+.shell sh -c "sqlite3 diff_attach_c.db -cmd '.load $HTA_EXT' 'SELECT * FROM hta_trace_diff(NULL, NULL, NULL, NULL, char(110,111,112,101))' 2>&1 | grep -qF 'hta_trace_diff: no database named' && echo 'att_10_err_schema|1' || echo 'att_10_err_schema|0'"
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_trace_diff(NULL, NULL, NULL, NULL, 7)' 2>&1 | grep -qF 'hta_trace_diff: test_schema must be a schema name' && echo 'att_11_err_schema_type|1' || echo 'att_11_err_schema_type|0'"
 .shell sh -c "sqlite3 diff_attach_c.db -cmd '.load $HTA_EXT' -cmd 'ATTACH char(100,105,102,102,95,97,116,116,97,99,104,95,98,46,100,98) AS b' 'SELECT * FROM hta_trace_diff(1, 20, 3, NULL, char(98))' 2>&1 | grep -qF 'hta_trace_diff: test_rank 3 is not a rank of schema b' && echo 'att_12_err_rank|1' || echo 'att_12_err_rank|0'"
 .shell sh -c "sqlite3 diff_attach_c.db -cmd '.load $HTA_EXT' -cmd 'ATTACH char(100,105,102,102,95,97,116,116,97,99,104,95,98,46,100,98) AS b' 'SELECT * FROM hta_trace_diff(1, 20, 1, 10, char(98))' 2>&1 | grep -qF 'hta_trace_diff: test_iteration 10 is not a ProfilerStep number of schema b' && echo 'att_13_err_iter|1' || echo 'att_13_err_iter|0'"
-.shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_trace_diff' 2>&1 | grep -qF 'hta_trace_diff: no such table: main.trace' && echo 'att_14_err_not_hta|1' || echo 'att_14_err_not_hta|0'"
+.shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_trace_diff' 2>&1 | grep -qF 'is not an hta-sqlite database (no trace table)' && echo 'att_14_err_not_hta|1' || echo 'att_14_err_not_hta|0'"
 -- an SQL error inside a side's query keeps its message (the statements' finalize would clear it)
 ATTACH 'diff_attach_f.db' AS f;
 CREATE TABLE f.trace AS SELECT * FROM b.trace;
+CREATE TABLE f.job AS SELECT * FROM b.job;
 CREATE TABLE f.profiler_step AS SELECT * FROM b.profiler_step;
 CREATE TABLE f.category AS SELECT * FROM b.category;
 CREATE TABLE f.string AS SELECT * FROM b.string;

@@ -49,7 +49,7 @@ SELECT 'diff_01_columns', group_concat(name, ',') =
   'name,control_counts,control_total_duration_us,test_counts,test_total_duration_us,diff_counts,diff_duration_us,change,change_class'
   FROM pragma_table_info('hta_trace_diff');
 SELECT 'diff_02_hidden', group_concat(name, ',') =
-  'control_rank,control_iteration,test_rank,test_iteration,test_schema'
+  'control_rank,control_iteration,test_rank,test_iteration,test_schema,control_job,test_job,control_schema'
   FROM pragma_table_xinfo('hta_trace_diff') WHERE hidden;
 
 -- R2: defaults = first rank, first step on both sides: everything unchanged
@@ -95,6 +95,7 @@ SELECT 'diff_12_empty_side', count(*) = 5 AND sum(change_class = 'deleted') = 5
 -- errors (on a copy of this database, so that the message sees the data)
 ATTACH 'diff_basic_copy.db' AS cp;
 CREATE TABLE cp.trace AS SELECT * FROM main.trace;
+CREATE TABLE cp.job AS SELECT * FROM main.job;
 CREATE TABLE cp.event AS SELECT * FROM main.event;
 CREATE TABLE cp.string AS SELECT * FROM main.string;
 CREATE TABLE cp.category AS SELECT * FROM main.category;

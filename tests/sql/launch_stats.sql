@@ -51,10 +51,10 @@ UPDATE trace SET
 -- registration, columns, parameters
 SELECT 'launch_01_module', count(*) = 1 FROM pragma_module_list WHERE name = 'hta_kernel_launch_stats';
 SELECT 'launch_02_columns', group_concat(name, ',') =
-  'rank,correlation,launch_name,kernel_name,cpu_duration_us,gpu_duration_us,launch_delay_us,is_short_kernel,is_runtime_outlier,is_launch_delay_outlier,trace_id'
+  'rank,correlation,launch_name,kernel_name,cpu_duration_us,gpu_duration_us,launch_delay_us,is_short_kernel,is_runtime_outlier,is_launch_delay_outlier,trace_id,job'
   FROM pragma_table_info('hta_kernel_launch_stats');
 SELECT 'launch_03_hidden', group_concat(name, ',') =
-  'include_memory_events,runtime_cutoff_us,launch_delay_cutoff_us,include_last_profiler_step'
+  'include_memory_events,runtime_cutoff_us,launch_delay_cutoff_us,include_last_profiler_step,schema'
   FROM pragma_table_xinfo('hta_kernel_launch_stats') WHERE hidden;
 
 -- LS-1, LS-2, LS-3, LS-6: launches of rank 0 before the cut, in (launch, GPU row) order;
@@ -117,7 +117,7 @@ SELECT 'launch_20_group', group_concat(launch_name || '=' || n, ',') =
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_kernel_launch_stats(1, 50, 100, 0.5)' 2>&1 | grep -qF 'hta_kernel_launch_stats: include_last_profiler_step must be 0 or 1' && echo 'launch_24_err_last|1' || echo 'launch_24_err_last|0'"
 
 -- a database without the schema is an error that names the missing table
-.shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_kernel_launch_stats' 2>&1 | grep -qF 'no such table' && echo 'launch_25_err_no_schema|1' || echo 'launch_25_err_no_schema|0'"
+.shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_kernel_launch_stats' 2>&1 | grep -qF 'is not an hta-sqlite database' && echo 'launch_25_err_no_schema|1' || echo 'launch_25_err_no_schema|0'"
 
 -- traces without any launch, then an empty database: no rows, no error
 DELETE FROM event WHERE name_id IN (SELECT string_id FROM string WHERE value LIKE 'cu%' OR value LIKE 'hip%');

@@ -105,7 +105,7 @@ UPDATE trace SET
 -- the module and its columns (DESIGN 4: parameters are HIDDEN, trace_id last visible)
 SELECT 'fks_module', count(*) = 1 FROM pragma_module_list WHERE name = 'hta_frequent_kernel_sequences';
 SELECT 'fks_columns', group_concat(name || ':' || hidden, ',') =
-  'rank:0,pattern:0,count:0,gpu_kernel_duration_us:0,cpu_op_duration_us:0,trace_id:0,operator_name:1,min_pattern_len:1,top_k:1'
+  'rank:0,pattern:0,count:0,gpu_kernel_duration_us:0,cpu_op_duration_us:0,trace_id:0,operator_name:1,min_pattern_len:1,top_k:1,schema:1,job:0'
   FROM pragma_table_xinfo('hta_frequent_kernel_sequences');
 
 -- FKS-3..7 on rank 0, default min_pattern_len 3: A+B group (gpu 180+170 ns, cpu 500+600 ns),

@@ -66,7 +66,7 @@ UPDATE trace SET
   min_ts = (SELECT min(ts) FROM event e WHERE e.trace_id = trace.trace_id),
   max_end = (SELECT max(ts + dur) FROM event e WHERE e.trace_id = trace.trace_id);
 
-SELECT 'stg_01_columns', group_concat(name, ',') = 'rank,straggler_count'
+SELECT 'stg_01_columns', group_concat(name, ',') = 'rank,straggler_count,job'
   FROM pragma_table_info('hta_potential_stragglers');
 -- num_candidates 1: the latest AllReduce of each iteration is rank 2's
 SELECT 'stg_02_one', group_concat(rank || ':' || straggler_count, ',') = '2:2'

@@ -244,7 +244,7 @@ static void testArgsort(void) {
 
 static void testClassifier(sqlite3 *db) {
   hta_classifier *c = 0;
-  CHECK_INT(hta_classifier_open(db, &c), SQLITE_OK);
+  CHECK_INT(hta_classifier_open(db, "main", &c), SQLITE_OK);
   if (!c) return;
   CHECK_INT(hta_classify(c, "ncclKernel_AllReduce"), HTA_KT_COMMUNICATION);
   CHECK_INT(hta_classify(c, "Memcpy DtoD"), HTA_KT_MEMORY);
@@ -257,7 +257,7 @@ static void testClassifier(sqlite3 *db) {
   hta_classifier_free(c);
   CHECK_INT(sqlite3_exec(db, "INSERT INTO kernel_type_rule VALUES (1, 'cp*', 'MEMORY')", 0, 0, 0),
             SQLITE_OK);
-  CHECK_INT(hta_classifier_open(db, &c), SQLITE_OK);
+  CHECK_INT(hta_classifier_open(db, "main", &c), SQLITE_OK);
   char *s = hta_shorten_name("cp<int>(x)", c);
   CHECK_STR(s, "cp<int>(x)");
   sqlite3_free(s);
