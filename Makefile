@@ -135,6 +135,11 @@ datasette: demo
 datasette-check: demo
 	@sh examples/datasette/datasette.sh check examples/demo.db
 
+# The Python package (python/): hta_sqlite with the built binaries, and the Datasette plugin.
+.PHONY: wheel
+wheel: all
+	@sh python/build_wheel.sh dist $(INGEST) $(EXT)
+
 format:
 	clang-format -i ingest/*.[ch] ext/*.[ch] tests/unit/*.[ch]
 
@@ -142,4 +147,4 @@ lint:
 	clang-format --dry-run --Werror ingest/*.[ch] ext/*.[ch] tests/unit/*.[ch]
 
 clean:
-	rm -rf build build-asan hta-ingest hta.so
+	rm -rf build build-asan hta-ingest hta.so dist

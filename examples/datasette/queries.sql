@@ -19,7 +19,9 @@ ORDER BY rank, trace_id;
 -- description: Per rank: idle, compute and non-compute GPU time between the first and the last kernel (µs and %). HTA get_temporal_breakdown.
 SELECT *
 FROM hta_temporal_breakdown
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: kernel_type_breakdown
 -- title: Kernel type breakdown
@@ -34,28 +36,36 @@ SELECT *
 FROM hta_kernel_breakdown(coalesce(nullif(:duration_ratio, ''), 0.8),
                           coalesce(nullif(:num_kernels, ''), 10),
                           coalesce(nullif(:include_memory_kernels, ''), 1))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: idle_time_breakdown
 -- title: Idle time per stream
 -- description: GPU idle time per stream by cause: host_wait, kernel_wait (gap < consecutive_kernel_delay_us), other (µs and ratio). HTA get_idle_time_breakdown.
 SELECT *
 FROM hta_idle_time_breakdown(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: idle_interval_stats
 -- title: Idle interval statistics
 -- description: describe() of the idle gaps per stream and cause (µs). HTA get_idle_time_breakdown(show_idle_interval_stats=True).
 SELECT *
 FROM hta_idle_interval_stats(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: comm_comp_overlap
 -- title: Communication / computation overlap
 -- description: Per rank, the % of communication time during which computation runs. HTA get_comm_comp_overlap.
 SELECT *
 FROM hta_comm_comp_overlap
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: kernel_launch_stats
 -- title: Kernel launch statistics
@@ -64,7 +74,9 @@ SELECT *
 FROM hta_kernel_launch_stats(coalesce(nullif(:include_memory_events, ''), 1),
                              coalesce(nullif(:runtime_cutoff_us, ''), 50),
                              coalesce(nullif(:launch_delay_cutoff_us, ''), 100))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: launch_outliers
 -- title: Launch outliers per rank
@@ -84,35 +96,45 @@ ORDER BY rank, trace_id;
 -- description: Per stream, launched GPU work not yet started, after every change (ts_us from the job's first event). collapse_ties 1 keeps one point per timestamp. HTA get_queue_length_time_series.
 SELECT *
 FROM hta_queue_length(0, coalesce(nullif(:collapse_ties, ''), 0))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: queue_length_summary
 -- title: Queue length summary
 -- description: describe() of the queue length per stream. HTA get_queue_length_summary.
 SELECT *
 FROM hta_queue_length_summary
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: queue_full_time
 -- title: Time blocked on a full queue
 -- description: Per stream, the time (µs) and share of the trace spent with at least max_queue_length launches queued. HTA get_time_spent_blocked_on_full_queue.
 SELECT *
 FROM hta_queue_full_time(coalesce(nullif(:max_queue_length, ''), 1024))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: memory_bw
 -- title: Memory bandwidth over time
 -- description: Per memory kind, the bandwidth of the copies in flight (GB/s) after every change. bw_from_bytes 0 gives HTA's numbers for AMD copies. HTA get_memory_bw_time_series.
 SELECT *
 FROM hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, ''), 1))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: memory_bw_summary
 -- title: Memory bandwidth summary
 -- description: describe() of the bandwidth (GB/s, points above 0) per memory kind. HTA get_memory_bw_summary.
 SELECT *
 FROM hta_memory_bw_summary(0, coalesce(nullif(:bw_from_bytes, ''), 1))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: frequent_kernel_sequences
 -- title: Frequent kernel sequences
@@ -120,14 +142,18 @@ WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
 SELECT *
 FROM hta_frequent_kernel_sequences(coalesce(nullif(:operator_name, ''), 'AddmmBackward0'),
                                    coalesce(nullif(:min_pattern_len, ''), 3))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: cupti_counters
 -- title: CUPTI counters
 -- description: CUPTI range-profiler counters of each kernel with the CPU operators that launched it (one row per kernel and counter). HTA get_cupti_counter_data_with_operators.
 SELECT *
 FROM hta_cupti_counters
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: user_annotation_breakdown
 -- title: User annotation breakdown
@@ -136,14 +162,18 @@ SELECT *
 FROM hta_user_annotation_breakdown(coalesce(nullif(:use_gpu_annotation, ''), 1),
                                    coalesce(nullif(:duration_ratio, ''), 0.8),
                                    coalesce(nullif(:num_kernels, ''), 1000))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: profiler_steps
 -- title: Profiler steps
 -- description: The ProfilerStep#N iterations of each rank (ts absolute, dur; µs).
 SELECT *
 FROM hta_profiler_steps
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: potential_stragglers
 -- title: Potential stragglers
@@ -163,7 +193,9 @@ FROM hta_trace_diff(nullif(:control_rank, ''), nullif(:control_iteration, ''),
 -- description: Per aten:: operator and kernel sequence: occurrences and average launch delays (µs). HTA get_aten_op_kernels_and_delay.
 SELECT *
 FROM hta_aten_op_kernels
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WHERE CASE WHEN nullif(:rank, '') IS NULL THEN 1
+           WHEN :rank NOT GLOB '*[^0-9]*' THEN rank = CAST(:rank AS INTEGER)
+           ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END;
 
 -- name: top_kernels
 -- title: Top GPU kernels (SQL over the kernels view)
