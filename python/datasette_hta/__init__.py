@@ -278,6 +278,51 @@ def canned_queries(datasette, database, actor):
     return None
 
 
+# Columns shown with a name: (table, label column, key column) of what they point to. Datasette
+# labels foreign keys on table pages itself (those values reach render_cell as dicts); the row
+# page and the event links (link_id, parent_id: no foreign key) get their labels here.
+_LABELLED = {
+    "name_id": ("string", "value", "string_id"),
+    "category_id": ("category", "name", "category_id"),
+    "trace_id": ("trace", "file_name", "trace_id"),
+    "job_id": ("job", "name", "job_id"),
+}
+_EVENT_LINKS = {("event", "link_id"), ("event", "parent_id"), ("profiler_step", "event_id")}
+_LABELLED_TABLES = {"event", "counter", "flow", "profiler_step", "device", "thread", "trace", "ingest_issue"}
+
+
+@hookimpl
+def render_cell(row, value, column, table, database, datasette):
+    if table not in _LABELLED_TABLES or type(value) is not int:
+        return None
+    if (table, column) in _EVENT_LINKS:
+        target, sql = "event", "SELECT s.value FROM event e JOIN string s ON s.string_id = e.name_id WHERE e.event_id = ?"
+    elif column in _LABELLED and table != _LABELLED[column][0]:
+        target, label, key = _LABELLED[column]
+        sql = 'SELECT "%s" FROM "%s" WHERE "%s" = ?' % (label, target, key)
+    else:
+        return None
+    if not hta_database(datasette, database):
+        return None
+
+    async def inner():
+        import markupsafe
+
+        try:
+            res = await datasette.get_database(database).execute(sql, [value])
+        except Exception:
+            return None
+        first = res.first()
+        if first is None or first[0] is None:
+            return None
+        return markupsafe.Markup(
+            '<a href="%s">%s</a>&nbsp;<em>%d</em>'
+            % (markupsafe.escape(datasette.urls.row(database, target, str(value))), markupsafe.escape(str(first[0])), value)
+        )
+
+    return inner
+
+
 @hookimpl
 def register_routes(datasette):
     return [
