@@ -107,7 +107,8 @@ def canned(database, datasette=None):
         if "rank" in params:
             notes.append("rank: an integer, or empty for every rank.")
         text = desc + (" " + " ".join(notes) if notes else "")
-        entry = {"sql": sql, "title": title, "description": text, "params": params}
+        # hide_sql: the rank check makes the SQL long; "show" displays it.
+        entry = {"sql": sql, "title": title, "description": text, "params": params, "hide_sql": True}
         if name in QUERY_CSV:
             url = _url(datasette, database, QUERY_CSV[name], suffix=".csv")
             entry["description_html"] = (
@@ -268,7 +269,23 @@ def get_metadata(datasette, key, database, table):
         info = db_info(path)
         if info.is_hta:
             dbs[name] = _database_metadata(datasette, name, info)
-    return {"databases": dbs} if dbs else {}
+    if not dbs:
+        return {}
+    links = "; ".join(
+        '<a href="%s">%s</a> (reports: %s)'
+        % (
+            html.escape(datasette.urls.database(n)),
+            html.escape(n),
+            ", ".join('<a href="%s">%s</a>' % (html.escape(_url(datasette, n, "job", j)), html.escape(j)) for j in db_info(_db_file(datasette.databases[n])).jobs),
+        )
+        for n in dbs
+    )
+    return {
+        "title": "hta-sqlite",
+        "description_html": "PyTorch profiler (Kineto) traces with Holistic Trace Analysis (HTA) as canned queries. "
+        "Times in tables are integer nanoseconds; analyses report microseconds (columns ending in _us). %s." % links,
+        "databases": dbs,
+    }
 
 
 @hookimpl
@@ -291,8 +308,20 @@ _EVENT_LINKS = {("event", "link_id"), ("event", "parent_id"), ("profiler_step", 
 _LABELLED_TABLES = {"event", "counter", "flow", "profiler_step", "device", "thread", "trace", "ingest_issue"}
 
 
+def _short_float(v):
+    """A REAL shown on a query page: 3 decimals (µs to the ns), 4 significant digits below 1."""
+    if v != v or v in (float("inf"), float("-inf")):
+        return None
+    return "%.3f" % v if abs(v) >= 1 or v == 0 else "%.4g" % v
+
+
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
+    if table is None and type(value) is float:
+        # Query pages (canned analyses): floats rounded for reading; .json and .csv keep them whole.
+        if hta_database(datasette, database):
+            return _short_float(value)
+        return None
     if table not in _LABELLED_TABLES or type(value) is not int:
         return None
     if (table, column) in _EVENT_LINKS:
@@ -321,6 +350,34 @@ def render_cell(row, value, column, table, database, datasette):
         )
 
     return inner
+
+
+# Table pages: the list of column descriptions (20 entries for event) goes into a closed
+# <details>, so that the rows are on the first screen (headers keep them as tooltips), and a
+# long args JSON stays on one line, cut (the row page shows it whole).
+_FOLD_DESCRIPTIONS = """
+(function () {
+  var st = document.createElement("style");
+  st.textContent = ".rows-and-columns td.col-args { max-width: 36em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }";
+  document.head.appendChild(st);
+  var dl = document.querySelector("dl.column-descriptions");
+  if (!dl || dl.parentNode.tagName === "DETAILS") return;
+  var d = document.createElement("details");
+  var s = document.createElement("summary");
+  s.textContent = "Column descriptions (" + dl.querySelectorAll("dt").length + ")";
+  d.appendChild(s);
+  dl.parentNode.insertBefore(d, dl);
+  d.appendChild(dl);
+  d.style.margin = "0 0 1em 0";
+})();
+"""
+
+
+@hookimpl
+def extra_body_script(template, database, table, columns, view_name, request, datasette):
+    if view_name == "table" and database and hta_database(datasette, database):
+        return _FOLD_DESCRIPTIONS
+    return None
 
 
 @hookimpl
