@@ -229,6 +229,9 @@ def hta_database(datasette, database):
 def prepare_connection(conn, database, datasette):
     # Every connection, hta-sqlite database or not: the functions cost nothing until called.
     hta_sqlite.load(conn)
+    # Datasette's --load-extension leaves load_extension() callable from SQL (visitors could
+    # load the io entry point, or any library); this hook runs after it, so switch it off.
+    conn.enable_load_extension(False)
 
 
 @hookimpl

@@ -3,8 +3,8 @@
 # client (tests/datasette/test_plugin.py): the wheel is built from the binaries under test and
 # installed into a venv of Debian's /usr/bin/python3, so the plugin is found through its entry
 # point as users get it. Three databases: the demo (examples/traces) under the name demo.db,
-# timed (every canned query within Datasette's 1 s limit); the same file under another name;
-# a generated 64-rank job (tools/gen_trace.py, one small step).
+# timed (every canned query within Datasette's 1 s limit); the same file under another name,
+# served immutable (-i); a generated 64-rank job (tools/gen_trace.py, one small step).
 # Datasette itself is not vendored: it must be importable by /usr/bin/python3, installed or
 # from HTA_DATASETTE_PATH (prepended to PYTHONPATH; see README, "Datasette"). Exit 77 (skip)
 # without it, python3-venv, setuptools/wheel or a sqlite3 module that loads extensions.
@@ -41,7 +41,7 @@ python3 "$top/tools/gen_trace.py" -q --ranks 64 --steps 1 --layers 1 "$work/r64"
 
 cd "$work" && "$work/venv/bin/python" "$top/tests/datasette/test_plugin.py" \
   ${HTA_DATASETTE_TIMES:+--times "$HTA_DATASETTE_TIMES"} \
-  --timed "$work/demo.db" "$work/my_traces-v2.db" "$work/ranks64.db" > "$work/out.txt" 2>&1
+  --timed "$work/demo.db" --immutable "$work/my_traces-v2.db" "$work/ranks64.db" > "$work/out.txt" 2>&1
 rc=$?
 grep -E '^(FAIL|==)|requests,' "$work/out.txt"
 if [ $rc != 0 ]; then tail -n 40 "$work/out.txt"; exit 1; fi

@@ -1,7 +1,9 @@
 """The Datasette plugin datasette_hta against real Datasette, through Datasette's own test
 client (no server, no network).
 
-    python3 tests/datasette/test_plugin.py [--times FILE] [--timed] DB [[--timed] DB]...
+    python3 tests/datasette/test_plugin.py [--times FILE] [--timed] [--immutable] DB...
+
+--timed and --immutable apply to the DB after them (--immutable: served with -i).
 
 Each DB is served alone, under its file name. Every table page, every view page, a row page
 of event, every canned query (HTML and JSON), the plugin's index, job and CSV pages must answer
@@ -58,9 +60,9 @@ async def get(ds, path, expect=200):
     return r, ms
 
 
-async def check_hta(path, timed):
+async def check_hta(path, timed, immutable=False):
     name = os.path.splitext(os.path.basename(path))[0]
-    ds = Datasette(files=[path])
+    ds = Datasette(immutables=[path]) if immutable else Datasette(files=[path])
     await ds.invoke_startup()
     q = "/" + urllib.parse.quote(name)
     sql = hta_sqlite.connect(path, readonly=True)
@@ -132,6 +134,9 @@ async def check_hta(path, timed):
             if rows:
                 check(b.get("ok") is False and "rank must be an integer" in (b.get("error") or "") and not b.get("rows"),
                       "%s?rank=abc: %s" % (qn, str(b)[:200]))
+    # The analyses check their own parameters: an error, not a default.
+    r, _ = await get(ds, q + "/idle_time_breakdown.json?consecutive_kernel_delay_us=abc", expect=400)
+    check("consecutive_kernel_delay_us" in (r.json().get("error") or ""), "consecutive_kernel_delay_us=abc: %s" % r.text[:200])
     # The error is shown on the HTML page, with the form.
     r, _ = await get(ds, q + "/temporal_breakdown?rank=abc", expect=400)
     check("rank must be an integer" in r.text and "<form" in r.text, "rank=abc: no error message on the page")
@@ -196,23 +201,32 @@ async def check_plain():
     r, _ = await get(ds, "/plain.json?sql=%s&_shape=array" % urllib.parse.quote("select hta_version() AS v"))
     check(r.json()[0]["v"].startswith("v"), "hta.so not loaded into a plain database's connections")
 
+    # With Datasette's own --load-extension too, load_extension() is off once the plugin ran.
+    ds = Datasette(files=[p], sqlite_extensions=[hta_sqlite.path()])
+    await ds.invoke_startup()
+    s = "select load_extension('%s', 'sqlite3_hta_io_init')" % hta_sqlite.path()
+    r, _ = await get(ds, "/plain.json?sql=%s" % urllib.parse.quote(s), expect=400)
+    check("not authorized" in (r.json().get("error") or ""), "--load-extension: load_extension() callable: %s" % r.text[:200])
+
 
 def main():
     args = sys.argv[1:]
-    timed, times, dbs = False, None, []
+    timed, immutable, times, dbs = False, False, None, []
     while args:
         a = args.pop(0)
         if a == "--timed":
             timed = True
+        elif a == "--immutable":
+            immutable = True
         elif a == "--times":
             times = args.pop(0)
         else:
-            dbs.append((a, timed))
-            timed = False
-    for db, timed in dbs:
-        print("== %s%s" % (db, " (timed: 1 s)" if timed else ""))
+            dbs.append((a, timed, immutable))
+            timed = immutable = False
+    for db, timed, immutable in dbs:
+        print("== %s%s%s" % (db, " (timed: 1 s)" if timed else "", " (immutable)" if immutable else ""))
         n0 = len(log)
-        asyncio.run(check_hta(db, timed))
+        asyncio.run(check_hta(db, timed, immutable))
         for path, status, ms in log[n0:]:
             print("%4s %8.1f  %s" % (status, ms, path))
     asyncio.run(check_plain())
