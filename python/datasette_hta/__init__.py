@@ -18,11 +18,13 @@ Plugin configuration (metadata: plugins: datasette-hta: ...):
 """
 
 import asyncio
+import atexit
 import csv
 import html
 import io
 import os
 import re
+import shutil
 import sqlite3
 import subprocess
 import tempfile
@@ -283,12 +285,21 @@ def get_metadata(datasette, key, database, table):
         )
         for n in dbs
     )
-    return {
-        "title": "hta-sqlite",
-        "description_html": "PyTorch profiler (Kineto) traces with Holistic Trace Analysis (HTA) as canned queries. "
-        "Times in tables are integer nanoseconds; analyses report microseconds (columns ending in _us). %s." % links,
-        "databases": dbs,
-    }
+    out = {"databases": dbs}
+    # The instance's title and description, unless the user's metadata has its own (theirs
+    # wins key by key; a description of theirs beside our description_html would be hidden).
+    local = getattr(datasette, "_metadata_local", None) or {}
+    if not any(local.get(k) for k in ("title", "description", "description_html")):
+        out["title"] = "hta-sqlite"
+        out["description_html"] = (
+            "PyTorch profiler (Kineto) traces with Holistic Trace Analysis (HTA) as canned queries. "
+            "Times in tables are integer nanoseconds; analyses report microseconds (columns ending in _us). %s." % links
+        )
+    for n in dbs:
+        mine = ((local.get("databases") or {}).get(n)) or {}
+        if mine.get("description") or mine.get("description_html"):
+            dbs[n].pop("description_html", None)
+    return out
 
 
 @hookimpl
@@ -451,6 +462,7 @@ async def make_report(path, job, info):
     global _report_dir, _has_job
     if _report_dir is None:
         _report_dir = tempfile.mkdtemp(prefix="datasette-hta-")
+        atexit.register(shutil.rmtree, _report_dir, True)
     exe = hta_sqlite.ingest_path()
     if _has_job is None:
         _has_job = _ingest_has_job_option(exe)
@@ -516,6 +528,8 @@ async def csv_view(datasette, request):
     if not found:
         return Response.text("%s is not an hta-sqlite database\n" % database, status=404)
     db, path, info = found
+    if not datasette.setting("allow_csv_stream"):
+        return Response.text("full CSV downloads are off here (setting allow_csv_stream)\n", status=403)
     function = request.url_vars["function"]
     if function not in CSV_FUNCTIONS:
         return Response.text("%s: not downloadable here (only %s)\n" % (function, ", ".join(CSV_FUNCTIONS)), status=404)

@@ -38,6 +38,7 @@ import hta_sqlite
 
 failures = []
 log = []
+HTA_DB = HTA_NAME = None  # the first database checked
 
 
 def fail(msg):
@@ -61,7 +62,10 @@ async def get(ds, path, expect=200):
 
 
 async def check_hta(path, timed, immutable=False):
+    global HTA_DB, HTA_NAME
     name = os.path.splitext(os.path.basename(path))[0]
+    if HTA_DB is None:
+        HTA_DB, HTA_NAME = path, name
     ds = Datasette(immutables=[path]) if immutable else Datasette(files=[path])
     await ds.invoke_startup()
     q = "/" + urllib.parse.quote(name)
@@ -182,6 +186,18 @@ async def check_hta(path, timed, immutable=False):
     sql.close()
 
 
+async def check_user_metadata():
+    """The user's metadata wins over the plugin's; allow_csv_stream off turns the CSV route off."""
+    ds = Datasette(files=[HTA_DB], metadata={"title": "Mine", "databases": {HTA_NAME: {"description": "my traces"}}},
+                   settings={"allow_csv_stream": False})
+    await ds.invoke_startup()
+    r, _ = await get(ds, "/")
+    check("Mine" in r.text and "hta-sqlite" not in r.text.split("<h1")[1][:100], "the user's title lost")
+    r, _ = await get(ds, "/" + HTA_NAME)
+    check("my traces" in r.text and "Reports with charts" not in r.text, "the user's database description lost")
+    await get(ds, "/-/hta/%s/hta_queue_length.csv" % HTA_NAME, expect=403)
+
+
 async def check_plain():
     """A database that is not an hta-sqlite one: no canned queries, no plugin pages."""
     d = tempfile.mkdtemp()
@@ -200,6 +216,10 @@ async def check_plain():
     await get(ds, "/-/hta/plain/hta_queue_length.csv", expect=404)
     r, _ = await get(ds, "/plain.json?sql=%s&_shape=array" % urllib.parse.quote("select hta_version() AS v"))
     check(r.json()[0]["v"].startswith("v"), "hta.so not loaded into a plain database's connections")
+
+    # The user's metadata wins; allow_csv_stream off turns the CSV route off.
+    if HTA_DB:
+        await check_user_metadata()
 
     # With Datasette's own --load-extension too, load_extension() is off once the plugin ran.
     ds = Datasette(files=[p], sqlite_extensions=[hta_sqlite.path()])
