@@ -198,6 +198,43 @@ async def check_user_metadata():
     await get(ds, "/-/hta/%s/hta_queue_length.csv" % HTA_NAME, expect=403)
 
 
+async def check_job_option():
+    """Job pages call hta-ingest --report with --job NAME when its --help mentions --job (a
+    stand-in hta-ingest records its arguments); names come from the job table."""
+    from datasette.utils import tilde_encode
+
+    d = tempfile.mkdtemp()
+    db = os.path.join(d, "jobs.db")
+    with open(HTA_DB, "rb") as f, open(db, "wb") as g:
+        g.write(f.read())
+    c = sqlite3.connect(db)
+    c.execute("DELETE FROM job")
+    c.execute("INSERT INTO job(job_id, name) VALUES (7, 'train run/1'), (8, 'eval')")
+    c.commit()
+    c.close()
+    argsfile, fake = os.path.join(d, "args"), os.path.join(d, "fake-ingest")
+    with open(fake, "w") as f:
+        f.write('#!/bin/sh\n[ "$1" = --help ] && { echo "  --job NAME   the job to report"; exit 0; }\n'
+                'printf "%%s|" "$@" > %s\nprintf "<!DOCTYPE html><html><body>fake report</body></html>" > "$2"\n' % argsfile)
+    os.chmod(fake, 0o755)
+    saved = datasette_hta.hta_sqlite.ingest_path, datasette_hta._has_job
+    datasette_hta.hta_sqlite.ingest_path, datasette_hta._has_job = (lambda: fake), None
+    try:
+        ds = Datasette(files=[db])
+        await ds.invoke_startup()
+        r, _ = await get(ds, "/-/hta/jobs")
+        check("train run/1" in r.text and "eval" in r.text and ">all<" not in r.text, "jobs index: %s" % r.text[-400:])
+        r, _ = await get(ds, "/-/hta/jobs/job/" + tilde_encode("train run/1"))
+        check("fake report" in r.text, "job page: not the report")
+        with open(argsfile) as f:
+            args = f.read().split("|")
+        check(args[0] == "--report" and args[2:4] == ["--job", "train run/1"] and args[4] == db,
+              "hta-ingest arguments: %r" % args)
+        await get(ds, "/-/hta/jobs/job/all", expect=404)
+    finally:
+        datasette_hta.hta_sqlite.ingest_path, datasette_hta._has_job = saved
+
+
 async def check_plain():
     """A database that is not an hta-sqlite one: no canned queries, no plugin pages."""
     d = tempfile.mkdtemp()
@@ -220,6 +257,7 @@ async def check_plain():
     # The user's metadata wins; allow_csv_stream off turns the CSV route off.
     if HTA_DB:
         await check_user_metadata()
+        await check_job_option()
 
     # With Datasette's own --load-extension too, load_extension() is off once the plugin ran.
     ds = Datasette(files=[p], sqlite_extensions=[hta_sqlite.path()])
