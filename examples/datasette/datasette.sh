@@ -40,7 +40,7 @@ queries_yaml() {
     /^-- name: / { name = substr($0, 10); next }
     /^-- title: / { title = substr($0, 11); next }
     /^-- description: / { desc = substr($0, 17); next }
-    name != "" && /^SELECT|^WITH/ { insql = 1; printf "      %s:\n        title: %s\n        description: %s\n        sql: |-\n", name, q(title), q(desc) }
+    !insql && name != "" && /^SELECT|^WITH/ { insql = 1; printf "      %s:\n        title: %s\n        description: %s\n        sql: |-\n", name, q(title), q(desc) }
     insql {
       line = $0; last = line ~ /;[ \t]*$/
       if (last) sub(/;[ \t]*$/, "", line)
