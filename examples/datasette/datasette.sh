@@ -16,7 +16,8 @@
 #       empty parameters and with rank=0; fails unless every one answers. Without
 #       datasette installed it says so and exits 0.
 #
-# Needs the sqlite3 shell. env: HTA_EXT (default ./hta.so), DATASETTE (default datasette).
+# Needs the sqlite3 shell. env: HTA_EXT (default ./hta.so), DATASETTE (default datasette; else
+# python3 -m datasette where it imports, HTA_DATASETTE_PATH added to PYTHONPATH).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -40,7 +41,7 @@ queries_yaml() {
     /^-- name: / { name = substr($0, 10); next }
     /^-- title: / { title = substr($0, 11); next }
     /^-- description: / { desc = substr($0, 17); next }
-    name != "" && /^SELECT|^WITH/ { insql = 1; printf "      %s:\n        title: %s\n        description: %s\n        sql: |-\n", name, q(title), q(desc) }
+    !insql && name != "" && /^SELECT|^WITH/ { insql = 1; printf "      %s:\n        title: %s\n        description: %s\n        sql: |-\n", name, q(title), q(desc) }
     insql {
       line = $0; last = line ~ /;[ \t]*$/
       if (last) sub(/;[ \t]*$/, "", line)
@@ -100,7 +101,20 @@ schema_md() {
     FROM _hta_column ORDER BY rowid"
 }
 
-have_datasette() { command -v "$DATASETTE" >/dev/null 2>&1; }
+# The datasette command; else /usr/bin/python3 -m datasette when that Python imports it
+# (with HTA_DATASETTE_PATH prepended to PYTHONPATH, as tests/cli/datasette_plugin.sh does).
+run_py=""
+have_datasette() {
+  command -v "$DATASETTE" >/dev/null 2>&1 && return 0
+  [ -n "${HTA_DATASETTE_PATH:-}" ] && { PYTHONPATH=$HTA_DATASETTE_PATH${PYTHONPATH:+:$PYTHONPATH}; export PYTHONPATH; }
+  for p in /usr/bin/python3 python3; do
+    if "$p" -c "import datasette" >/dev/null 2>&1; then run_py=$p; return 0; fi
+  done
+  return 1
+}
+run_datasette() {
+  if [ -n "$run_py" ]; then "$run_py" -m datasette "$@"; else "$DATASETTE" "$@"; fi
+}
 
 case $cmd in
   metadata) metadata ;;
@@ -109,7 +123,7 @@ case $cmd in
     have_datasette || die "datasette is not installed (pip install datasette)"
     meta=$(mktemp) && trap 'rm -f "$meta"' EXIT
     metadata lenient > "$meta"
-    "$DATASETTE" "$db" --load-extension "$HTA_EXT" --metadata "$meta"
+    run_datasette "$db" --load-extension "$HTA_EXT" --metadata "$meta"
     ;;
   check)
     if ! have_datasette; then
@@ -122,7 +136,7 @@ case $cmd in
     for q in $(awk '/^-- name: / { print substr($0, 10) }' "$here/queries.sql"); do
       for args in "" "?rank=0"; do
         n=$((n + 1))
-        if "$DATASETTE" "$db" --load-extension "$HTA_EXT" --metadata "$meta" \
+        if run_datasette "$db" --load-extension "$HTA_EXT" --metadata "$meta" \
              --get "/$name/$q.json$args" > "$out" 2>&1 && grep -q '"ok": *true' "$out"; then
           :
         else

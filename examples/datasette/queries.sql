@@ -3,7 +3,12 @@
 -- tests/cli/report_metadata.sh runs every query with the sqlite3 shell, with its
 -- parameters empty (the defaults) and set.
 -- Datasette passes every :parameter as text, '' when the form field is empty, so each
--- one reads `coalesce(nullif(:p, ''), default)`, and an empty :rank means every rank.
+-- one reads `coalesce(nullif(:p, ''), default)` (the analyses check their own parameters),
+-- and an empty :rank means every rank. :rank is checked in the `arg` CTE, evaluated first
+-- (CROSS JOIN keeps it the outer loop), so that a rank that is not an integer is an error
+-- (shown by Datasette) even when the analysis has no rows, not a silent rank 0; a given
+-- rank reaches the analysis as `rank = N` (it then reads that rank's events only), and the
+-- UNION ALL's second half, which runs the analysis over every rank, runs only when it is empty.
 -- Format: a `-- name:`, `-- title:` and `-- description:` line, then the query, ending in `;`.
 
 -- name: traces
@@ -17,9 +22,13 @@ ORDER BY rank, trace_id;
 -- name: temporal_breakdown
 -- title: Temporal breakdown
 -- description: Per rank: idle, compute and non-compute GPU time between the first and the last kernel (µs and %). HTA get_temporal_breakdown.
-SELECT *
-FROM hta_temporal_breakdown
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_temporal_breakdown t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_temporal_breakdown t WHERE arg.rank IS NULL;
 
 -- name: kernel_type_breakdown
 -- title: Kernel type breakdown
@@ -30,41 +39,57 @@ FROM hta_kernel_type_breakdown(coalesce(nullif(:include_memory_kernels, ''), 1))
 -- name: kernel_breakdown
 -- title: Top kernels per type and rank
 -- description: Per rank and kernel type, the kernels that take most of the time and "others" (count, sum, max, min, mean, stddev in µs). HTA get_gpu_kernel_breakdown, second table.
-SELECT *
-FROM hta_kernel_breakdown(coalesce(nullif(:duration_ratio, ''), 0.8),
-                          coalesce(nullif(:num_kernels, ''), 10),
-                          coalesce(nullif(:include_memory_kernels, ''), 1))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_kernel_breakdown(coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 10), coalesce(nullif(:include_memory_kernels, ''), 1)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_kernel_breakdown(coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 10), coalesce(nullif(:include_memory_kernels, ''), 1)) t WHERE arg.rank IS NULL;
 
 -- name: idle_time_breakdown
 -- title: Idle time per stream
 -- description: GPU idle time per stream by cause: host_wait, kernel_wait (gap < consecutive_kernel_delay_us), other (µs and ratio). HTA get_idle_time_breakdown.
-SELECT *
-FROM hta_idle_time_breakdown(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_idle_time_breakdown(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_idle_time_breakdown(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE arg.rank IS NULL;
 
 -- name: idle_interval_stats
 -- title: Idle interval statistics
 -- description: describe() of the idle gaps per stream and cause (µs). HTA get_idle_time_breakdown(show_idle_interval_stats=True).
-SELECT *
-FROM hta_idle_interval_stats(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_idle_interval_stats(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_idle_interval_stats(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE arg.rank IS NULL;
 
 -- name: comm_comp_overlap
 -- title: Communication / computation overlap
 -- description: Per rank, the % of communication time during which computation runs. HTA get_comm_comp_overlap.
-SELECT *
-FROM hta_comm_comp_overlap
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_comm_comp_overlap t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_comm_comp_overlap t WHERE arg.rank IS NULL;
 
 -- name: kernel_launch_stats
 -- title: Kernel launch statistics
 -- description: Each launch call with its GPU work: CPU and GPU duration, launch delay (µs) and the outlier flags for the cutoffs. HTA get_cuda_kernel_launch_stats.
-SELECT *
-FROM hta_kernel_launch_stats(coalesce(nullif(:include_memory_events, ''), 1),
-                             coalesce(nullif(:runtime_cutoff_us, ''), 50),
-                             coalesce(nullif(:launch_delay_cutoff_us, ''), 100))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_kernel_launch_stats(coalesce(nullif(:include_memory_events, ''), 1), coalesce(nullif(:runtime_cutoff_us, ''), 50), coalesce(nullif(:launch_delay_cutoff_us, ''), 100)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_kernel_launch_stats(coalesce(nullif(:include_memory_events, ''), 1), coalesce(nullif(:runtime_cutoff_us, ''), 50), coalesce(nullif(:launch_delay_cutoff_us, ''), 100)) t WHERE arg.rank IS NULL;
 
 -- name: launch_outliers
 -- title: Launch outliers per rank
@@ -82,68 +107,101 @@ ORDER BY rank, trace_id;
 -- name: queue_length
 -- title: Queue length over time
 -- description: Per stream, launched GPU work not yet started, after every change (ts_us from the job's first event). collapse_ties 1 keeps one point per timestamp. HTA get_queue_length_time_series.
-SELECT *
-FROM hta_queue_length(0, coalesce(nullif(:collapse_ties, ''), 0))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_queue_length(0, coalesce(nullif(:collapse_ties, ''), 0)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_queue_length(0, coalesce(nullif(:collapse_ties, ''), 0)) t WHERE arg.rank IS NULL;
 
 -- name: queue_length_summary
 -- title: Queue length summary
 -- description: describe() of the queue length per stream. HTA get_queue_length_summary.
-SELECT *
-FROM hta_queue_length_summary
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_queue_length_summary t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_queue_length_summary t WHERE arg.rank IS NULL;
 
 -- name: queue_full_time
 -- title: Time blocked on a full queue
 -- description: Per stream, the time (µs) and share of the trace spent with at least max_queue_length launches queued. HTA get_time_spent_blocked_on_full_queue.
-SELECT *
-FROM hta_queue_full_time(coalesce(nullif(:max_queue_length, ''), 1024))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_queue_full_time(coalesce(nullif(:max_queue_length, ''), 1024)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_queue_full_time(coalesce(nullif(:max_queue_length, ''), 1024)) t WHERE arg.rank IS NULL;
 
 -- name: memory_bw
 -- title: Memory bandwidth over time
 -- description: Per memory kind, the bandwidth of the copies in flight (GB/s) after every change. bw_from_bytes 0 gives HTA's numbers for AMD copies. HTA get_memory_bw_time_series.
-SELECT *
-FROM hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, ''), 1))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE arg.rank IS NULL;
 
 -- name: memory_bw_summary
 -- title: Memory bandwidth summary
 -- description: describe() of the bandwidth (GB/s, points above 0) per memory kind. HTA get_memory_bw_summary.
-SELECT *
-FROM hta_memory_bw_summary(0, coalesce(nullif(:bw_from_bytes, ''), 1))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_memory_bw_summary(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_memory_bw_summary(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE arg.rank IS NULL;
 
 -- name: frequent_kernel_sequences
 -- title: Frequent kernel sequences
 -- description: Operators whose name contains operator_name (default AddmmBackward0), grouped by their whole kernel sequence: count and GPU / CPU time (µs). HTA get_frequent_cuda_kernel_sequences.
-SELECT *
-FROM hta_frequent_kernel_sequences(coalesce(nullif(:operator_name, ''), 'AddmmBackward0'),
-                                   coalesce(nullif(:min_pattern_len, ''), 3))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_frequent_kernel_sequences(coalesce(nullif(:operator_name, ''), 'AddmmBackward0'), coalesce(nullif(:min_pattern_len, ''), 3)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_frequent_kernel_sequences(coalesce(nullif(:operator_name, ''), 'AddmmBackward0'), coalesce(nullif(:min_pattern_len, ''), 3)) t WHERE arg.rank IS NULL;
 
 -- name: cupti_counters
 -- title: CUPTI counters
 -- description: CUPTI range-profiler counters of each kernel with the CPU operators that launched it (one row per kernel and counter). HTA get_cupti_counter_data_with_operators.
-SELECT *
-FROM hta_cupti_counters
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_cupti_counters t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_cupti_counters t WHERE arg.rank IS NULL;
 
 -- name: user_annotation_breakdown
 -- title: User annotation breakdown
 -- description: Time per user annotation (record_function), GPU-side (use_gpu_annotation 1) or CPU-side (0), with "others" (µs).
-SELECT *
-FROM hta_user_annotation_breakdown(coalesce(nullif(:use_gpu_annotation, ''), 1),
-                                   coalesce(nullif(:duration_ratio, ''), 0.8),
-                                   coalesce(nullif(:num_kernels, ''), 1000))
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_user_annotation_breakdown(coalesce(nullif(:use_gpu_annotation, ''), 1), coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 1000)) t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_user_annotation_breakdown(coalesce(nullif(:use_gpu_annotation, ''), 1), coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 1000)) t WHERE arg.rank IS NULL;
 
 -- name: profiler_steps
 -- title: Profiler steps
 -- description: The ProfilerStep#N iterations of each rank (ts absolute, dur; µs).
-SELECT *
-FROM hta_profiler_steps
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_profiler_steps t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_profiler_steps t WHERE arg.rank IS NULL;
 
 -- name: potential_stragglers
 -- title: Potential stragglers
@@ -161,9 +219,13 @@ FROM hta_trace_diff(nullif(:control_rank, ''), nullif(:control_iteration, ''),
 -- name: aten_op_kernels
 -- title: Kernels of each aten operator
 -- description: Per aten:: operator and kernel sequence: occurrences and average launch delays (µs). HTA get_aten_op_kernels_and_delay.
-SELECT *
-FROM hta_aten_op_kernels
-WHERE nullif(:rank, '') IS NULL OR rank = CAST(:rank AS INTEGER);
+WITH arg(rank) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END)
+SELECT t.* FROM arg CROSS JOIN hta_aten_op_kernels t WHERE t.rank = arg.rank
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_aten_op_kernels t WHERE arg.rank IS NULL;
 
 -- name: top_kernels
 -- title: Top GPU kernels (SQL over the kernels view)

@@ -1,0 +1,599 @@
+"""datasette-hta: Datasette plugin for hta-sqlite databases (part of the hta-sqlite package).
+
+- Loads hta.so's default entry point (sqlite3_hta_init: read-only analyses) into every
+  connection, then switches extension loading off, so visitors' SQL cannot call
+  load_extension(). The io entry point (sqlite3_hta_io_init, which reads and writes files)
+  is never loaded.
+- Any database that is an hta-sqlite database (tables trace and event, meta.schema_version),
+  whatever its file name, gets the canned queries of queries.sql (titles, descriptions,
+  their defaults), the table and column descriptions of its _hta_column table, labels for
+  the foreign keys (names instead of ids on event pages) and links to the pages below.
+- /-/hta/DB                       the database's jobs and downloads
+- /-/hta/DB/job/NAME              the job's report (hta-ingest --report): HTA's charts
+- /-/hta/DB/FUNCTION.csv?...      every row of a series analysis as CSV (no row limit)
+
+Plugin configuration (metadata: plugins: datasette-hta: ...):
+  suggest_facets: true    keep Datasette's facet suggestions (turned off by default: on the
+                          event table of a large job each column's suggestion costs a query)
+"""
+
+import asyncio
+import atexit
+import csv
+import html
+import io
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import tempfile
+import threading
+import urllib.parse
+
+from datasette import hookimpl
+from datasette.utils import tilde_decode, tilde_encode
+from datasette.utils.asgi import AsgiStream, Response
+
+import hta_sqlite
+
+PLUGIN = "datasette-hta"
+_here = os.path.dirname(os.path.abspath(__file__))
+
+# Analyses whose whole output /-/hta/DB/FUNCTION.csv streams: the long series (Datasette's
+# pages stop at max_returned_rows).
+CSV_FUNCTIONS = ("hta_queue_length", "hta_memory_bw", "hta_kernel_launch_stats")
+# Canned queries that show a link to the full series as CSV.
+QUERY_CSV = {"queue_length": "hta_queue_length", "memory_bw": "hta_memory_bw", "kernel_launch_stats": "hta_kernel_launch_stats"}
+# Foreign-key targets whose label Datasette shows instead of the id.
+LABEL_COLUMNS = {"trace": "file_name", "job": "name", "string": "value", "category": "name"}
+
+_NUMBER = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
+
+
+# ------------------------------------------------------------------ canned queries
+
+
+def _queries_sql():
+    for p in (os.path.join(_here, "queries.sql"), os.path.join(_here, "..", "..", "examples", "datasette", "queries.sql")):
+        if os.path.exists(p):
+            with open(p, encoding="utf-8") as f:
+                return f.read()
+    return ""
+
+
+def parse_queries(text):
+    """The canned queries of queries.sql: [(name, title, description, sql)], in file order.
+    Format: `-- name:`, `-- title:`, `-- description:` lines, then the query up to a line
+    ending in `;`."""
+    out, name, title, desc, sql = [], None, "", "", None
+    for line in text.splitlines():
+        if sql is None:
+            if line.startswith("-- name: "):
+                name, title, desc = line[9:].strip(), "", ""
+            elif line.startswith("-- title: "):
+                title = line[10:].strip()
+            elif line.startswith("-- description: "):
+                desc = line[16:].strip()
+            elif name and (line.startswith("SELECT") or line.startswith("WITH")):
+                sql = []
+        if sql is not None:
+            sql.append(line)
+            if re.search(r";\s*$", line):
+                out.append((name, title, desc, re.sub(r";\s*$", "", "\n".join(sql))))
+                name, sql = None, None
+    return out
+
+
+def query_defaults(sql):
+    """{param: default} from the `coalesce(nullif(:param, ''), DEFAULT)` of SQL."""
+    return {m.group(1): m.group(2).strip() for m in re.finditer(r"coalesce\(nullif\(:(\w+), ''\),\s*([^()]+?)\)", sql)}
+
+
+_QUERIES = None
+
+
+def canned(database, datasette=None):
+    """Datasette's canned queries for the hta-sqlite database DATABASE."""
+    global _QUERIES
+    if _QUERIES is None:
+        _QUERIES = parse_queries(_queries_sql())
+    q = {}
+    for name, title, desc, sql in _QUERIES:
+        params = re.findall(r":(\w+)", sql)
+        params = list(dict.fromkeys(params))
+        defaults = query_defaults(sql)
+        notes = []
+        if defaults:
+            notes.append("Empty fields take the defaults: " + ", ".join("%s = %s" % (p, d.strip("'")) for p, d in defaults.items()) + ".")
+        if "rank" in params:
+            notes.append("rank: an integer, or empty for every rank.")
+        text = desc + (" " + " ".join(notes) if notes else "")
+        # hide_sql: the rank check makes the SQL long; "show" displays it.
+        entry = {"sql": sql, "title": title, "description": text, "params": params, "hide_sql": True}
+        if name in QUERY_CSV:
+            url = _url(datasette, database, QUERY_CSV[name], suffix=".csv")
+            entry["description_html"] = (
+                html.escape(text) + ' The page shows the first rows only: <a href="%s">every row as CSV</a> '
+                "(add ?rank=N to the address for one rank)." % html.escape(url)
+            )
+        q[name] = entry
+    return q
+
+
+def _url(datasette, *parts, suffix=""):
+    """/-/hta/PART/PART... (tilde-encoded, under Datasette's base_url)."""
+    path = "/-/hta/" + "/".join(tilde_encode(p) for p in parts) + suffix
+    return datasette.urls.path(path) if datasette is not None else path
+
+
+# ------------------------------------------------------------------ which databases
+
+
+def _db_file(db):
+    if getattr(db, "is_memory", False) or not getattr(db, "path", None):
+        return None
+    return db.path
+
+
+def _open_ro(path):
+    return sqlite3.connect("file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(path)), uri=True)
+
+
+def _stamp(path):
+    """What changes when the database changes: size and mtime of the file and its WAL."""
+    out = []
+    for p in (path, path + "-wal"):
+        try:
+            st = os.stat(p)
+            out.append((st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append(None)
+    return tuple(out)
+
+
+class _Info:
+    __slots__ = ("stamp", "is_hta", "tables", "jobs", "views")
+
+
+_info_cache = {}
+_info_lock = threading.Lock()
+
+
+def db_info(path):
+    """What the plugin knows of the database file PATH (cached until the file changes):
+    whether it is an hta-sqlite database, its table and column descriptions, its jobs."""
+    stamp = _stamp(path)
+    with _info_lock:
+        info = _info_cache.get(path)
+        if info is not None and info.stamp == stamp:
+            return info
+    info = _Info()
+    info.stamp, info.is_hta, info.tables, info.jobs, info.views = stamp, False, {}, [], []
+    try:
+        conn = _open_ro(path)
+        try:
+            names = {r[0]: r[1] for r in conn.execute("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view')")}
+            if "trace" in names and "event" in names and "meta" in names:
+                info.is_hta = conn.execute("SELECT 1 FROM meta WHERE key = 'schema_version'").fetchone() is not None
+            if info.is_hta:
+                info.views = sorted(n for n, t in names.items() if t == "view")
+                if "_hta_column" in names:
+                    for t, c, d in conn.execute("SELECT table_name, column_name, description FROM _hta_column ORDER BY rowid"):
+                        if t not in names:
+                            continue
+                        tm = info.tables.setdefault(t, {"columns": {}})
+                        if c == "":
+                            tm["description"] = d
+                        else:
+                            tm["columns"][c] = d
+                    info.tables.setdefault("_hta_column", {})["hidden"] = True
+                for t, label in LABEL_COLUMNS.items():
+                    if t in names:
+                        info.tables.setdefault(t, {})["label_column"] = label
+                info.jobs = list_jobs(conn, names)
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        info.is_hta = False
+    with _info_lock:
+        _info_cache[path] = info
+    return info
+
+
+def list_jobs(conn, names=None):
+    """The database's job names (the job table); a database without jobs (written before
+    the job table) has one, 'all'."""
+    if names is None:
+        names = {r[0] for r in conn.execute("SELECT name FROM sqlite_schema")}
+    jobs = []
+    if "job" in names:
+        jobs = [r[0] for r in conn.execute("SELECT name FROM job ORDER BY job_id")]
+    return jobs or ["all"]
+
+
+def hta_database(datasette, database):
+    """(Database, path, info) when DATABASE is an hta-sqlite database Datasette serves; else None."""
+    db = datasette.databases.get(database)
+    if db is None:
+        return None
+    path = _db_file(db)
+    if path is None or not os.path.exists(path):
+        return None
+    info = db_info(path)
+    return (db, path, info) if info.is_hta else None
+
+
+# ------------------------------------------------------------------ hooks
+
+
+@hookimpl
+def prepare_connection(conn, database, datasette):
+    # Every connection, hta-sqlite database or not: the functions cost nothing until called.
+    hta_sqlite.load(conn)
+    # Datasette's --load-extension leaves load_extension() callable from SQL (visitors could
+    # load the io entry point, or any library); this hook runs after it, so switch it off.
+    conn.enable_load_extension(False)
+
+
+@hookimpl
+def startup(datasette):
+    cfg = datasette.plugin_config(PLUGIN) or {}
+    if not cfg.get("suggest_facets", False):
+        # Facet suggestions run a query per column of every table page (the event table of
+        # a large job has millions of rows). Facets themselves still work (?_facet=col).
+        datasette._settings["suggest_facets"] = False
+
+    for name in list(datasette.databases):
+        hta_database(datasette, name)  # reads each database's descriptions once, now
+
+
+def _database_metadata(datasette, database, info):
+    jobs = ", ".join('<a href="%s">%s</a>' % (html.escape(_url(datasette, database, "job", j)), html.escape(j)) for j in info.jobs)
+    desc_html = (
+        "PyTorch profiler (Kineto) traces ingested by hta-ingest, with HTA's analyses as canned queries "
+        "(hta.so). Times in tables are integer nanoseconds (absolute timestamps); analyses report "
+        "microseconds (columns ending in _us). Leave a query's field empty for its default. "
+        "Reports with charts: %s. Full series as CSV: <a href=\"%s\">downloads</a>." % (jobs, html.escape(_url(datasette, database)))
+    )
+    tables = {}
+    for t, m in info.tables.items():
+        tables[t] = dict(m)
+    for t in ("event", "counter", "flow"):
+        tables.setdefault(t, {})["sort"] = {"event": "event_id", "counter": "counter_id", "flow": "flow_id"}[t]
+    return {"description_html": desc_html, "tables": tables}
+
+
+@hookimpl
+def get_metadata(datasette, key, database, table):
+    dbs = {}
+    for name, db in list(datasette.databases.items()):
+        path = _db_file(db)
+        if path is None or not os.path.exists(path):
+            continue
+        info = db_info(path)
+        if info.is_hta:
+            dbs[name] = _database_metadata(datasette, name, info)
+    if not dbs:
+        return {}
+    links = "; ".join(
+        '<a href="%s">%s</a> (reports: %s)'
+        % (
+            html.escape(datasette.urls.database(n)),
+            html.escape(n),
+            ", ".join('<a href="%s">%s</a>' % (html.escape(_url(datasette, n, "job", j)), html.escape(j)) for j in db_info(_db_file(datasette.databases[n])).jobs),
+        )
+        for n in dbs
+    )
+    out = {"databases": dbs}
+    # The instance's title and description, unless the user's metadata has its own (theirs
+    # wins key by key; a description of theirs beside our description_html would be hidden).
+    local = getattr(datasette, "_metadata_local", None) or {}
+    if not any(local.get(k) for k in ("title", "description", "description_html")):
+        out["title"] = "hta-sqlite"
+        out["description_html"] = (
+            "PyTorch profiler (Kineto) traces with Holistic Trace Analysis (HTA) as canned queries. "
+            "Times in tables are integer nanoseconds; analyses report microseconds (columns ending in _us). %s." % links
+        )
+    for n in dbs:
+        mine = ((local.get("databases") or {}).get(n)) or {}
+        if mine.get("description") or mine.get("description_html"):
+            dbs[n].pop("description_html", None)
+    return out
+
+
+@hookimpl
+def canned_queries(datasette, database, actor):
+    if hta_database(datasette, database):
+        return canned(database, datasette)
+    return None
+
+
+# Columns shown with a name: (table, label column, key column) of what they point to. Datasette
+# labels foreign keys on table pages itself (those values reach render_cell as dicts); the row
+# page and the event links (link_id, parent_id: no foreign key) get their labels here.
+_LABELLED = {
+    "name_id": ("string", "value", "string_id"),
+    "category_id": ("category", "name", "category_id"),
+    "trace_id": ("trace", "file_name", "trace_id"),
+    "job_id": ("job", "name", "job_id"),
+}
+_EVENT_LINKS = {("event", "link_id"), ("event", "parent_id"), ("profiler_step", "event_id")}
+_LABELLED_TABLES = {"event", "counter", "flow", "profiler_step", "device", "thread", "trace", "ingest_issue"}
+
+
+def _short_float(v):
+    """A REAL shown on a query page: 3 decimals (µs to the ns), 4 significant digits below 1."""
+    if v != v or v in (float("inf"), float("-inf")):
+        return None
+    return "%.3f" % v if abs(v) >= 1 or v == 0 else "%.4g" % v
+
+
+@hookimpl
+def render_cell(row, value, column, table, database, datasette):
+    if table is None and type(value) is float:
+        # Query pages (canned analyses): floats rounded for reading; .json and .csv keep them whole.
+        if hta_database(datasette, database):
+            return _short_float(value)
+        return None
+    if table not in _LABELLED_TABLES or type(value) is not int:
+        return None
+    if (table, column) in _EVENT_LINKS:
+        target, sql = "event", "SELECT s.value FROM event e JOIN string s ON s.string_id = e.name_id WHERE e.event_id = ?"
+    elif column in _LABELLED and table != _LABELLED[column][0]:
+        target, label, key = _LABELLED[column]
+        sql = 'SELECT "%s" FROM "%s" WHERE "%s" = ?' % (label, target, key)
+    else:
+        return None
+    if not hta_database(datasette, database):
+        return None
+
+    async def inner():
+        import markupsafe
+
+        try:
+            res = await datasette.get_database(database).execute(sql, [value])
+        except Exception:
+            return None
+        first = res.first()
+        if first is None or first[0] is None:
+            return None
+        return markupsafe.Markup(
+            '<a href="%s">%s</a>&nbsp;<em>%d</em>'
+            % (markupsafe.escape(datasette.urls.row(database, target, str(value))), markupsafe.escape(str(first[0])), value)
+        )
+
+    return inner
+
+
+# Table pages: the list of column descriptions (20 entries for event) goes into a closed
+# <details>, so that the rows are on the first screen (headers keep them as tooltips), and a
+# long args JSON stays on one line, cut (the row page shows it whole).
+_FOLD_DESCRIPTIONS = """
+(function () {
+  var st = document.createElement("style");
+  st.textContent = ".rows-and-columns td.col-args { max-width: 36em; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }";
+  document.head.appendChild(st);
+  var dl = document.querySelector("dl.column-descriptions");
+  if (!dl || dl.parentNode.tagName === "DETAILS") return;
+  var d = document.createElement("details");
+  var s = document.createElement("summary");
+  s.textContent = "Column descriptions (" + dl.querySelectorAll("dt").length + ")";
+  d.appendChild(s);
+  dl.parentNode.insertBefore(d, dl);
+  d.appendChild(dl);
+  d.style.margin = "0 0 1em 0";
+})();
+"""
+
+
+@hookimpl
+def extra_body_script(template, database, table, columns, view_name, request, datasette):
+    if view_name == "table" and database and hta_database(datasette, database):
+        return _FOLD_DESCRIPTIONS
+    return None
+
+
+@hookimpl
+def register_routes(datasette):
+    return [
+        (r"^/-/hta/(?P<database>[^/]+)/?$", index_view),
+        (r"^/-/hta/(?P<database>[^/]+)/job/(?P<job>[^/]+)$", job_view),
+        (r"^/-/hta/(?P<database>[^/]+)/(?P<function>hta_[a-z_]+)\.csv$", csv_view),
+    ]
+
+
+# ------------------------------------------------------------------ routes
+
+
+async def _check(datasette, request):
+    database = tilde_decode(request.url_vars["database"])
+    await datasette.ensure_permissions(request.actor, [("view-database", database), "view-instance"])
+    found = hta_database(datasette, database)
+    if not found:
+        return database, None
+    return database, found
+
+
+def _page(title, body):
+    return (
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>%s</title>"
+        "<link rel=\"stylesheet\" href=\"/-/static/app.css\"></head><body><div class=\"page-header\" style=\"padding: 0.5em 1em\">"
+        "<h1>%s</h1></div><section class=\"content\">%s</section></body></html>" % (html.escape(title), html.escape(title), body)
+    )
+
+
+async def index_view(datasette, request):
+    database, found = await _check(datasette, request)
+    if not found:
+        return Response.html(_page("Not found", "<p>%s is not an hta-sqlite database.</p>" % html.escape(database)), status=404)
+    db, path, info = found
+    items = "".join('<li><a href="%s">%s</a></li>' % (html.escape(_url(datasette, database, "job", j)), html.escape(j)) for j in info.jobs)
+    csvs = "".join('<li><a href="%s">%s.csv</a></li>' % (html.escape(_url(datasette, database, f, suffix=".csv")), f) for f in CSV_FUNCTIONS)
+    body = (
+        '<p><a href="%s">%s in Datasette</a></p><h2>Reports (charts)</h2><ul>%s</ul>'
+        "<h2>Full series as CSV</h2><p>Every row, no page limit. Filter with the analysis' parameters "
+        "and columns as numbers, e.g. <code>?rank=0</code>, <code>?collapse_ties=1</code>.</p><ul>%s</ul>"
+        % (html.escape(datasette.urls.database(database)), html.escape(database), items, csvs)
+    )
+    return Response.html(_page("hta-sqlite: " + database, body))
+
+
+# ---- job reports
+
+_report_dir = None
+_report_locks = {}
+
+
+def _ingest_has_job_option(exe):
+    try:
+        out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=10)
+        return "--job" in (out.stdout + out.stderr)
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+_has_job = None
+
+
+async def make_report(path, job, info):
+    """The report of JOB in the database PATH (hta-ingest --report), cached per database
+    version and job: (html text, None) or (None, error message)."""
+    global _report_dir, _has_job
+    if _report_dir is None:
+        _report_dir = tempfile.mkdtemp(prefix="datasette-hta-")
+        atexit.register(shutil.rmtree, _report_dir, True)
+    exe = hta_sqlite.ingest_path()
+    if _has_job is None:
+        _has_job = _ingest_has_job_option(exe)
+    key = "%x-%s" % (abs(hash((os.path.abspath(path), info.stamp))), re.sub(r"[^A-Za-z0-9_.-]", "_", job)[:64] + "-%x" % abs(hash(job)))
+    out = os.path.join(_report_dir, key + ".html")
+    lock = _report_locks.setdefault(key, asyncio.Lock())
+    async with lock:
+        if not os.path.exists(out):
+            args = [exe, "--report", out + ".tmp"]
+            if _has_job and job != "all":
+                args += ["--job", job]
+            args.append(path)
+            proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            _, err = await proc.communicate()
+            if proc.returncode != 0 or not os.path.exists(out + ".tmp"):
+                return None, "hta-ingest --report failed (exit %s): %s" % (proc.returncode, err.decode("utf-8", "replace").strip())
+            os.replace(out + ".tmp", out)
+    with open(out, encoding="utf-8") as f:
+        return f.read(), None
+
+
+async def job_view(datasette, request):
+    database, found = await _check(datasette, request)
+    if not found:
+        return Response.html(_page("Not found", "<p>%s is not an hta-sqlite database.</p>" % html.escape(database)), status=404)
+    db, path, info = found
+    job = tilde_decode(request.url_vars["job"])
+    if job not in info.jobs:
+        return Response.html(
+            _page("Not found", "<p>No job %s in %s. Jobs: %s</p>" % (html.escape(job), html.escape(database), html.escape(", ".join(info.jobs)))),
+            status=404,
+        )
+    text, err = await make_report(path, job, info)
+    if err:
+        return Response.html(_page("Report failed", "<pre>%s</pre>" % html.escape(err)), status=500)
+    nav = (
+        '<p style="font-family: sans-serif; margin: 0.5em 1em"><a href="%s">%s in Datasette</a> &middot; '
+        '<a href="%s">jobs and downloads</a> &middot; job <b>%s</b></p>'
+        % (html.escape(datasette.urls.database(database)), html.escape(database), html.escape(_url(datasette, database)), html.escape(job))
+    )
+    m = re.search(r"<body[^>]*>", text)
+    text = text[: m.end()] + nav + text[m.end() :] if m else nav + text
+    return Response.html(text)
+
+
+# ---- CSV of a whole series
+
+
+def _columns(conn, function):
+    """(output columns, hidden parameter columns) of the table-valued function."""
+    cols, params = [], []
+    for row in conn.execute("SELECT name, hidden FROM pragma_table_xinfo(?)", [function]):
+        (params if row[1] else cols).append(row[0])
+    return cols, params
+
+
+def _bad(message):
+    return Response.text(message + "\n", status=400)
+
+
+async def csv_view(datasette, request):
+    database, found = await _check(datasette, request)
+    if not found:
+        return Response.text("%s is not an hta-sqlite database\n" % database, status=404)
+    db, path, info = found
+    if not datasette.setting("allow_csv_stream"):
+        return Response.text("full CSV downloads are off here (setting allow_csv_stream)\n", status=403)
+    function = request.url_vars["function"]
+    if function not in CSV_FUNCTIONS:
+        return Response.text("%s: not downloadable here (only %s)\n" % (function, ", ".join(CSV_FUNCTIONS)), status=404)
+    loop = asyncio.get_running_loop()
+
+    def open_conn():
+        if db.is_mutable:
+            conn = hta_sqlite.connect(path, readonly=True, check_same_thread=False)
+        else:
+            uri = "file:%s?immutable=1" % urllib.parse.quote(os.path.abspath(path))
+            conn = hta_sqlite.load(sqlite3.connect(uri, uri=True, check_same_thread=False))
+        return conn
+
+    conn = await loop.run_in_executor(None, open_conn)
+    try:
+        cols, params = await loop.run_in_executor(None, _columns, conn, function)
+        where, values = [], []
+        for key in request.args.keys():
+            if key == "_dl":
+                continue
+            if len(request.args.getlist(key)) != 1:
+                return _bad("%s: %s given more than once" % (function, key))
+            value = request.args.get(key)
+            if key not in cols and key not in params:
+                return _bad("%s: no parameter or column %s (parameters: %s; columns: %s)" % (function, key, ", ".join(params), ", ".join(cols)))
+            if key == "job" and "job" in cols:
+                values.append(value)  # a job's name: bound, never spliced into the SQL
+            elif _NUMBER.match(value):
+                values.append(int(value) if re.match(r"^-?\d+$", value) else float(value))
+            else:
+                return _bad("%s: %s must be a number, not %r" % (function, key, value))
+            where.append('"%s" = ?' % key.replace('"', '""'))
+        sql = 'SELECT %s FROM "%s"' % (", ".join('"%s"' % c.replace('"', '""') for c in cols), function)
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        try:
+            cur = await loop.run_in_executor(None, conn.execute, sql, values)
+        except sqlite3.Error as e:
+            return _bad(str(e) if str(e).startswith(function) else "%s: %s" % (function, e))
+    except BaseException:
+        conn.close()
+        raise
+
+    async def stream(writer):
+        try:
+            buf = io.StringIO()
+            w = csv.writer(buf, lineterminator="\n")
+            w.writerow(cols)
+            while True:
+                rows = await loop.run_in_executor(None, cur.fetchmany, 5000)
+                if not rows:
+                    break
+                w.writerows(rows)
+                await writer.write(buf.getvalue())
+                buf.seek(0)
+                buf.truncate()
+            if buf.tell():
+                await writer.write(buf.getvalue())
+        finally:
+            conn.close()
+
+    name = "%s-%s.csv" % (re.sub(r"[^A-Za-z0-9_.-]", "_", database), function)
+    return AsgiStream(
+        stream,
+        headers={"content-disposition": 'attachment; filename="%s"' % name},
+        content_type="text/csv; charset=utf-8",
+    )

@@ -1,0 +1,301 @@
+"""The Datasette plugin datasette_hta against real Datasette, through Datasette's own test
+client (no server, no network).
+
+    python3 tests/datasette/test_plugin.py [--times FILE] [--timed] [--immutable] DB...
+
+--timed and --immutable apply to the DB after them (--immutable: served with -i).
+
+Each DB is served alone, under its file name. Every table page, every view page, a row page
+of event, every canned query (HTML and JSON), the plugin's index, job and CSV pages must answer
+200, and:
+  - the plugin is registered through its entry point and loads hta.so into Datasette's
+    connections; visitors' SQL cannot call load_extension(), nor the io entry point's functions;
+  - the canned queries are exactly those of queries.sql, with titles and descriptions;
+  - for a DB after --timed (the demo), every canned query answers within Datasette's default time limit
+    (1 s), measured;
+  - rank=abc gives an error message, not the rows of rank 0; rank=0 gives rank 0's rows only;
+  - event pages show names (foreign-key labels), not only ids;
+  - each CSV download has every row (the count SQL gives), a bad parameter gives 400;
+  - a database that is not an hta-sqlite one gets none of this.
+Prints one line per request with its time; --times FILE appends them there. Exit 1 on failure.
+"""
+
+import asyncio
+import csv
+import io
+import os
+import re
+import sqlite3
+import sys
+import tempfile
+import time
+import urllib.parse
+
+from datasette.app import Datasette
+
+import datasette_hta
+import hta_sqlite
+
+failures = []
+log = []
+HTA_DB = HTA_NAME = None  # the first database checked
+
+
+def fail(msg):
+    failures.append(msg)
+    print("FAIL: " + msg)
+
+
+def check(cond, msg):
+    if not cond:
+        fail(msg)
+    return cond
+
+
+async def get(ds, path, expect=200):
+    t = time.perf_counter()
+    r = await ds.client.get(path)
+    ms = (time.perf_counter() - t) * 1000
+    log.append((path, r.status_code, ms))
+    check(r.status_code == expect, "%s: HTTP %d, expected %d: %s" % (path, r.status_code, expect, r.text[:300]))
+    return r, ms
+
+
+async def check_hta(path, timed, immutable=False):
+    global HTA_DB, HTA_NAME
+    name = os.path.splitext(os.path.basename(path))[0]
+    if HTA_DB is None:
+        HTA_DB, HTA_NAME = path, name
+    ds = Datasette(immutables=[path]) if immutable else Datasette(files=[path])
+    await ds.invoke_startup()
+    q = "/" + urllib.parse.quote(name)
+    sql = hta_sqlite.connect(path, readonly=True)
+
+    # The plugin is there, through its entry point.
+    r, _ = await get(ds, "/-/plugins.json")
+    hooks = [p for p in r.json() if "canned_queries" in p.get("hooks", []) and "prepare_connection" in p.get("hooks", [])]
+    check(any(p["name"] == "hta-sqlite" for p in hooks), "the hta-sqlite plugin is not registered: %s" % r.text[:300])
+    check(ds.setting("suggest_facets") is False, "facet suggestions are still on")
+
+    # Every table and view page, hidden tables included.
+    r, _ = await get(ds, q + ".json")
+    info = r.json()
+    tables = [t["name"] for t in info["tables"]]
+    views = [v["name"] for v in info["views"]]
+    for t in ("trace", "event", "string", "category", "meta", "_hta_column"):
+        check(t in tables, "table %s missing from %s" % (t, q))
+    check("events" in views and "kernels" in views, "views missing: %s" % views)
+    check(any(t["name"] == "_hta_column" and t["hidden"] for t in info["tables"]), "_hta_column is not hidden")
+    for t in tables + views:
+        await get(ds, "%s/%s" % (q, urllib.parse.quote(t)))
+        await get(ds, "%s/%s.json?_size=5" % (q, urllib.parse.quote(t)))
+
+    # Descriptions from _hta_column; names instead of ids on the event pages.
+    r, _ = await get(ds, q + "/event")
+    desc = sql.execute("SELECT description FROM _hta_column WHERE table_name = 'event' AND column_name = ''").fetchone()[0]
+    check(desc[:40] in r.text.replace("&#39;", "'").replace("&#34;", '"'), "the event page lacks its description")
+    cats = {row[0] for row in sql.execute("SELECT name FROM category")}
+    labels = set(re.findall(r'<a href="[^"]*/category/\d+">([^<]+)</a>', r.text))
+    check(labels and labels <= cats, "event page: no category names as links (labels %s)" % sorted(labels)[:5])
+    names = set(re.findall(r'<a href="[^"]*/string/\d+">([^<]+)</a>', r.text))
+    check(len(names) > 0, "event page: no event names as links")
+    eid, ename = sql.execute(
+        "SELECT e.event_id, s.value FROM event e JOIN string s ON s.string_id = e.name_id ORDER BY e.event_id LIMIT 1 OFFSET 10"
+    ).fetchone()
+    r, _ = await get(ds, "%s/event/%d" % (q, eid))
+    check(ename[:30] in r.text.replace("&lt;", "<").replace("&gt;", ">").replace("&#39;", "'").replace("&amp;", "&"),
+          "event row page %d lacks its name %r" % (eid, ename))
+    await get(ds, "%s/event/%d.json" % (q, eid))
+    r, _ = await get(ds, "%s/events.json?_shape=array&_size=3" % q)
+    check(all(isinstance(x.get("name"), str) for x in r.json()), "the events view has no names")
+
+    # Canned queries: exactly those of queries.sql, with titles, each answering.
+    queries = datasette_hta.parse_queries(datasette_hta._queries_sql())
+    check(len(queries) >= 20, "only %d canned queries in queries.sql" % len(queries))
+    canned = await ds.get_canned_queries(name, None)
+    check(sorted(canned) == sorted(n for n, _, _, _ in queries), "canned queries differ from queries.sql: %s" % sorted(canned))
+    for qn, title, _, _ in queries:
+        c = canned.get(qn, {})
+        check(c.get("title") == title and c.get("description"), "canned query %s: title or description missing" % qn)
+        r, _ = await get(ds, "%s/%s" % (q, qn))
+        check(title in r.text.replace("&#34;", '"').replace("&#39;", "'"), "%s: the page lacks its title" % qn)
+        r, ms = await get(ds, "%s/%s.json?_shape=objects" % (q, qn))
+        body = r.json()
+        if check(body.get("ok") is True, "%s: not ok: %s" % (qn, body.get("error"))):
+            log.append(("  %s query_ms" % qn, 200, body.get("query_ms", -1)))
+            if timed:
+                check(body.get("query_ms", 0) < 1000 and ms < 1000, "%s: %.0f ms (query %.0f ms), over 1 s" % (qn, ms, body.get("query_ms", 0)))
+        elif timed:
+            pass
+        if qn not in ("cupti_counters", "queue_full_time"):
+            check(len(body.get("rows", [])) > 0, "%s: no rows" % qn)
+        if "rank" in c.get("params", []):
+            r, _ = await get(ds, "%s/%s.json?rank=0&_shape=objects" % (q, qn))
+            rows = r.json().get("rows", [])
+            check(r.json().get("ok") and all(x["rank"] == 0 for x in rows), "%s?rank=0: rows of other ranks" % qn)
+            r, _ = await get(ds, "%s/%s.json?rank=abc&_shape=objects" % (q, qn), expect=400)
+            b = r.json()
+            if rows:
+                check(b.get("ok") is False and "rank must be an integer" in (b.get("error") or "") and not b.get("rows"),
+                      "%s?rank=abc: %s" % (qn, str(b)[:200]))
+    # The analyses check their own parameters: an error, not a default.
+    r, _ = await get(ds, q + "/idle_time_breakdown.json?consecutive_kernel_delay_us=abc", expect=400)
+    check("consecutive_kernel_delay_us" in (r.json().get("error") or ""), "consecutive_kernel_delay_us=abc: %s" % r.text[:200])
+    # The error is shown on the HTML page, with the form.
+    r, _ = await get(ds, q + "/temporal_breakdown?rank=abc", expect=400)
+    check("rank must be an integer" in r.text and "<form" in r.text, "rank=abc: no error message on the page")
+
+    # Strangers' SQL: no load_extension(), no io functions.
+    for s in ("select load_extension('%s', 'sqlite3_hta_io_init')" % hta_sqlite.path(),
+              "select hta_write_trace_with_counters(0, '/tmp/x.json')"):
+        r, _ = await get(ds, "%s.json?sql=%s" % (q, urllib.parse.quote(s)), expect=400)
+        check(r.json().get("ok") is False, "%s: was allowed" % s)
+    r, _ = await get(ds, "%s.json?sql=%s&_shape=array" % (q, urllib.parse.quote("select hta_version() AS v")))
+    check(r.json()[0]["v"].startswith("v"), "hta_version() is not loaded")
+
+    # Index, job pages (the report's charts), cached the second time.
+    r, _ = await get(ds, "/-/hta/" + urllib.parse.quote(name))
+    jobs = datasette_hta.list_jobs(sql)
+    check(all(j in r.text for j in jobs), "the index lacks the jobs %s" % jobs)
+    for j in jobs:
+        from datasette.utils import tilde_encode
+
+        r, ms1 = await get(ds, "/-/hta/%s/job/%s" % (urllib.parse.quote(name), tilde_encode(j)))
+        check("<svg" in r.text and "Temporal breakdown" in r.text, "job %s: no charts" % j)
+        r, ms2 = await get(ds, "/-/hta/%s/job/%s" % (urllib.parse.quote(name), tilde_encode(j)))
+        check(ms2 < ms1 or ms2 < 100, "job %s: not cached (%.0f ms, then %.0f ms)" % (j, ms1, ms2))
+    await get(ds, "/-/hta/%s/job/no-such-job" % urllib.parse.quote(name), expect=404)
+
+    # CSV: every row of the series.
+    for fn in datasette_hta.CSV_FUNCTIONS:
+        for args, where in (("", ""), ("?rank=0", " WHERE rank = 0")):
+            r, _ = await get(ds, "/-/hta/%s/%s.csv%s" % (urllib.parse.quote(name), fn, args))
+            check(r.headers.get("content-type", "").startswith("text/csv"), "%s: content-type %s" % (fn, r.headers.get("content-type")))
+            rows = list(csv.reader(io.StringIO(r.text)))
+            want = sql.execute("SELECT count(*) FROM %s%s" % (fn, where)).fetchone()[0]
+            check(len(rows) - 1 == want, "%s.csv%s: %d rows, SQL counts %d" % (fn, args, len(rows) - 1, want))
+            check(want > 0, "%s%s: no rows on this database" % (fn, where))
+            log.append(("  %s.csv%s rows" % (fn, args), 200, len(rows) - 1))
+    r, _ = await get(ds, "/-/hta/%s/hta_queue_length.csv?rank=abc" % urllib.parse.quote(name), expect=400)
+    await get(ds, "/-/hta/%s/hta_queue_length.csv?rank=1;drop" % urllib.parse.quote(name), expect=400)
+    await get(ds, "/-/hta/%s/hta_queue_length.csv?nope=1" % urllib.parse.quote(name), expect=400)
+    await get(ds, "/-/hta/%s/hta_version.csv" % urllib.parse.quote(name), expect=404)
+    r, _ = await get(ds, "/-/hta/%s/hta_queue_length.csv?collapse_ties=1&rank=1" % urllib.parse.quote(name))
+    want = sql.execute("SELECT count(*) FROM hta_queue_length(0, 1) WHERE rank = 1").fetchone()[0]
+    check(r.text.count("\n") - 1 == want, "collapse_ties=1&rank=1: %d rows, SQL %d" % (r.text.count("\n") - 1, want))
+    sql.close()
+
+
+async def check_user_metadata():
+    """The user's metadata wins over the plugin's; allow_csv_stream off turns the CSV route off."""
+    ds = Datasette(files=[HTA_DB], metadata={"title": "Mine", "databases": {HTA_NAME: {"description": "my traces"}}},
+                   settings={"allow_csv_stream": False})
+    await ds.invoke_startup()
+    r, _ = await get(ds, "/")
+    check("Mine" in r.text and "hta-sqlite" not in r.text.split("<h1")[1][:100], "the user's title lost")
+    r, _ = await get(ds, "/" + HTA_NAME)
+    check("my traces" in r.text and "Reports with charts" not in r.text, "the user's database description lost")
+    await get(ds, "/-/hta/%s/hta_queue_length.csv" % HTA_NAME, expect=403)
+
+
+async def check_job_option():
+    """Job pages call hta-ingest --report with --job NAME when its --help mentions --job (a
+    stand-in hta-ingest records its arguments); names come from the job table."""
+    from datasette.utils import tilde_encode
+
+    d = tempfile.mkdtemp()
+    db = os.path.join(d, "jobs.db")
+    with open(HTA_DB, "rb") as f, open(db, "wb") as g:
+        g.write(f.read())
+    c = sqlite3.connect(db)
+    c.execute("DELETE FROM job")
+    c.execute("INSERT INTO job(job_id, name) VALUES (7, 'train run/1'), (8, 'eval')")
+    c.commit()
+    c.close()
+    argsfile, fake = os.path.join(d, "args"), os.path.join(d, "fake-ingest")
+    with open(fake, "w") as f:
+        f.write('#!/bin/sh\n[ "$1" = --help ] && { echo "  --job NAME   the job to report"; exit 0; }\n'
+                'printf "%%s|" "$@" > %s\nprintf "<!DOCTYPE html><html><body>fake report</body></html>" > "$2"\n' % argsfile)
+    os.chmod(fake, 0o755)
+    saved = datasette_hta.hta_sqlite.ingest_path, datasette_hta._has_job
+    datasette_hta.hta_sqlite.ingest_path, datasette_hta._has_job = (lambda: fake), None
+    try:
+        ds = Datasette(files=[db])
+        await ds.invoke_startup()
+        r, _ = await get(ds, "/-/hta/jobs")
+        check("train run/1" in r.text and "eval" in r.text and ">all<" not in r.text, "jobs index: %s" % r.text[-400:])
+        r, _ = await get(ds, "/-/hta/jobs/job/" + tilde_encode("train run/1"))
+        check("fake report" in r.text, "job page: not the report")
+        with open(argsfile) as f:
+            args = f.read().split("|")
+        check(args[0] == "--report" and args[2:4] == ["--job", "train run/1"] and args[4] == db,
+              "hta-ingest arguments: %r" % args)
+        await get(ds, "/-/hta/jobs/job/all", expect=404)
+    finally:
+        datasette_hta.hta_sqlite.ingest_path, datasette_hta._has_job = saved
+
+
+async def check_plain():
+    """A database that is not an hta-sqlite one: no canned queries, no plugin pages."""
+    d = tempfile.mkdtemp()
+    p = os.path.join(d, "plain.db")
+    c = sqlite3.connect(p)
+    c.execute("CREATE TABLE trace(x)")
+    c.execute("INSERT INTO trace VALUES (1)")
+    c.commit()
+    c.close()
+    ds = Datasette(files=[p])
+    await ds.invoke_startup()
+    check(await ds.get_canned_queries("plain", None) == {}, "plain.db got canned queries")
+    await get(ds, "/plain")
+    await get(ds, "/plain/trace")
+    await get(ds, "/-/hta/plain", expect=404)
+    await get(ds, "/-/hta/plain/hta_queue_length.csv", expect=404)
+    r, _ = await get(ds, "/plain.json?sql=%s&_shape=array" % urllib.parse.quote("select hta_version() AS v"))
+    check(r.json()[0]["v"].startswith("v"), "hta.so not loaded into a plain database's connections")
+
+    # The user's metadata wins; allow_csv_stream off turns the CSV route off.
+    if HTA_DB:
+        await check_user_metadata()
+        await check_job_option()
+
+    # With Datasette's own --load-extension too, load_extension() is off once the plugin ran.
+    ds = Datasette(files=[p], sqlite_extensions=[hta_sqlite.path()])
+    await ds.invoke_startup()
+    s = "select load_extension('%s', 'sqlite3_hta_io_init')" % hta_sqlite.path()
+    r, _ = await get(ds, "/plain.json?sql=%s" % urllib.parse.quote(s), expect=400)
+    check("not authorized" in (r.json().get("error") or ""), "--load-extension: load_extension() callable: %s" % r.text[:200])
+
+
+def main():
+    args = sys.argv[1:]
+    timed, immutable, times, dbs = False, False, None, []
+    while args:
+        a = args.pop(0)
+        if a == "--timed":
+            timed = True
+        elif a == "--immutable":
+            immutable = True
+        elif a == "--times":
+            times = args.pop(0)
+        else:
+            dbs.append((a, timed, immutable))
+            timed = immutable = False
+    for db, timed, immutable in dbs:
+        print("== %s%s%s" % (db, " (timed: 1 s)" if timed else "", " (immutable)" if immutable else ""))
+        n0 = len(log)
+        asyncio.run(check_hta(db, timed, immutable))
+        for path, status, ms in log[n0:]:
+            print("%4s %8.1f  %s" % (status, ms, path))
+    asyncio.run(check_plain())
+    if times:
+        with open(times, "a") as f:
+            for path, status, ms in log:
+                f.write("%s\t%s\t%.1f\n" % (path, status, ms))
+    n = sum(1 for p, _, _ in log if not p.startswith("  "))
+    print("%d requests, %d failures" % (n, len(failures)))
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
