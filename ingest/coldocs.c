@@ -25,10 +25,20 @@ static const hr_coldoc hr_docs[] = {
      "created_at and updated_at (UTC, ISO 8601)."},
     {"meta", "key", "The fact's name: schema_version, tool_version, created_at, updated_at."},
     {"meta", "value", "The fact's value, as text."},
+    /* job */
+    {"job", "",
+     "One profiled run: the trace files of one training or inference job, all its ranks. Every "
+     "analysis reads one job at a time."},
+    {"job", "job_id", "Number of the job in this database (1, 2, ...)."},
+    {"job", "name",
+     "The job's name: hta-ingest --job NAME, else the name of the directory its files came from."},
+    {"job", "source", "The directory (or file) the job was named after, absolute path."},
+    {"job", "created_at", "When its first file was ingested (UTC, ISO 8601)."},
     /* trace */
     {"trace", "", "One row per ingested trace file (one profiling window of one rank)."},
     {"trace", "trace_id",
      "Number of the file in this database (1, 2, ...); event_id >> 32 of its events."},
+    {"trace", "job_id", "The job the file belongs to (job.job_id)."},
     {"trace", "rank",
      "The rank: distributedInfo.rank (an integer or a digit string), else the number in the file "
      "name (rank-N, rank_N, rankN, workerN), else 0; rank_source says which."},
