@@ -232,7 +232,7 @@ static int report_cmd(cli *c, const char *out, const char *db) {
     sqlite3_close(h);
     return EXIT_USAGE;
   }
-  int rc = hr_write_report(h, out, err, sizeof err);
+  int rc = hr_write_report(h, out, NULL, err, sizeof err);
   sqlite3_close(h);
   if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
   else if (rc == HR_PARTIAL)

@@ -2,7 +2,7 @@
 ** report.c: the HTML report of hta-ingest (`hta-ingest --report OUT.html DB`).
 **
 **   char err[HR_ERR_MAX];
-**   switch (hr_write_report(db, "report.html", err, sizeof err)) { ... }
+**   switch (hr_write_report(db, "report.html", NULL, err, sizeof err)) { ... }
 **
 ** One self-contained file (inline CSS and SVG, no script, no network) with the
 ** charts HTA draws, in HTA's order, each followed by the table it is drawn from
@@ -42,9 +42,15 @@
 **     never sees half a report. The database is only read.
 **  7. A trace whose rank is shared with another trace (two profiling windows of
 **     one worker) is labelled "rank R / trace T" wherever ranks are labelled.
+**  8. Jobs are never mixed: every section reads one job (the one asked for, else
+**     each job of the database in turn, under its own heading, with its own
+**     numbered sections); a job that is not in the database is an error.
 **
 ** HOW IT WORKS: the extension is registered on the connection (hta-ingest links
-** it statically). Each analysis that feeds a chart runs once into temp.hr_*
+** it statically). Every statement goes through hrScoped, which puts the job's
+** filter on each table-valued function and on trace, device and ingest_issue
+** after FROM or JOIN (FROM hta_x(..) becomes FROM (SELECT * FROM hta_x(..) WHERE
+** job IS 'NAME')). Each analysis that feeds a chart runs once into temp.hr_*
 ** (hrMat); the chart reads that copy with a prepared statement, and its tables
 ** are rendered by one generic function (hrTableOf) from a SELECT over the copy,
 ** shown as the same SELECT over the analysis. The whole page is built in an
@@ -87,6 +93,9 @@ typedef struct hr_trace {
 typedef struct hr_ctx {
   sqlite3 *db;
   sv_buf *o;
+  int64_t job_id;  /* the job of this part of the page (HR-8) */
+  char *job_q;     /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
+  char idp[24];    /* prefix of the section ids: "" for one job, "jN-" for several */
   hr_trace *tr; /* traces with analysable events, by (rank, trace_id) */
   int ntr;
   struct hr_idref {
@@ -117,11 +126,80 @@ static void hrFail(hr_ctx *x, const char *what) {
   sv_puts(x->o, "</p>\n");
 }
 
-/* Prepares SQL (NULL after recording the failure). WHAT names it in messages. */
+static void hrOom(hr_ctx *x);
+
+/* The length of the identifier at P (letters, digits, '_'). */
+static size_t hrIdent(const char *p) {
+  size_t n = 0;
+  while (p[n] == '_' || (p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+         (p[n] >= '0' && p[n] <= '9'))
+    n++;
+  return n;
+}
+
+/* SQL with the job's filter on every source after FROM or JOIN (HR-8): a
+** table-valued function hta_x or hta_x(...), trace, device, ingest_issue. The
+** report's SQL never quotes these words, so a plain scan is enough. NULL on OOM. */
+static char *hrScoped(hr_ctx *x, const char *sql) {
+  sqlite3_str *s = sqlite3_str_new(x->db);
+  const char *p = sql;
+  while (*p) {
+    const char *kw = NULL;
+    if (!strncmp(p, "FROM ", 5)) kw = p + 5;
+    else if (!strncmp(p, "JOIN ", 5)) kw = p + 5;
+    if (!kw || (p > sql && hrIdent(p - 1) > 0)) {
+      sqlite3_str_appendchar(s, 1, *p++);
+      continue;
+    }
+    size_t n = hrIdent(kw);
+    sqlite3_str_append(s, p, (int)(kw - p));
+    if (n > 4 && !strncmp(kw, "hta_", 4)) {
+      const char *e = kw + n;
+      if (*e == '(') { /* the arguments, balanced */
+        int depth = 0;
+        do {
+          if (*e == '(') depth++;
+          else if (*e == ')') depth--;
+          e++;
+        } while (*e && depth > 0);
+      }
+      sqlite3_str_appendf(s, "(SELECT * FROM %.*s WHERE job IS %s)", (int)(e - kw), kw, x->job_q);
+      p = e;
+    } else if (n == 5 && !strncmp(kw, "trace", 5)) {
+      sqlite3_str_appendf(s, "(SELECT * FROM main.trace WHERE job_id = %lld)",
+                          (long long)x->job_id);
+      p = kw + n;
+    } else if ((n == 6 && !strncmp(kw, "device", 6)) ||
+               (n == 12 && !strncmp(kw, "ingest_issue", 12))) {
+      sqlite3_str_appendf(s,
+                          "(SELECT * FROM main.%.*s WHERE trace_id IN"
+                          " (SELECT trace_id FROM main.trace WHERE job_id = %lld))",
+                          (int)n, kw, (long long)x->job_id);
+      p = kw + n;
+    } else {
+      p = kw;
+    }
+  }
+  if (sqlite3_str_errcode(s)) {
+    sqlite3_free(sqlite3_str_finish(s));
+    return NULL;
+  }
+  return sqlite3_str_finish(s);
+}
+
+/* Prepares SQL in the job's scope (NULL after recording the failure). WHAT names
+** it in messages. */
 static sqlite3_stmt *hrPrep(hr_ctx *x, const char *sql, const char *what) {
   sqlite3_stmt *st = NULL;
   if (x->fatal) return NULL;
-  if (sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) {
+  char *scoped = hrScoped(x, sql);
+  if (!scoped) {
+    hrOom(x);
+    return NULL;
+  }
+  int rc = sqlite3_prepare_v2(x->db, scoped, -1, &st, NULL);
+  sqlite3_free(scoped);
+  if (rc != SQLITE_OK) {
     hrFail(x, what);
     sqlite3_finalize(st);
     return NULL;
@@ -298,8 +376,10 @@ static char *hrSub(hr_ctx *x, const char *tmpl, const char *src) {
 ** into temp.NAME, so that a chart and the tables under it read the same rows
 ** (and the analysis runs once). 0, or -1 with the failure recorded. */
 static int hrMat(hr_ctx *x, const char *name, const char *src) {
-  char *sql = sqlite3_mprintf(
+  char *raw = sqlite3_mprintf(
       "DROP TABLE IF EXISTS temp.%s; CREATE TEMP TABLE %s AS SELECT * FROM %s", name, name, src);
+  char *sql = raw ? hrScoped(x, raw) : NULL;
+  sqlite3_free(raw);
   if (!sql) {
     hrOom(x);
     return -1;
@@ -385,7 +465,7 @@ static const struct {
 };
 
 static void hrSection(hr_ctx *x, int i, const char *what) {
-  sv_printf(x->o, "<section id=\"%s\"><h2>%d. ", hr_sections[i].id, i + 1);
+  sv_printf(x->o, "<section id=\"%s%s\"><h2>%d. ", x->idp, hr_sections[i].id, i + 1);
   sv_esc(x->o, hr_sections[i].title);
   sv_puts(x->o, "</h2>\n<p class=\"what\">");
   sv_puts(x->o, what); /* static HTML */
@@ -1115,7 +1195,8 @@ static const char *hrDbName(sqlite3 *db) {
   return s ? s + 1 : f;
 }
 
-static void hrPage(hr_ctx *x) {
+/* The page's head: title and style. */
+static void hrHead(hr_ctx *x) {
   sv_buf *o = x->o;
   const char *name = hrDbName(x->db);
   sv_puts(o,
@@ -1126,7 +1207,19 @@ static void hrPage(hr_ctx *x) {
   sv_printf(o, "</title>\n<style>\n%s</style></head>\n<body><main>\n<h1>Holistic Trace Analysis: ",
             hr_css);
   sv_esc(o, name);
-  sv_puts(o, "</h1>\n<p class=\"what\">");
+  sv_puts(o, "</h1>\n");
+}
+
+/* One job's part of the page: its overview line, contents and sections (HR-8).
+** JOB is its name (NULL when the trace rows name a missing job row). */
+static void hrJob(hr_ctx *x, const char *job, int njobs) {
+  sv_buf *o = x->o;
+  if (njobs > 1) {
+    sv_printf(o, "<h1 id=\"%sjob\">Job ", x->idp);
+    sv_esc(o, job ? job : "(unnamed)");
+    sv_puts(o, "</h1>\n");
+  }
+  sv_puts(o, "<p class=\"what\">");
   sqlite3_stmt *st =
       hrPrep(x,
              "SELECT (SELECT count(*) FROM trace), (SELECT count(DISTINCT rank) FROM trace),"
@@ -1138,6 +1231,11 @@ static void hrPage(hr_ctx *x) {
   if (st && hrStep(x, st, "overview") == SQLITE_ROW) {
     long long nt = sqlite3_column_int64(st, 0), nr = sqlite3_column_int64(st, 1),
               ne = sqlite3_column_int64(st, 2);
+    if (job) {
+      sv_puts(o, "Job <b>");
+      sv_esc(o, job);
+      sv_puts(o, "</b>: ");
+    }
     sv_printf(o, "%lld trace file%s, %lld rank%s, %lld events", nt, nt == 1 ? "" : "s", nr,
               nr == 1 ? "" : "s", ne);
     if (sqlite3_column_type(st, 3) == SQLITE_TEXT) {
@@ -1155,10 +1253,15 @@ static void hrPage(hr_ctx *x) {
       o,
       "Times are microseconds (\xC2\xB5s) unless marked. Hover over a chart for its numbers; every "
       "table can be reproduced with the SQL under it (<code>sqlite3 DB -cmd '.load "
-      "./hta'</code>).</p>\n"
-      "<nav><ol>");
+      "./hta'</code>)");
+  if (njobs > 1) {
+    sv_puts(o, ", with <code>WHERE job = ");
+    sv_esc(o, x->job_q);
+    sv_puts(o, "</code> on each analysis");
+  }
+  sv_puts(o, ".</p>\n<nav><ol>");
   for (size_t i = 0; i < sizeof hr_sections / sizeof hr_sections[0]; i++) {
-    sv_printf(o, "<li><a href=\"#%s\">", hr_sections[i].id);
+    sv_printf(o, "<li><a href=\"#%s%s\">", x->idp, hr_sections[i].id);
     sv_esc(o, hr_sections[i].title);
     sv_puts(o, "</a></li>");
   }
@@ -1166,11 +1269,89 @@ static void hrPage(hr_ctx *x) {
   void (*const parts[])(hr_ctx *) = {hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,
                                      hrIdle,     hrOverlap,  hrQueue,       hrMemBw,      hrLaunch};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
-  sv_printf(o,
+}
+
+static void hrFoot(hr_ctx *x) {
+  sv_printf(x->o,
             "<footer>Made by hta-ingest %s (hta-sqlite) with SQLite %s. The analyses follow HTA "
             "0.6.1 with "
             "the deviations listed in docs/deviations.md.</footer>\n</main></body></html>\n",
             HTA_VERSION, sqlite3_libversion());
+}
+
+/* Forgets one job's traces and shown ranks (hrLoadTraces fills them again). */
+static void hrJobReset(hr_ctx *x) {
+  free(x->tr);
+  free(x->by_id);
+  x->tr = NULL;
+  x->by_id = NULL;
+  x->ntr = x->nranks = x->dup = x->nshown = 0;
+  x->span_us = 0;
+  sqlite3_free(x->job_q);
+  x->job_q = NULL;
+}
+
+/* Writes every job of the database, or only JOB (HR-8). The jobs are read first:
+** an open statement would keep hrMat from dropping its temp tables. */
+static void hrJobs(hr_ctx *x, const char *job) {
+  sqlite3_stmt *st = NULL;
+  int has_job_table = 0, njobs = 0;
+  struct hr_job {
+    int64_t id;
+    char *name;
+  } *jobs = NULL;
+  if (sqlite3_prepare_v2(x->db,
+                         "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'job'", -1,
+                         &st, NULL) == SQLITE_OK)
+    has_job_table = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  st = NULL;
+  if (sqlite3_prepare_v2(x->db,
+                         has_job_table
+                             ? "SELECT t.job_id, j.name FROM trace t"
+                               " LEFT JOIN job j ON j.job_id = t.job_id"
+                               " WHERE ?1 IS NULL OR j.name = ?1 GROUP BY t.job_id ORDER BY t.job_id"
+                             : "SELECT 1, NULL FROM trace WHERE ?1 IS NULL LIMIT 1",
+                         -1, &st, NULL) != SQLITE_OK) {
+    hrFail(x, "reading the jobs");
+    x->fatal = SQLITE_ERROR;
+    return;
+  }
+  if (job) sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+  while (!x->fatal && hrStep(x, st, "reading the jobs") == SQLITE_ROW) {
+    struct hr_job *p = realloc(jobs, (size_t)(njobs + 1) * sizeof *p);
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    if (!p) {
+      hrOom(x);
+      break;
+    }
+    jobs = p;
+    jobs[njobs].id = sqlite3_column_int64(st, 0);
+    jobs[njobs].name = name ? strdup(name) : NULL;
+    if (name && !jobs[njobs].name) {
+      hrOom(x);
+      break;
+    }
+    njobs++;
+  }
+  sqlite3_finalize(st);
+  for (int k = 0; k < njobs && !x->fatal && !x->o->oom; k++) {
+    hrJobReset(x);
+    x->job_id = jobs[k].id;
+    if (!(x->job_q = sqlite3_mprintf("%Q", jobs[k].name))) {
+      hrOom(x);
+      break;
+    }
+    if (njobs > 1) snprintf(x->idp, sizeof x->idp, "j%d-", k + 1);
+    else x->idp[0] = 0;
+    if (hrLoadTraces(x) == 0 && !x->fatal) hrJob(x, jobs[k].name, njobs);
+  }
+  for (int k = 0; k < njobs; k++) free(jobs[k].name);
+  free(jobs);
+  if (job && njobs == 0 && !x->fatal) {
+    snprintf(x->err, sizeof x->err, "no job named '%s' (hta-ingest --list DB lists them)", job);
+    x->fatal = SQLITE_ERROR;
+  }
 }
 
 /* ---------------------------------------------------------------- entry point */
@@ -1211,7 +1392,8 @@ static int hrWriteFile(const char *path, const sv_buf *b, char *err, size_t errl
   return 0;
 }
 
-int hr_write_report(sqlite3 *db, const char *out_path, char *err, size_t errlen) {
+int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err,
+                    size_t errlen) {
   hr_ctx x = {.db = db};
   sv_buf out;
   sv_init(&out);
@@ -1241,10 +1423,10 @@ int hr_write_report(sqlite3 *db, const char *out_path, char *err, size_t errlen)
       return HR_FAILED;
     }
   }
-  hrLoadTraces(&x);
-  if (!x.fatal) hrPage(&x);
-  free(x.tr);
-  free(x.by_id);
+  hrHead(&x);
+  hrJobs(&x, job);
+  if (!x.fatal) hrFoot(&x);
+  hrJobReset(&x);
   sqlite3_exec(db,
                "DROP TABLE IF EXISTS temp.hr_tb; DROP TABLE IF EXISTS temp.hr_ktb; DROP TABLE IF "
                "EXISTS temp.hr_kb;"

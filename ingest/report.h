@@ -4,7 +4,7 @@
 **
 **   sqlite3 *db;  sqlite3_open_v2("traces.db", &db, SQLITE_OPEN_READONLY, NULL);
 **   char err[HR_ERR_MAX];
-**   int rc = hr_write_report(db, "report.html", err, sizeof err);
+**   int rc = hr_write_report(db, "report.html", NULL, err, sizeof err);
 **   // 0: written; 1: written, some analysis failed (err: the first); 2: not written (err)
 **
 ** The report is one self-contained HTML file: inline CSS and SVG, no scripts,
@@ -30,6 +30,9 @@
 ** is already there, runs the analyses through SQL and writes OUT_PATH atomically
 ** (OUT_PATH.tmp-PID, then rename). DB may be read-only; nothing is written to it.
 */
-int hr_write_report(sqlite3 *db, const char *out_path, char *err, size_t errlen);
+/* JOB: the one job to report (its name), or NULL for every job of the database,
+** each in its own part of the page. */
+int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err,
+                    size_t errlen);
 
 #endif
