@@ -26,9 +26,12 @@
 
 #include "coldocs.h"
 #include "schema_sql.h"
+#include "upgrade.h"
 #include "version.h"
 
 #define WR_MULTI 64 /* rows per multi-row event INSERT */
+#define STR2(x) #x
+#define STR(x) STR2(x)
 #define EV_COLS 20
 #define FLOW_COLS 11
 
@@ -37,6 +40,8 @@ struct wr_db {
   char *path; /* the target */
   char *tmp;  /* temporary file of a new database, else NULL */
   int is_new;
+  int upgraded;               /* wr_open() upgraded it from schema 1 */
+  int64_t up_traces, up_jobs; /* ...with this many traces and jobs */
   sm_map hashes;
   /* the file being written */
   int64_t trace_id, rank;
@@ -46,7 +51,8 @@ struct wr_db {
   int64_t *lname, *lcat;                    /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
   sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p,
-      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category, *sel_string, *sel_category;
+      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category, *sel_string, *sel_category,
+      *ins_job, *sel_job;
 };
 
 static int wr_fail(wr_db *w, char err[WR_ERR_MAX], const char *what) {
@@ -118,7 +124,12 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
       wr_prepare(w, &w->ins_category, "INSERT INTO category(category_id, name) VALUES (?,?)",
                  err) ||
       wr_prepare(w, &w->sel_string, "SELECT string_id FROM string WHERE value = ?", err) ||
-      wr_prepare(w, &w->sel_category, "SELECT category_id FROM category WHERE name = ?", err))
+      wr_prepare(w, &w->sel_category, "SELECT category_id FROM category WHERE name = ?", err) ||
+      wr_prepare(w, &w->ins_job,
+                 "INSERT INTO job(name, source, created_at) VALUES (?1, ?2, ?3)"
+                 " ON CONFLICT(name) DO NOTHING",
+                 err) ||
+      wr_prepare(w, &w->sel_job, "SELECT job_id FROM job WHERE name = ?", err))
     return -1;
   return 0;
 }
@@ -201,6 +212,22 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;",
             err))
       return -1;
+    int v = up_version(w->db, "main");
+    if (v < 0) return wr_fail(w, err, path);
+    if (v > UP_SCHEMA) {
+      snprintf(err, WR_ERR_MAX, "%s: schema version %d is newer than this hta-ingest's (%d)", path,
+               v, UP_SCHEMA);
+      return -1;
+    }
+    /* before the schema below: its index and view on trace.job_id need the column */
+    if (v == 1) {
+      char uerr[WR_ERR_MAX];
+      if (up_run(w->db, HTA_SCHEMA_SQL, &w->up_traces, &w->up_jobs, uerr, sizeof uerr)) {
+        snprintf(err, WR_ERR_MAX, "%.200s: %.300s", path, uerr);
+        return -1;
+      }
+      w->upgraded = 1;
+    }
   }
   if (wr_exec(w, HTA_SCHEMA_SQL, err)) return -1;
   int drc = hr_write_column_docs(w->db); /* _hta_column: descriptions a browser can show */
@@ -222,13 +249,23 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
   char now[32];
   time_t t = time(NULL);
   strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-  if (wr_set_meta(w, "schema_version", "1") || wr_set_meta(w, "tool_version", HTA_VERSION) ||
+  if (wr_set_meta(w, "schema_version", STR(UP_SCHEMA)) ||
+      wr_set_meta(w, "tool_version", HTA_VERSION) ||
       (w->is_new && wr_set_meta(w, "created_at", now)) || wr_set_meta(w, "updated_at", now))
     return wr_fail(w, err, "meta");
   return 0;
 }
 
 int wr_is_new(const wr_db *w) { return w->is_new; }
+struct sqlite3 *wr_sqlite(wr_db *w) {
+  return w->db;
+}
+
+int wr_upgraded(const wr_db *w, int64_t *traces, int64_t *jobs) {
+  *traces = w->up_traces;
+  *jobs = w->up_jobs;
+  return w->upgraded;
+}
 sm_map *wr_hashes(wr_db *w) { return &w->hashes; }
 
 int wr_set_meta(wr_db *w, const char *key, const char *value) {
@@ -245,13 +282,15 @@ int wr_set_meta(wr_db *w, const char *key, const char *value) {
 
 /* ---------------------------------------------------------------- one file */
 
-static int64_t rank_count(wr_db *w, int64_t rank) {
+/* Traces of job JOB with rank RANK: two profiling windows of one worker, or a mistake. */
+static int64_t rank_count(wr_db *w, int64_t job, int64_t rank) {
   sqlite3_stmt *st;
   int64_t n = 0;
-  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE rank = ?", -1, &st, NULL) !=
-      SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE job_id = ? AND rank = ?", -1, &st,
+                         NULL) != SQLITE_OK)
     return 0;
-  sqlite3_bind_int64(st, 1, rank);
+  sqlite3_bind_int64(st, 1, job);
+  sqlite3_bind_int64(st, 2, rank);
   if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   return n;
@@ -340,13 +379,33 @@ int wr_open_file(wr_db *w, char err[WR_ERR_MAX]) {
 
 int wr_in_file(const wr_db *w) { return !sqlite3_get_autocommit(w->db); }
 
+static int wr_step(sqlite3_stmt *st);
+
+/* The job_id of NAME, added (in the file's transaction) when new. -1 on error. */
+static int64_t wr_job(wr_db *w, const char *name, const char *source) {
+  char now[32];
+  time_t t = time(NULL);
+  strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+  sqlite3_bind_text(w->ins_job, 1, name, -1, SQLITE_STATIC);
+  if (source) sqlite3_bind_text(w->ins_job, 2, source, -1, SQLITE_STATIC);
+  else sqlite3_bind_null(w->ins_job, 2);
+  sqlite3_bind_text(w->ins_job, 3, now, -1, SQLITE_STATIC);
+  if (wr_step(w->ins_job)) return -1;
+  sqlite3_bind_text(w->sel_job, 1, name, -1, SQLITE_STATIC);
+  int64_t id = sqlite3_step(w->sel_job) == SQLITE_ROW ? sqlite3_column_int64(w->sel_job, 0) : -1;
+  sqlite3_reset(w->sel_job);
+  return id;
+}
+
 int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   if (!wr_in_file(w) && wr_open_file(w, err)) return -1;
   /* the trace deleted is an older one: trace_id stays above every id in use */
   if (replace && wr_delete_hash(w, f->hash, err)) return -1;
   sqlite3_stmt *st;
   w->rank = f->rank;
-  int shared = rank_count(w, f->rank) > 0;
+  int64_t job = wr_job(w, f->job ? f->job : "default", f->job_source);
+  if (job < 0) return wr_fail(w, err, "job");
+  int shared = rank_count(w, job, f->rank) > 0;
   const kt_meta *m = f->meta;
   int64_t min_ts = 0, max_end = 0;
   int span = dv_time_span(f->dv, &min_ts, &max_end);
@@ -356,8 +415,8 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
           w->db,
           "INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash,"
           " world_size, backend, device_type, schema_version, base_time_ns, display_time_unit,"
-          " event_count, min_ts, max_end, metadata, file_path)"
-          " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
+          " event_count, min_ts, max_end, metadata, file_path, job_id)"
+          " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
           -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace");
   sqlite3_bind_int64(st, 1, w->trace_id);
@@ -380,13 +439,13 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   char *abs = realpath(f->path, NULL);
   if (abs) sqlite3_bind_text(st, 16, abs, -1, SQLITE_TRANSIENT);
   free(abs);
+  sqlite3_bind_int64(st, 17, job);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return wr_fail(w, err, "trace");
   if (shared &&
-      wr_issue(
-          w, w->trace_id, "shared_rank", 1, -1, f->path,
-          "another trace in this database has the same rank; analyses keep them apart by trace_id"))
+      wr_issue(w, w->trace_id, "shared_rank", 1, -1, f->path,
+               "another trace of this job has the same rank; analyses keep them apart by trace_id"))
     return wr_fail(w, err, "ingest_issue");
   return 0;
 }
@@ -686,7 +745,8 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   }
   sqlite3_stmt **sts[] = {&w->ins_multi,      &w->ins_one,      &w->ins_counter,  &w->ins_flow,
                           &w->ins_flow_multi, &w->ins_thread_p, &w->ins_thread_t, &w->ins_thread_s,
-                          &w->ins_string,     &w->ins_category, &w->sel_string,   &w->sel_category};
+                          &w->ins_string,     &w->ins_category, &w->sel_string,   &w->sel_category,
+                          &w->ins_job,        &w->sel_job};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
   if (w->db && sqlite3_close(w->db) != SQLITE_OK && !rc) {
     snprintf(err, WR_ERR_MAX, "close: %s", sqlite3_errmsg(w->db));
