@@ -68,10 +68,21 @@ static void on_signal(int sig) {
 static void usage(FILE *out) {
   fprintf(out,
           "Usage: hta-ingest [options] DB PATH...\n"
+          "       hta-ingest --list DB | --upgrade DB | --merge OUT IN...\n"
           "Load PyTorch profiler (Kineto) traces into the SQLite database DB.\n"
-          "Each PATH is a .json or .json.gz trace, or a directory of them.\n"
+          "Each PATH is a .json or .json.gz trace, or a directory of them. A directory is\n"
+          "a job named after it; a file joins the job of its directory; a directory of\n"
+          "job folders gives one job per folder.\n"
           "\n"
           "Options:\n"
+          "  --job NAME      put every PATH's files into job NAME\n"
+          "  --ranks A-B     ingest only the files of ranks A to B (or --ranks N): a shard\n"
+          "  --list DB       print one line per job of DB (ranks, files, steps, events,\n"
+          "                  bytes, source)\n"
+          "  --upgrade DB    upgrade a database of an older schema, nothing else\n"
+          "  --merge OUT IN...\n"
+          "                  copy the jobs and traces of databases IN into OUT (created\n"
+          "                  if absent), no JSON read; traces OUT has are skipped\n"
           "  -j N            parse N files in parallel (default: number of cores)\n"
           "  --replace       re-ingest files whose content is already in DB\n"
           "  --sort-memory MB\n"
@@ -95,8 +106,8 @@ static void usage(FILE *out) {
           "  -V, --version   print the version and exit\n"
           "  -h, --help      print this help and exit\n"
           "\n"
-          "Exit status: 0 all files ingested (or already present), 1 some files failed,\n"
-          "2 usage error or database error.\n");
+          "Exit status: 0 all files ingested (or already present), 1 some files failed or\n"
+          "nothing to ingest, 2 usage error or database error.\n");
 }
 
 static void clear_progress(cli *c) {
