@@ -30,7 +30,14 @@ typedef struct mg_ctx {
   int same_str; /* ... and they are the identity */
   int same_cat;
   char *trace_cols; /* trace columns both have, but trace_id and job_id */
+  unsigned has;     /* bit t: IN has mg_tables[t] (a schema-1 IN may lack some) */
 } mg_ctx;
+
+/* The tables copied per trace. */
+static const char *const mg_tables[] = {"event",  "counter",       "flow",        "thread",
+                                        "device", "profiler_step", "ingest_issue"};
+enum { MG_EVENT, MG_COUNTER, MG_FLOW, MG_THREAD, MG_DEVICE, MG_STEP, MG_ISSUE };
+#define MG_HAS(m, t) (((m)->has >> (t)) & 1u)
 
 static int mg_fail(mg_ctx *m, const char *file, const char *what) {
   snprintf(m->err, m->errlen, "%s: %s%s%s: %s", m->in, file ? file : "", file ? ": " : "", what,
@@ -130,6 +137,22 @@ static char *mg_trace_cols(mg_ctx *m) {
   return out;
 }
 
+/* Sets m->has from IN's schema. 0, or -1. */
+static int mg_has_tables(mg_ctx *m) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(m->db,
+                         "SELECT 1 FROM mg_src.sqlite_schema WHERE type = 'table' AND name = ?", -1,
+                         &st, NULL) != SQLITE_OK)
+    return -1;
+  for (size_t t = 0; t < sizeof mg_tables / sizeof mg_tables[0]; t++) {
+    sqlite3_bind_text(st, 1, mg_tables[t], -1, SQLITE_STATIC);
+    if (sqlite3_step(st) == SQLITE_ROW) m->has |= 1u << t;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return 0;
+}
+
 /* In the open transaction: OUT gains IN's strings and categories that it lacks
 ** (in IN's id order), and mg_str / mg_cat map IN's ids to OUT's. */
 static int mg_maps(mg_ctx *m) {
@@ -167,7 +190,7 @@ static const char *mg_str_expr(const mg_ctx *m, int cat, const char *col, char *
 ** rows to st. 0, or -1 (SQL error, message in the connection). */
 static int mg_trace(mg_ctx *m, int64_t s, int64_t n, int64_t j, mg_stats *st) {
   int64_t d = (int64_t)((uint64_t)(n - s) << 32), lo = s << 32, hi = (s << 32) | 0xffffffff;
-  char cat[96], name[96], sql[2048];
+  char cat[96], name[96];
   int64_t k;
   char *tr = sqlite3_mprintf(
       "INSERT INTO main.trace(trace_id, job_id, %s) SELECT ?1, ?2, %s"
@@ -177,7 +200,9 @@ static int mg_trace(mg_ctx *m, int64_t s, int64_t n, int64_t j, mg_stats *st) {
   sqlite3_free(tr);
   if (k != 1) return -1;
   st->rows++;
-  snprintf(sql, sizeof sql,
+  /* event, counter, flow: a rowid range each, ids shifted, names remapped */
+  char ev_sql[1024], ct_sql[512], fl_sql[512];
+  snprintf(ev_sql, sizeof ev_sql,
            "INSERT INTO main.event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid,"
            " tid, ts, dur, stream, device, correlation, external_id, link_id, parent_id, depth,"
            " iteration, args) SELECT event_id + ?1, ?2, rank, seq, ph, %s, %s, pid, tid, ts, dur,"
@@ -186,23 +211,24 @@ static int mg_trace(mg_ctx *m, int64_t s, int64_t n, int64_t j, mg_stats *st) {
            " ORDER BY event_id",
            mg_str_expr(m, 1, "category_id", cat, sizeof cat),
            mg_str_expr(m, 0, "name_id", name, sizeof name));
-  if ((k = mg_run(m, sql, 4, d, n, lo, hi)) < 0) return -1;
-  st->events += k, st->rows += k;
-  snprintf(sql, sizeof sql,
+  snprintf(ct_sql, sizeof ct_sql,
            "INSERT INTO main.counter(counter_id, trace_id, rank, seq, name_id, pid, ts, series,"
            " value) SELECT counter_id + ?1, ?2, rank, seq, %s, pid, ts, series, value"
            " FROM mg_src.counter WHERE counter_id BETWEEN ?3 AND ?4 ORDER BY counter_id",
            mg_str_expr(m, 0, "name_id", name, sizeof name));
-  if ((k = mg_run(m, sql, 4, d, n, lo, hi)) < 0) return -1;
-  st->rows += k;
-  snprintf(sql, sizeof sql,
+  snprintf(fl_sql, sizeof fl_sql,
            "INSERT INTO main.flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid,"
            " ts, bp) SELECT flow_id + ?1, ?2, seq, ph, id, %s, %s, pid, tid, ts, bp"
            " FROM mg_src.flow WHERE flow_id BETWEEN ?3 AND ?4 ORDER BY flow_id",
            mg_str_expr(m, 1, "category_id", cat, sizeof cat),
            mg_str_expr(m, 0, "name_id", name, sizeof name));
-  if ((k = mg_run(m, sql, 4, d, n, lo, hi)) < 0) return -1;
-  st->rows += k;
+  const char *ranged[] = {ev_sql, ct_sql, fl_sql};
+  for (int t = MG_EVENT; t <= MG_FLOW; t++) {
+    if (!MG_HAS(m, t)) continue;
+    if ((k = mg_run(m, ranged[t], 4, d, n, lo, hi)) < 0) return -1;
+    st->rows += k;
+    if (t == MG_EVENT) st->events += k;
+  }
   static const char *const per_trace[] = {
       "INSERT INTO main.thread(trace_id, pid, tid, process_name, thread_name, sort_index)"
       " SELECT ?2, pid, tid, process_name, thread_name, sort_index FROM mg_src.thread"
@@ -225,6 +251,7 @@ static int mg_trace(mg_ctx *m, int64_t s, int64_t n, int64_t j, mg_stats *st) {
       " AND o.trace_id <> t.trace_id) AND NOT EXISTS (SELECT 1 FROM main.ingest_issue i"
       " WHERE i.trace_id = ?2 AND i.code = 'shared_rank')"};
   for (size_t i = 0; i < sizeof per_trace / sizeof per_trace[0]; i++) {
+    if (i < 4 && !MG_HAS(m, MG_THREAD + (int)i)) continue; /* 4 needs only trace */
     if ((k = mg_run(m, per_trace[i], 3, d, n, s)) < 0) return -1;
     st->rows += k;
   }
@@ -233,6 +260,7 @@ static int mg_trace(mg_ctx *m, int64_t s, int64_t n, int64_t j, mg_stats *st) {
 
 /* IN's failed files (ingest_issue rows of no trace) that OUT does not have yet. */
 static int mg_failures(mg_ctx *m) {
+  if (!MG_HAS(m, MG_ISSUE)) return 0;
   if (mg_exec(m,
               "BEGIN IMMEDIATE;"
               "INSERT INTO main.ingest_issue(trace_id, code, count, first_seq, example, message)"
@@ -361,6 +389,8 @@ int mg_merge(sqlite3 *out, const char *in, mg_stats *st, mg_note note, void *ctx
   } else if (version > UP_SCHEMA) {
     snprintf(err, errlen, "%s: schema version %d is newer than this hta-ingest's (%d)", in, version,
              UP_SCHEMA);
+  } else if (mg_has_tables(&m)) {
+    mg_fail(&m, NULL, "reading the schema");
   } else if (!(m.trace_cols = mg_trace_cols(&m))) {
     mg_fail(&m, NULL, "reading trace's columns");
   } else if (mg_jobs(&m, version)) {
