@@ -12,8 +12,11 @@
 #     tells (distributedInfo after traceEvents) is found by the scan
 #  7. --merge: duplicates skipped and reported, a database into itself refused, a
 #     missing input creates nothing, jobs merged by name
-# cwd is a scratch directory.
 set -u
+# a directory of its own: the scratch directory is shared with the other tests
+work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT INT TERM
+cd "$work" || exit 2
 ING="${VG:-} $HTA_INGEST"
 fails=0
 check() { label=$1; shift; if "$@"; then :; else echo "FAIL: $label"; fails=$((fails + 1)); fi; }

@@ -5,9 +5,13 @@
 # (tools/db_canon.py: every table's rows, the schema and its indexes, trace.min_ts /
 # max_end, and the full output of every hta_* analysis of ./hta.so).
 # Also: each shard holds exactly its ranks and lists the others as skipped; merging
-# the shards again adds nothing. cwd is a scratch directory.
+# the shards again adds nothing.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# a directory of its own: the scratch directory is shared with the other tests
+work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT INT TERM
+cd "$work" || exit 2
 ING="${VG:-} $HTA_INGEST"
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 fails=0

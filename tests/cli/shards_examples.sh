@@ -4,9 +4,12 @@
 # some tasks have none), and the pods' commands of the Kubernetes manifest (read from the
 # YAML when Python's yaml module is there, /data pointed at a scratch directory): each
 # gives the database that one ingest of the whole job gives (tools/db_canon.py).
-# cwd is a scratch directory.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
+# a directory of its own: the scratch directory is shared with the other tests
+work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT INT TERM
+cd "$work" || exit 2
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 fails=0
 check() { label=$1; shift; if "$@"; then :; else echo "FAIL: $label"; fails=$((fails + 1)); fi; }
