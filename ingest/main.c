@@ -298,7 +298,10 @@ static int merge_cmd(cli *c, const char *out, char **in, int n) {
   }
   install_signals(out);
   wr_db *w = NULL;
-  if (wr_open(&w, out, err)) {
+  int seeded = 0;
+  double t0 = now_s();
+  /* a new OUT starts as a copy of the first IN when it can (its rows need no remapping) */
+  if (wr_open_seeded(&w, out, in[0], &seeded, err)) {
     fprintf(stderr, "hta-ingest: %s: %s\n", out, err);
     wr_close(w, 0, err);
     return EXIT_USAGE;
@@ -307,8 +310,12 @@ static int merge_cmd(cli *c, const char *out, char **in, int n) {
   if (wr_upgraded(w, &traces, &jobs)) say_upgraded(c, out, traces, jobs);
   mg_stats st = {0};
   int rc = 0;
-  double t0 = now_s();
-  for (int i = 0; i < n && rc == 0; i++)
+  if (seeded) {
+    mg_count(wr_sqlite(w), &st);
+    say(c, 3, "hta-ingest: %s: %s: copied whole, page by page (%lld traces)\n", out, in[0],
+        (long long)st.traces);
+  }
+  for (int i = seeded; i < n && rc == 0; i++)
     if (mg_merge(wr_sqlite(w), in[i], &st, say_msg, c, err, sizeof err)) {
       fprintf(stderr, "hta-ingest: %s\n", err);
       rc = EXIT_USAGE;

@@ -406,3 +406,23 @@ int mg_merge(sqlite3 *out, const char *in, mg_stats *st, mg_note note, void *ctx
     rc = mg_fail(&m, NULL, "detach");
   return rc;
 }
+
+void mg_count(sqlite3 *db, mg_stats *st) {
+  sqlite3_stmt *q;
+  memset(st, 0, sizeof *st);
+  if (sqlite3_prepare_v2(db,
+                         "SELECT (SELECT count(*) FROM trace), (SELECT count(*) FROM event),"
+                         " (SELECT count(*) FROM trace) + (SELECT count(*) FROM event)"
+                         " + (SELECT count(*) FROM counter) + (SELECT count(*) FROM flow)"
+                         " + (SELECT count(*) FROM thread) + (SELECT count(*) FROM device)"
+                         " + (SELECT count(*) FROM profiler_step)"
+                         " + (SELECT count(*) FROM ingest_issue WHERE trace_id IS NOT NULL)",
+                         -1, &q, NULL) != SQLITE_OK)
+    return;
+  if (sqlite3_step(q) == SQLITE_ROW) {
+    st->traces = sqlite3_column_int64(q, 0);
+    st->events = sqlite3_column_int64(q, 1);
+    st->rows = sqlite3_column_int64(q, 2);
+  }
+  sqlite3_finalize(q);
+}

@@ -14,6 +14,7 @@
 **  5. A trace whose content_hash OUT has is skipped and reported.
 **  6. One transaction per trace: OUT never holds part of a trace.
 **  7. IN is only read (a schema-1 IN is read as upgraded: jobs from parent directories).
+** (A new OUT may start as a page copy of the first IN instead: wr_open_seeded(), writer.h.)
 ** Never prints: notes go to the callback (level 1 errors, 2 notes, 3 per trace).
 */
 #ifndef HTA_MERGE_H
@@ -37,5 +38,9 @@ typedef void (*mg_note)(void *ctx, int level, const char *msg);
 ** set ("IN: what" or "IN: FILE: what"): traces committed before stay. */
 int mg_merge(sqlite3 *out, const char *in, mg_stats *st, mg_note note, void *ctx, char *err,
              size_t errlen);
+
+/* Sets *st to the rows of every trace of the database (a seeded OUT: what merging it
+** would have added). */
+void mg_count(sqlite3 *db, mg_stats *st);
 
 #endif

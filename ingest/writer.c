@@ -163,7 +163,64 @@ static void wr_remove_stale(const char *path) {
   closedir(d);
 }
 
+/* 1 when SEED is an hta-sqlite database of exactly the schema this build writes
+** (every table, index and view, and their SQL), so that a copy of it is a database
+** this build could have written. */
+static int wr_seed_matches(const char *seed) {
+  sqlite3 *ref = NULL;
+  sqlite3_stmt *st = NULL;
+  int same = 0;
+  if (sqlite3_open(":memory:", &ref) == SQLITE_OK &&
+      sqlite3_exec(ref, HTA_SCHEMA_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+      hr_write_column_docs(ref) == SQLITE_OK &&
+      sqlite3_exec(ref, HTA_INDEXES_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(ref, "ATTACH ? AS seed", -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, seed, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc == SQLITE_DONE &&
+        sqlite3_prepare_v2(
+            ref,
+            "SELECT (SELECT application_id FROM seed.pragma_application_id) = 0x48544131"
+            " AND (SELECT value FROM seed.meta WHERE key = 'schema_version') = '" STR(
+                UP_SCHEMA) "' AND NOT EXISTS (SELECT type, name, tbl_name, sql FROM "
+                           "main.sqlite_schema"
+                           " EXCEPT SELECT type, name, tbl_name, sql FROM seed.sqlite_schema)"
+                           " AND NOT EXISTS (SELECT type, name, tbl_name, sql FROM "
+                           "seed.sqlite_schema"
+                           " EXCEPT SELECT type, name, tbl_name, sql FROM main.sqlite_schema)",
+            -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      same = sqlite3_column_int(st, 0);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(ref);
+  return same;
+}
+
+/* Copies the whole of SEED into w's new, empty database (SQLite's backup: pages, not
+** rows). 0, or -1 with err set. */
+static int wr_seed(wr_db *w, const char *seed, char err[WR_ERR_MAX]) {
+  sqlite3 *src = NULL;
+  int rc = sqlite3_open_v2(seed, &src, SQLITE_OPEN_READONLY, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_backup *b = sqlite3_backup_init(w->db, "main", src, "main");
+    rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(w->db);
+    int fin = b ? sqlite3_backup_finish(b) : SQLITE_OK;
+    if (rc == SQLITE_DONE) rc = fin;
+  }
+  if (rc != SQLITE_OK) snprintf(err, WR_ERR_MAX, "%.300s: copy: %s", seed, sqlite3_errstr(rc));
+  sqlite3_close(src);
+  return rc == SQLITE_OK ? 0 : -1;
+}
+
 int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
+  return wr_open_seeded(pw, path, NULL, NULL, err);
+}
+
+int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
+                   char err[WR_ERR_MAX]) {
   wr_db *w = calloc(1, sizeof *w);
   *pw = w;
   if (!w || !(w->path = strdup(path))) {
@@ -189,7 +246,14 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
   if (sqlite3_open_v2(open_path, &w->db, flags, NULL) != SQLITE_OK)
     return wr_fail(w, err, open_path);
   sqlite3_busy_timeout(w->db, 10000);
+  if (seeded) *seeded = 0;
+  if (w->is_new && seed && wr_seed_matches(seed)) {
+    if (wr_seed(w, seed, err)) return -1;
+    *seeded = 1;
+  }
   if (w->is_new) {
+    /* a seed's journal mode was copied with it (WAL in a database appended to): the
+    ** build runs with the journal in memory, as any new database */
     if (wr_exec(w,
                 "PRAGMA page_size = 65536; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
                 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768; PRAGMA temp_store = "

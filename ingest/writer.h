@@ -44,6 +44,11 @@ void wr_temp_path(const char *path, char *out, size_t n);
 /* Opens or creates PATH; an existing database of schema 1 is upgraded first (in one
 ** transaction; wr_upgraded() says so). Returns 0, or -1 with err set. */
 int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]);
+/* wr_open(), and when PATH is new and SEED (may be NULL) a database of exactly this
+** build's schema, PATH starts as a copy of SEED (*seeded = 1): --merge copies its first
+** input so, page by page. */
+int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
+                   char err[WR_ERR_MAX]);
 int wr_is_new(const wr_db *w);
 /* 1 when wr_open() upgraded an old database (upgrade.h), with its traces and jobs. */
 int wr_upgraded(const wr_db *w, int64_t *traces, int64_t *jobs);

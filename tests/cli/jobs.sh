@@ -155,7 +155,12 @@ $ING x.db runA --ranks 3-1 2> err.txt; check "--ranks 3-1: exit 2" [ $? = 2 ]
 check "--ranks 3-1: named" grep -q 'Incorrect parameter: --ranks needs A-B (A <= B) or N, not 3-1' err.txt
 
 # 7. --merge
-$ING -q --merge m.db t.db; check "merge exit 0" [ $? = 0 ]
+check "t.db is in WAL mode (appended to)" [ "$(q t.db 'PRAGMA journal_mode')" = wal ]
+$ING -v --merge m.db t.db 2> err.txt; check "merge exit 0" [ $? = 0 ]
+# a new output starts as a page copy of its first input, even one in WAL mode
+check "merge: first input copied whole" grep -q '^hta-ingest: m.db: t.db: copied whole, page by page (4 traces)$' err.txt
+check "merge: the copy is no WAL database" [ "$(q m.db 'PRAGMA journal_mode')" = delete ]
+check "merge: the copy's integrity" [ "$(q m.db 'PRAGMA integrity_check')" = ok ]
 check "merge: jobs and traces" [ "$(q m.db "SELECT group_concat(j.name || ':' || t.rank, ' ') FROM (SELECT * FROM trace ORDER BY trace_id) t JOIN job j USING (job_id)")" = "runA:0 runA:1 exp:3 runA:2" ]
 $ING --merge m.db t.db 2> err.txt; check "merge again exit 0" [ $? = 0 ]
 check "merge again: 4 skipped" [ "$(grep -c '^hta-ingest: t.db: .*: skipped: already in the output (same content)$' err.txt)" = 4 ]

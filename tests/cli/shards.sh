@@ -29,8 +29,11 @@ for r in 0-15 16-31 32-47 48-63; do
   check "shard $r: its 16 ranks" [ "$(sqlite3 shard-$r.db 'SELECT count(*), min(rank), max(rank) FROM trace')" = "16|$lo|$hi" ]
   check "shard $r: 48 skipped, one line each" [ "$(grep -c ": skipped: rank [0-9]* not in $r\$" shard-$r.log)" = 48 ]
 done
-$ING -q --merge merged.db shard-0-15.db shard-16-31.db shard-32-47.db shard-48-63.db; rc=$?
+$ING -v --merge merged.db shard-0-15.db shard-16-31.db shard-32-47.db shard-48-63.db 2> merge.log; rc=$?
 check "merge exit 0" [ $rc = 0 ]
+# the first shard is copied page by page (a new output), the other 48 traces row by row
+check "merge: first shard copied whole" [ "$(grep -c 'shard-0-15.db: copied whole, page by page (16 traces)$' merge.log)" = 1 ]
+check "merge: 48 traces copied" [ "$(grep -c ': copied as trace [0-9]*$' merge.log)" = 48 ]
 check "merged: 64 traces, 1 job" [ "$(sqlite3 merged.db 'SELECT count(*), count(DISTINCT job_id) FROM trace')" = "64|1" ]
 check "merged: integrity" [ "$(sqlite3 merged.db 'PRAGMA integrity_check')" = ok ]
 
