@@ -146,6 +146,7 @@ mkdir late
 printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 1}],\n "distributedInfo": {"rank": 5}}' > late/rank0.json
 $ING rl.db late --ranks 0-1 2> err.txt; check "late rank: exit 0" [ $? = 0 ]
 check "late rank: skipped after the scan" grep -q '^hta-ingest: late/rank0.json: skipped: rank 5 not in 0-1$' err.txt
+check "late rank: nothing stored" [ "$(q rl.db 'SELECT count(*) FROM trace; SELECT count(*) FROM job; SELECT count(*) FROM event' | tr '\n' ' ')" = "0 0 0 " ]
 $ING -q rl5.db late --ranks 5; check "late rank 5: exit 0" [ $? = 0 ]
 check "late rank 5: ingested" [ "$(q rl5.db 'SELECT rank, rank_source FROM trace')" = "5|distributedInfo" ]
 $ING rn.db runA --ranks 7-9 2> err.txt; check "--ranks none: exit 1" [ $? = 1 ]
