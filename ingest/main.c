@@ -262,8 +262,9 @@ static int upgrade_cmd(cli *c, const char *db) {
   char err[WR_ERR_MAX];
   wr_db *w = NULL;
   int64_t traces, jobs;
-  if (stat(db, &sb) != 0 || sb.st_size == 0) { /* never create one */
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, sb.st_size == 0 ? "empty file" : strerror(errno));
+  int missing = stat(db, &sb) != 0;
+  if (missing || sb.st_size == 0) { /* never create one */
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, missing ? strerror(errno) : "empty file");
     return EXIT_USAGE;
   }
   if (wr_open(&w, db, err)) {

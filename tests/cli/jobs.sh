@@ -49,7 +49,7 @@ cat > runA/rank2.json <<'J'
 J
 $ING -q t.db runA/rank2.json; check "file exit 0" [ $? = 0 ]
 check "jobs" [ "$(q t.db "SELECT group_concat(job_id || ':' || name || ':' || source, ' ') FROM job")" = "1:runA:$here/runA 2:exp:$here/runB/worker3.json" ]
-check "every trace's job" [ "$(q t.db "SELECT group_concat(file_name || '=' || job_id, ' ') FROM (SELECT * FROM trace ORDER BY trace_id)")" = "runA/rank0.json=1 runA/rank1.json=1 runB/worker3.json=2 runA/rank2.json=1" ]
+check "every trace's job" [ "$(q t.db "SELECT group_concat(file_name || '=' || job_id, ' ') FROM (SELECT * FROM trace ORDER BY file_name)")" = "runA/rank0.json=1 runA/rank1.json=1 runA/rank2.json=1 runB/worker3.json=2" ]
 check "schema_version 2" [ "$(q t.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 2 ]
 
 # 2. --list: runA 3 ranks 0-2, 3 files, steps {1, 2}, 3 + 2 + 1 events; exp 1 rank (3),
@@ -131,6 +131,7 @@ $ING --upgrade o2.db 2> err.txt; check "--upgrade again exit 0" [ $? = 0 ]
 check "--upgrade again: already" grep -q '^hta-ingest: o2.db: already at schema 2$' err.txt
 $ING --upgrade missing.db 2> err.txt; check "--upgrade missing: exit 2" [ $? = 2 ]
 check "--upgrade missing: not created" [ ! -e missing.db ]
+check "--upgrade missing: named" grep -q '^hta-ingest: missing.db: No such file or directory$' err.txt
 $ING -q --merge om.db o3.db; check "merge of schema 1: exit 0" [ $? = 0 ]
 check "merge of schema 1: jobs by directory" [ "$(q om.db "SELECT group_concat(t.content_hash || ':' || j.name, ' ') FROM trace t JOIN job j USING (job_id)")" = "h1:run1 h2:run1 h3:run1 h4:c" ]
 check "merge of schema 1: input unchanged" [ "$(q o3.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 1 ]
@@ -162,7 +163,7 @@ $ING -v --merge m.db t.db 2> err.txt; check "merge exit 0" [ $? = 0 ]
 check "merge: first input copied whole" grep -q '^hta-ingest: m.db: t.db: copied whole, page by page (4 traces)$' err.txt
 check "merge: the copy is no WAL database" [ "$(q m.db 'PRAGMA journal_mode')" = delete ]
 check "merge: the copy's integrity" [ "$(q m.db 'PRAGMA integrity_check')" = ok ]
-check "merge: jobs and traces" [ "$(q m.db "SELECT group_concat(j.name || ':' || t.rank, ' ') FROM (SELECT * FROM trace ORDER BY trace_id) t JOIN job j USING (job_id)")" = "runA:0 runA:1 exp:3 runA:2" ]
+check "merge: jobs and traces" [ "$(q m.db "SELECT group_concat(j.name || ':' || t.rank, ' ') FROM (SELECT * FROM trace ORDER BY rank) t JOIN job j USING (job_id)")" = "runA:0 runA:1 runA:2 exp:3" ]
 $ING --merge m.db t.db 2> err.txt; check "merge again exit 0" [ $? = 0 ]
 check "merge again: 4 skipped" [ "$(grep -c '^hta-ingest: t.db: .*: skipped: already in the output (same content)$' err.txt)" = 4 ]
 check "merge again: 4 traces" [ "$(q m.db 'SELECT count(*) FROM trace')" = 4 ]
@@ -172,7 +173,7 @@ $ING -q --job runA more.db extra/rank4.json
 $ING -q --merge m.db r.db more.db f.db 2> err.txt; check "merge by name: exit 0" [ $? = 0 ]
 # r.db's runA ranks 1 and 2 are m.db's (same content): skipped; more.db's runA joins runA;
 # f.db's j1, j2 are new jobs
-check "merge by name" [ "$(q m.db "SELECT group_concat(name || ':' || n, ' ') FROM (SELECT j.name, count(*) AS n FROM trace t JOIN job j USING (job_id) GROUP BY j.job_id ORDER BY j.job_id)")" = "runA:4 exp:1 j1:1 j2:1" ]
+check "merge by name" [ "$(q m.db "SELECT group_concat(name || ':' || n, ' ') FROM (SELECT j.name, count(*) AS n FROM trace t JOIN job j USING (job_id) GROUP BY j.job_id ORDER BY j.name)")" = "exp:1 j1:1 j2:1 runA:4" ]
 check "merge: ids shifted" [ "$(q m.db "SELECT count(*) FROM event WHERE event_id >> 32 <> trace_id OR link_id >> 32 <> trace_id OR parent_id >> 32 <> trace_id; SELECT count(*) FROM profiler_step p JOIN event e USING (event_id) WHERE e.trace_id <> p.trace_id")" = "0
 0" ]
 check "merge: integrity" [ "$(q m.db 'PRAGMA integrity_check')" = ok ]
