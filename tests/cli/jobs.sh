@@ -132,6 +132,8 @@ check "--upgrade again: already" grep -q '^hta-ingest: o2.db: already at schema 
 $ING --upgrade missing.db 2> err.txt; check "--upgrade missing: exit 2" [ $? = 2 ]
 check "--upgrade missing: not created" [ ! -e missing.db ]
 check "--upgrade missing: named" grep -q '^hta-ingest: missing.db: No such file or directory$' err.txt
+$ING --list o3.db 2> err.txt; check "--list of schema 1: exit 2" [ $? = 2 ]
+check "--list of schema 1: the way out" grep -q '^hta-ingest: o3.db: no such table: job_summary (a database of an older hta-ingest: hta-ingest --upgrade DB)$' err.txt
 $ING -q --merge om.db o3.db; check "merge of schema 1: exit 0" [ $? = 0 ]
 check "merge of schema 1: jobs by directory" [ "$(q om.db "SELECT group_concat(t.content_hash || ':' || j.name, ' ') FROM trace t JOIN job j USING (job_id)")" = "h1:run1 h2:run1 h3:run1 h4:c" ]
 check "merge of schema 1: input unchanged" [ "$(q o3.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 1 ]
