@@ -62,6 +62,11 @@ check "--list runA" [ "$(sed -n 2p list.txt | tr -s ' ')" = "runA 3 0-2 3 2 6 $b
 check "--list exp" [ "$(sed -n 3p list.txt | tr -s ' ')" = "exp 1 3-3 1 1 1 $bB $here/runB/worker3.json" ]
 check "--list: 3 lines" [ "$(wc -l < list.txt)" = 3 ]
 check "job_summary" [ "$(q t.db "SELECT group_concat(job || ',' || ranks || ',' || min_rank || ',' || max_rank || ',' || files || ',' || steps || ',' || events || ',' || json_bytes, ' ') FROM job_summary")" = "runA,3,0,2,3,2,6,$bA exp,1,3,3,1,1,1,$bB" ]
+# --replace into another job: the job left without traces goes
+cp t.db rp.db
+$ING -q --replace --job moved rp.db runB/worker3.json; check "replace exit 0" [ $? = 0 ]
+check "replace: exp gone, moved has it" [ "$(q rp.db "SELECT group_concat(name, ' ') FROM (SELECT name FROM job ORDER BY job_id); SELECT j.name FROM trace t JOIN job j USING (job_id) WHERE file_name = 'runB/worker3.json'")" = "runA moved
+moved" ]
 $ING --list nope.db 2> err.txt; check "--list missing db: exit 2" [ $? = 2 ]
 check "--list missing db: not created" [ ! -e nope.db ]
 
