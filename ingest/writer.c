@@ -385,17 +385,21 @@ static int wr_issue(wr_db *w, int64_t trace_id, const char *code, int64_t count,
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* a job left without traces goes (the new trace may join another job) */
+static const char wr_del_job[] =
+    "DELETE FROM job WHERE job_id = (SELECT job_id FROM trace WHERE trace_id = ?1)"
+    " AND NOT EXISTS (SELECT 1 FROM trace t WHERE t.job_id = job.job_id AND t.trace_id <> ?1)";
+
 static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
   static const char *const del[] = {
       "DELETE FROM event WHERE event_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
       "DELETE FROM counter WHERE counter_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
       "DELETE FROM flow WHERE flow_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
-      "DELETE FROM thread WHERE trace_id = ?1", "DELETE FROM device WHERE trace_id = ?1",
+      "DELETE FROM thread WHERE trace_id = ?1",
+      "DELETE FROM device WHERE trace_id = ?1",
       "DELETE FROM profiler_step WHERE trace_id = ?1",
       "DELETE FROM ingest_issue WHERE trace_id = ?1",
-      /* a job left without traces goes (the new trace may join another job) */
-      "DELETE FROM job WHERE job_id = (SELECT job_id FROM trace WHERE trace_id = ?1)"
-      " AND NOT EXISTS (SELECT 1 FROM trace t WHERE t.job_id = job.job_id AND t.trace_id <> ?1)",
+      wr_del_job,
       "DELETE FROM trace WHERE trace_id = ?1"};
   sqlite3_stmt *st;
   int64_t old = 0;
