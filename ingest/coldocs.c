@@ -21,19 +21,21 @@
 static const hr_coldoc hr_docs[] = {
     /* meta */
     {"meta", "",
-     "Facts about the database: schema_version, tool_version (the hta-ingest that wrote it), "
+     "Facts about the database: schema_version (2: with jobs), tool_version (the hta-ingest that "
+     "wrote it), "
      "created_at and updated_at (UTC, ISO 8601)."},
     {"meta", "key", "The fact's name: schema_version, tool_version, created_at, updated_at."},
     {"meta", "value", "The fact's value, as text."},
     /* job */
     {"job", "",
-     "One profiled run: the trace files of one training or inference job, all its ranks. Every "
-     "analysis reads one job at a time."},
+     "One profiled run: the trace files of one training or inference job, all its ranks. "
+     "Every analysis reads one job at a time."},
     {"job", "job_id", "Number of the job in this database (1, 2, ...)."},
     {"job", "name",
-     "The job's name: hta-ingest --job NAME, else the name of the directory its files came from."},
-    {"job", "source", "The directory (or file) the job was named after, absolute path."},
-    {"job", "created_at", "When its first file was ingested (UTC, ISO 8601)."},
+     "The job's name: hta-ingest --job NAME, else the name of the directory its files came "
+     "from. Files ingested later under the same name join the job."},
+    {"job", "source", "Absolute path of the directory (or file) the job was named after."},
+    {"job", "created_at", "When the job's first trace was written (UTC, ISO 8601)."},
     /* trace */
     {"trace", "", "One row per ingested trace file (one profiling window of one rank)."},
     {"trace", "trace_id",
@@ -242,6 +244,21 @@ static const hr_coldoc hr_docs[] = {
     {"kernels", "kernel_type",
      "COMMUNICATION, MEMORY, COMPUTATION or OTHER: the first kernel_type_rule matching "
      "the name."},
+    /* job_summary */
+    {"job_summary", "", "View: one row per job, as hta-ingest --list prints it."},
+    {"job_summary", "job_id", "job.job_id."},
+    {"job_summary", "job", "job.name."},
+    {"job_summary", "ranks", "Distinct ranks among the job's traces."},
+    {"job_summary", "min_rank", "The lowest rank; NULL for a job without traces."},
+    {"job_summary", "max_rank", "The highest rank."},
+    {"job_summary", "files", "Trace files (rows of trace) in the job."},
+    {"job_summary", "steps",
+     "Distinct host ProfilerStep numbers (profiler_step.step) over the job's traces."},
+    {"job_summary", "events", "Rows of event (sum of trace.event_count)."},
+    {"job_summary", "json_bytes",
+     "Bytes on disk of the job's trace files (sum of trace.file_size: the compressed size of "
+     "a .json.gz)."},
+    {"job_summary", "source", "job.source."},
     /* this table */
     {"_hta_column", "", "These descriptions (written by hta-ingest; hidden in Datasette)."},
     {"_hta_column", "table_name", "A table or view."},

@@ -1,12 +1,15 @@
 /*
 ** main.c: the hta-ingest command line.
 **
-**   hta-ingest [options] DB PATH...
+**   hta-ingest [options] DB PATH...        ingest (inputs.h: which files, which job)
+**   hta-ingest --list DB                   one line per job (list.h)
+**   hta-ingest --upgrade DB                schema 1 -> 2 only (upgrade.h)
+**   hta-ingest --merge OUT IN...           copy whole traces between databases (merge.h)
+**   hta-ingest --report OUT DB | --write-counters RANK OUT DB
 **
-** Each PATH is a trace file (.json or .json.gz) or a directory whose .json and
-** .json.gz entries are ingested (other entries are skipped and reported).
-** Exit status: 0 every file ingested (or already present), 1 some file failed,
-** 2 usage error or the database could not be opened or written.
+** Exit status: 0 every file ingested (or already present), 1 some file failed or
+** there was nothing to ingest, 2 usage error or the database could not be opened or
+** written.
 */
 #include <dirent.h>
 #include <signal.h>
@@ -21,9 +24,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "inputs.h"
 #include "io.h"
+#include "list.h"
+#include "merge.h"
 #include "pipeline.h"
+#include "rank.h"
 #include "report.h"
+#include "upgrade.h"
 #include "writer.h"
 #include "version.h"
 
@@ -32,6 +40,7 @@
 
 typedef struct cli {
   int verbosity; /* 0 silent, 1 errors, 2 summary (default), 3 each file */
+  int off_range; /* files skipped by --ranks so far */
   int progress;  /* draw progress on a terminal */
   int drawn;     /* a progress line is on screen */
   double start;
@@ -59,10 +68,21 @@ static void on_signal(int sig) {
 static void usage(FILE *out) {
   fprintf(out,
           "Usage: hta-ingest [options] DB PATH...\n"
+          "       hta-ingest --list DB | --upgrade DB | --merge OUT IN...\n"
           "Load PyTorch profiler (Kineto) traces into the SQLite database DB.\n"
-          "Each PATH is a .json or .json.gz trace, or a directory of them.\n"
+          "Each PATH is a .json or .json.gz trace, or a directory of them. A directory is\n"
+          "a job named after it; a file joins the job of its directory; a directory of\n"
+          "job folders gives one job per folder.\n"
           "\n"
           "Options:\n"
+          "  --job NAME      put every PATH's files into job NAME\n"
+          "  --ranks A-B     ingest only the files of ranks A to B (or --ranks N): a shard\n"
+          "  --list DB       print one line per job of DB (ranks, files, steps, events,\n"
+          "                  bytes, source)\n"
+          "  --upgrade DB    upgrade a database of an older schema, nothing else\n"
+          "  --merge OUT IN...\n"
+          "                  copy the jobs and traces of databases IN into OUT (created\n"
+          "                  if absent), no JSON read; traces OUT has are skipped\n"
           "  -j N            parse N files in parallel (default: number of cores)\n"
           "  --replace       re-ingest files whose content is already in DB\n"
           "  --sort-memory MB\n"
@@ -73,8 +93,9 @@ static void usage(FILE *out) {
           "                  when it is the only file under way (default " SPLIT_MIN_DEFAULT_S
           ",\n"
           "                  0: never; never on one core)\n"
-          "  --report OUT    write an HTML report of DB to OUT instead (no PATH):\n"
-          "                  hta-ingest --report report.html DB\n"
+          "  --report OUT    write an HTML report of DB to OUT instead (no PATH), a part\n"
+          "                  per job, or only job NAME with --job NAME:\n"
+          "                  hta-ingest --report report.html DB [--job NAME]\n"
           "  --write-counters RANK OUT\n"
           "                  write RANK's trace with its queue-length and memory-bandwidth\n"
           "                  counter events to OUT (.gz: gzip) instead (no PATH):\n"
@@ -86,8 +107,8 @@ static void usage(FILE *out) {
           "  -V, --version   print the version and exit\n"
           "  -h, --help      print this help and exit\n"
           "\n"
-          "Exit status: 0 all files ingested (or already present), 1 some files failed,\n"
-          "2 usage error or database error.\n");
+          "Exit status: 0 all files ingested (or already present), 1 some files failed or\n"
+          "nothing to ingest, 2 usage error or database error.\n");
 }
 
 static void clear_progress(cli *c) {
@@ -138,6 +159,8 @@ static void on_progress(void *ctx, const pl_file *files, int n, double seconds) 
 static void on_done(void *ctx, const pl_file *f) {
   cli *c = ctx;
   if (f->status == PL_FAILED) say(c, 1, "hta-ingest: %s: %s\n", f->path, f->message);
+  else if (f->off_range)
+    c->off_range++, say(c, 2, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else
     say(c, 3,
@@ -147,83 +170,15 @@ static void on_done(void *ctx, const pl_file *f) {
         f->halves ? " in two halves" : "", f->write_s, f->spilled / 1e6);
 }
 
-static int has_suffix(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && !strcmp(s + a - b, suf);
-}
-
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-typedef struct list {
-  char **v;
-  int n, cap;
-} list;
-
-static int push(list *l, char *s) {
-  if (!s) return -1;
-  if (l->n == l->cap) {
-    int c = l->cap ? l->cap * 2 : 16;
-    char **v = realloc(l->v, (size_t)c * sizeof *v);
-    if (!v) {
-      free(s);
-      return -1;
-    }
-    l->v = v, l->cap = c;
-  }
-  l->v[l->n++] = s;
-  return 0;
-}
-
-/* Expands PATH into trace files (sorted within a directory). Returns -1 when PATH is unusable. */
-static int expand(cli *c, const char *path, list *out) {
-  struct stat sb;
-  if (stat(path, &sb) != 0) {
-    say(c, 1, "hta-ingest: %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  if (!S_ISDIR(sb.st_mode)) return push(out, strdup(path));
-  DIR *d = opendir(path);
-  if (!d) {
-    say(c, 1, "hta-ingest: %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  list found = {0};
-  struct dirent *de;
-  int rc = 0;
-  while ((de = readdir(d))) {
-    if (de->d_name[0] == '.') continue;
-    size_t n = strlen(path) + strlen(de->d_name) + 2;
-    char *full = malloc(n);
-    if (!full) {
-      rc = -1;
-      break;
-    }
-    snprintf(full, n, "%s%s%s", path, has_suffix(path, "/") ? "" : "/", de->d_name);
-    if (has_suffix(de->d_name, ".json") || has_suffix(de->d_name, ".json.gz")) {
-      if (push(&found, full)) rc = -1;
-    } else {
-      say(c, 2, "hta-ingest: %s: skipped: not a .json or .json.gz file\n", full);
-      free(full);
-    }
-  }
-  closedir(d);
-  qsort(found.v, (size_t)found.n, sizeof *found.v, cmp_str);
-  for (int i = 0; i < found.n; i++)
-    if (push(out, found.v[i])) rc = -1;
-  free(found.v);
-  return rc;
-}
-
 static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-/* --report OUT DB: the HTML report of DB (report.c). Returns the exit status. */
-static int report_cmd(cli *c, const char *out, const char *db) {
+/* --report OUT DB [--job NAME]: the HTML report of DB, every job or JOB (report.c).
+** Returns the exit status. */
+static int report_cmd(cli *c, const char *out, const char *db, const char *job) {
   sqlite3 *h = NULL;
   char err[HR_ERR_MAX];
   double t0 = now_s();
@@ -232,7 +187,7 @@ static int report_cmd(cli *c, const char *out, const char *db) {
     sqlite3_close(h);
     return EXIT_USAGE;
   }
-  int rc = hr_write_report(h, out, NULL, err, sizeof err);
+  int rc = hr_write_report(h, out, job, err, sizeof err);
   sqlite3_close(h);
   if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
   else if (rc == HR_PARTIAL)
@@ -272,6 +227,249 @@ static int write_counters_cmd(cli *c, const char *rank, const char *out, const c
                                                        : EXIT_USAGE;
 }
 
+/* Messages of inputs.c and merge.c: they never print themselves. */
+static void say_msg(void *ctx, int level, const char *msg) { say(ctx, level, "%s\n", msg); }
+
+static void install_signals(const char *db) {
+  struct stat sb;
+  if (stat(db, &sb) != 0 || sb.st_size == 0) wr_temp_path(db, tmp_db, sizeof tmp_db);
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGHUP, on_signal);
+}
+
+/* --list DB. Returns the exit status. */
+static int list_cmd(const char *db) {
+  sqlite3 *h = NULL;
+  char err[512];
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
+    sqlite3_close(h);
+    return EXIT_USAGE;
+  }
+  int rc = ls_print(h, stdout, err, sizeof err);
+  if (rc) fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
+  sqlite3_close(h);
+  return rc ? EXIT_USAGE : 0;
+}
+
+static void say_upgraded(cli *c, const char *db, int64_t traces, int64_t jobs) {
+  say(c, 2, "hta-ingest: %s: upgraded the database to schema %d: %lld trace%s in %lld job%s\n", db,
+      UP_SCHEMA, (long long)traces, traces == 1 ? "" : "s", (long long)jobs, jobs == 1 ? "" : "s");
+}
+
+/* --upgrade DB: wr_open() upgrades an old database; nothing else is written but meta. */
+static int upgrade_cmd(cli *c, const char *db) {
+  struct stat sb;
+  char err[WR_ERR_MAX];
+  wr_db *w = NULL;
+  int64_t traces, jobs;
+  int missing = stat(db, &sb) != 0;
+  if (missing || sb.st_size == 0) { /* never create one */
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, missing ? strerror(errno) : "empty file");
+    return EXIT_USAGE;
+  }
+  if (wr_open(&w, db, err)) {
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
+    wr_close(w, 0, err);
+    return EXIT_USAGE;
+  }
+  if (wr_upgraded(w, &traces, &jobs)) say_upgraded(c, db, traces, jobs);
+  else say(c, 2, "hta-ingest: %s: already at schema %d\n", db, UP_SCHEMA);
+  if (wr_close(w, 1, err)) {
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
+    return EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* --merge OUT IN...: every input is checked before OUT is opened (or created). */
+static int merge_cmd(cli *c, const char *out, char **in, int n) {
+  struct stat so, si;
+  char err[1024];
+  int have_out = stat(out, &so) == 0 && so.st_size > 0;
+  for (int i = 0; i < n; i++) {
+    if (stat(in[i], &si) != 0) {
+      fprintf(stderr, "hta-ingest: %s: %s\n", in[i], strerror(errno));
+      return EXIT_USAGE;
+    }
+    if (have_out && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+      fprintf(stderr, "hta-ingest: %s: cannot merge a database into itself (it is the output %s)\n",
+              in[i], out);
+      return EXIT_USAGE;
+    }
+  }
+  install_signals(out);
+  wr_db *w = NULL;
+  int seeded = 0;
+  double t0 = now_s();
+  /* a new OUT starts as a copy of the first IN when it can (its rows need no remapping) */
+  if (wr_open_seeded(&w, out, in[0], &seeded, err)) {
+    fprintf(stderr, "hta-ingest: %s: %s\n", out, err);
+    wr_close(w, 0, err);
+    return EXIT_USAGE;
+  }
+  int64_t traces, jobs;
+  if (wr_upgraded(w, &traces, &jobs)) say_upgraded(c, out, traces, jobs);
+  mg_stats st = {0};
+  int rc = 0;
+  if (seeded) {
+    mg_count(wr_sqlite(w), &st);
+    say(c, 3, "hta-ingest: %s: %s: copied whole, page by page (%lld traces)\n", out, in[0],
+        (long long)st.traces);
+  }
+  for (int i = seeded; i < n && rc == 0; i++)
+    if (mg_merge(wr_sqlite(w), in[i], &st, say_msg, c, err, sizeof err)) {
+      fprintf(stderr, "hta-ingest: %s\n", err);
+      rc = EXIT_USAGE;
+    }
+  if (wr_close(w, rc == 0, err)) { /* a new OUT that failed is removed here */
+    fprintf(stderr, "hta-ingest: %s: %s\n", out, err);
+    rc = EXIT_USAGE;
+  }
+  double secs = now_s() - t0;
+  if (rc == 0) {
+    say(c, 2, "hta-ingest: %s: %lld trace%s merged from %d database%s", out, (long long)st.traces,
+        st.traces == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    if (st.skipped) say(c, 2, ", %lld already present", (long long)st.skipped);
+    say(c, 2, "; %lld events, %lld rows, %.2f s, %.2fM events/s\n", (long long)st.events,
+        (long long)st.rows, secs, secs > 0 ? (double)st.events / 1e6 / secs : 0.0);
+  }
+  return rc;
+}
+
+/* --ranks A-B or N into [lo, hi]. 0, or -1 when malformed. */
+static int parse_ranks(const char *v, int64_t *lo, int64_t *hi) {
+  char *end;
+  if (!v || *v < '0' || *v > '9') return -1;
+  *lo = *hi = strtoll(v, &end, 10);
+  if (*end == '-') {
+    if (end[1] < '0' || end[1] > '9') return -1;
+    *hi = strtoll(end + 1, &end, 10);
+  }
+  return *end || *hi < *lo || errno == ERANGE ? -1 : 0;
+}
+
+/* Incorrect parameter: prints why and the usage, returns EXIT_USAGE. */
+static int bad_param(const char *fmt, const char *arg) {
+  fprintf(stderr, "hta-ingest: Incorrect parameter: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n");
+  usage(stderr);
+  return EXIT_USAGE;
+}
+
+/* The ingest: DB PATH... with o's options; job and ranks from --job / --ranks. */
+static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int npaths,
+                      const char *job) {
+  in_list in = {0};
+  pl_file *pf = NULL;
+  int code = 0, bad_path = 0, n = 0, peeked_out = 0;
+  for (int i = 0; i < npaths; i++) {
+    int r = in_add(&in, paths[i], job, say_msg, c);
+    if (r == -2) {
+      fprintf(stderr, "hta-ingest: out of memory\n");
+      code = EXIT_USAGE;
+      goto end;
+    }
+    if (r) bad_path = 1;
+  }
+  if (in.nfiles == 0) { /* never create a database of nothing */
+    say(c, 1, "hta-ingest: %s: nothing to ingest; the database was not %s\n", db,
+        access(db, F_OK) == 0 ? "changed" : "created");
+    code = EXIT_FAILED;
+    goto end;
+  }
+  if (!(pf = calloc((size_t)in.nfiles, sizeof *pf))) {
+    fprintf(stderr, "hta-ingest: out of memory\n");
+    code = EXIT_USAGE;
+    goto end;
+  }
+  /* --ranks: a file whose rank the first bytes tell is never scanned (rank.h); the
+  ** others are scanned and skipped by the pipeline */
+  int64_t seen_lo = INT64_MAX, seen_hi = INT64_MIN;
+  for (int i = 0; i < in.nfiles; i++) {
+    int64_t r;
+    if (o->has_ranks && rk_peek(in.files[i].path, &r) == RK_KNOWN) {
+      seen_lo = r < seen_lo ? r : seen_lo, seen_hi = r > seen_hi ? r : seen_hi;
+      if (r < o->rank_lo || r > o->rank_hi) {
+        say(c, 2, "hta-ingest: %s: skipped: rank %lld not in %lld-%lld\n", in.files[i].path,
+            (long long)r, (long long)o->rank_lo, (long long)o->rank_hi);
+        peeked_out++;
+        continue;
+      }
+    }
+    pf[n].path = in.files[i].path;
+    pf[n].job = in.jobs[in.files[i].job].name;
+    pf[n].job_source = in.jobs[in.files[i].job].source;
+    n++;
+  }
+  c->off_range = peeked_out;
+  if (n == 0) {
+    say(c, 1,
+        "hta-ingest: no trace file of rank %lld-%lld among %d (ranks %lld-%lld); %s was not %s\n",
+        (long long)o->rank_lo, (long long)o->rank_hi, in.nfiles, (long long)seen_lo,
+        (long long)seen_hi, db, access(db, F_OK) == 0 ? "changed" : "created");
+    code = EXIT_FAILED;
+    goto end;
+  }
+  char err[512];
+  install_signals(db);
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) o->split_min = 0; /* no second core to use */
+  c->start = now_s();
+  pl_stats st = {0};
+  if (pl_run(db, pf, n, o, &st, err, sizeof err)) {
+    clear_progress(c);
+    fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
+    code = EXIT_USAGE;
+    goto end;
+  }
+  double secs = now_s() - c->start;
+  if (st.upgraded) say_upgraded(c, db, st.up_traces, st.up_jobs);
+  int ok = 0, skipped = 0, failed = 0;
+  int64_t events = 0;
+  uint64_t bytes = 0;
+  int64_t *ranks = calloc((size_t)n, sizeof *ranks);
+  int nranks = 0;
+  for (int i = 0; i < n; i++) {
+    if (pf[i].status == PL_OK) {
+      ok++;
+      events += pf[i].events;
+      bytes += pf[i].json_bytes;
+      int seen = 0;
+      for (int k = 0; ranks && k < nranks; k++) seen |= ranks[k] == pf[i].rank;
+      if (ranks && !seen) ranks[nranks++] = pf[i].rank;
+    } else if (pf[i].status == PL_SKIPPED) {
+      skipped += !pf[i].off_range;
+    } else {
+      failed++;
+    }
+  }
+  free(ranks);
+  clear_progress(c);
+  if (c->off_range && c->verbosity == 1) /* -q: a count instead of a line each */
+    fprintf(stderr, "hta-ingest: %d file%s skipped: rank not in %lld-%lld\n", c->off_range,
+            c->off_range == 1 ? "" : "s", (long long)o->rank_lo, (long long)o->rank_hi);
+  say(c, 2, "hta-ingest: %d file%s ingested", ok, ok == 1 ? "" : "s");
+  if (skipped) say(c, 2, ", %d already present", skipped);
+  if (c->off_range)
+    say(c, 2, ", %d skipped (rank not in %lld-%lld)", c->off_range, (long long)o->rank_lo,
+        (long long)o->rank_hi);
+  if (failed) say(c, 2, ", %d failed", failed);
+  say(c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s\n", nranks, nranks == 1 ? "" : "s",
+      (long long)events, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) == 0)
+    say(c, 3,
+        "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, other threads %.2f s; commit %.2f s\n",
+        (double)ru.ru_maxrss / 1024.0, st.writer_cpu, st.other_cpu, st.finish_s);
+  if (failed || bad_path) code = EXIT_FAILED;
+end:
+  in_free(&in);
+  free(pf);
+  return code;
+}
+
 int main(int argc, char **argv) {
   /* Only the writer thread uses SQLite: no mutexes, no memory statistics. */
   sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
@@ -284,11 +482,17 @@ int main(int argc, char **argv) {
                   .done = on_done,
                   .ctx = &c};
   const char *db = NULL;
-  list paths = {0}, files = {0};
-  pl_file *pf = NULL;
+  char **paths = calloc((size_t)argc, sizeof *paths);
+  int npaths = 0;
   const char *report = NULL;                  /* --report OUT */
   const char *wc_rank = NULL, *wc_out = NULL; /* --write-counters RANK OUT */
-  int code = 0, bad_path = 0;
+  const char *job = NULL;                     /* --job NAME */
+  int list = 0, upgrade = 0, merge = 0;       /* --list, --upgrade, --merge */
+  int code = 0;
+  if (!paths) {
+    fprintf(stderr, "hta-ingest: out of memory\n");
+    return EXIT_USAGE;
+  }
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -307,6 +511,26 @@ int main(int argc, char **argv) {
       c.progress = 0;
     } else if (!strcmp(a, "--replace")) {
       o.replace = 1;
+    } else if (!strcmp(a, "--list")) {
+      list = 1;
+    } else if (!strcmp(a, "--upgrade")) {
+      upgrade = 1;
+    } else if (!strcmp(a, "--merge")) {
+      merge = 1;
+    } else if (!strcmp(a, "--job")) {
+      job = i + 1 < argc ? argv[++i] : NULL;
+      if (!job || !*job) {
+        code = bad_param("%s needs a job NAME", a);
+        goto end;
+      }
+    } else if (!strcmp(a, "--ranks")) {
+      const char *v = i + 1 < argc ? argv[++i] : NULL;
+      errno = 0;
+      if (parse_ranks(v, &o.rank_lo, &o.rank_hi)) {
+        code = bad_param("--ranks needs A-B (A <= B) or N, not %s", v ? v : "nothing");
+        goto end;
+      }
+      o.has_ranks = 1;
     } else if (!strcmp(a, "--sort-memory") || !strcmp(a, "--split-min")) {
       int sort = a[3] == 'o';
       long lo = sort ? 1 : 0, hi = sort ? 65536 : 1048576;
@@ -323,18 +547,14 @@ int main(int argc, char **argv) {
       else o.split_min = (uint64_t)mb << 20;
     } else if (!strcmp(a, "--write-counters")) {
       if (i + 2 >= argc) {
-        fprintf(stderr, "hta-ingest: Incorrect parameter: --write-counters needs RANK and OUT\n");
-        usage(stderr);
-        code = EXIT_USAGE;
+        code = bad_param("%s needs RANK and OUT", a);
         goto end;
       }
       wc_rank = argv[++i];
       wc_out = argv[++i];
     } else if (!strcmp(a, "--report")) {
       if (i + 1 >= argc) {
-        fprintf(stderr, "hta-ingest: Incorrect parameter: --report needs an output file\n");
-        usage(stderr);
-        code = EXIT_USAGE;
+        code = bad_param("%s needs an output file", a);
         goto end;
       }
       report = argv[++i];
@@ -343,120 +563,46 @@ int main(int argc, char **argv) {
       char *endp;
       long j = v ? strtol(v, &endp, 10) : 0;
       if (!v || *endp || j < 1 || j > 256) {
-        fprintf(stderr, "hta-ingest: Incorrect parameter: -j needs a number from 1 to 256\n");
-        usage(stderr);
-        code = EXIT_USAGE;
+        code = bad_param("%s needs a number from 1 to 256", "-j");
         goto end;
       }
       o.jobs = (int)j;
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "hta-ingest: Incorrect parameter: %s\n", a);
-      usage(stderr);
-      code = EXIT_USAGE;
+      code = bad_param("%s", a);
       goto end;
     } else if (!db) {
       db = a;
-    } else if (push(&paths, strdup(a))) {
-      code = EXIT_USAGE;
-      goto end;
-    }
-  }
-  if (wc_out) {
-    if (db && paths.n == 0 && !report) code = write_counters_cmd(&c, wc_rank, wc_out, db);
-    else {
-      fprintf(stderr,
-              "hta-ingest: Incorrect parameter: --write-counters RANK OUT takes one database and "
-              "no trace PATH\n");
-      usage(stderr);
-      code = EXIT_USAGE;
-    }
-    goto end;
-  }
-  if (report) {
-    if (db && paths.n == 0) code = report_cmd(&c, report, db);
-    else {
-      fprintf(
-          stderr,
-          "hta-ingest: Incorrect parameter: --report OUT takes one database and no trace PATH\n");
-      usage(stderr);
-      code = EXIT_USAGE;
-    }
-    goto end;
-  }
-  if (!db || paths.n == 0) {
-    fprintf(stderr,
-            "hta-ingest: Incorrect parameter: need a database and at least one trace PATH\n");
-    usage(stderr);
-    code = EXIT_USAGE;
-    goto end;
-  }
-  for (int i = 0; i < paths.n; i++)
-    if (expand(&c, paths.v[i], &files)) bad_path = 1;
-  if (files.n == 0) {
-    say(&c, 1, "hta-ingest: no trace files found\n");
-    code = bad_path ? EXIT_FAILED : 0;
-    if (!bad_path) goto end;
-  }
-  pf = calloc((size_t)(files.n ? files.n : 1), sizeof *pf);
-  if (!pf) {
-    fprintf(stderr, "hta-ingest: out of memory\n");
-    code = EXIT_USAGE;
-    goto end;
-  }
-  for (int i = 0; i < files.n; i++) pf[i].path = files.v[i];
-  char err[512];
-  struct stat sb;
-  if (stat(db, &sb) != 0 || sb.st_size == 0) wr_temp_path(db, tmp_db, sizeof tmp_db);
-  signal(SIGINT, on_signal);
-  signal(SIGTERM, on_signal);
-  signal(SIGHUP, on_signal);
-  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) o.split_min = 0; /* no second core to use */
-  c.start = now_s();
-  pl_stats st = {0};
-  if (pl_run(db, pf, files.n, &o, &st, err, sizeof err)) {
-    clear_progress(&c);
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
-    code = EXIT_USAGE;
-    goto end;
-  }
-  double secs = now_s() - c.start;
-  int ok = 0, skipped = 0, failed = 0;
-  int64_t events = 0;
-  uint64_t bytes = 0;
-  int64_t *ranks = calloc((size_t)(files.n ? files.n : 1), sizeof *ranks);
-  int nranks = 0;
-  for (int i = 0; i < files.n; i++) {
-    if (pf[i].status == PL_OK) {
-      ok++;
-      events += pf[i].events;
-      bytes += pf[i].json_bytes;
-      int seen = 0;
-      for (int k = 0; ranks && k < nranks; k++) seen |= ranks[k] == pf[i].rank;
-      if (ranks && !seen) ranks[nranks++] = pf[i].rank;
-    } else if (pf[i].status == PL_SKIPPED) {
-      skipped++;
     } else {
-      failed++;
+      paths[npaths++] = argv[i];
     }
   }
-  free(ranks);
-  clear_progress(&c);
-  say(&c, 2, "hta-ingest: %d file%s ingested", ok, ok == 1 ? "" : "s");
-  if (skipped) say(&c, 2, ", %d already present", skipped);
-  if (failed) say(&c, 2, ", %d failed", failed);
-  say(&c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s\n", nranks, nranks == 1 ? "" : "s",
-      (long long)events, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
-  struct rusage ru;
-  if (getrusage(RUSAGE_SELF, &ru) == 0)
-    say(&c, 3,
-        "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, other threads %.2f s; commit %.2f s\n",
-        (double)ru.ru_maxrss / 1024.0, st.writer_cpu, st.other_cpu, st.finish_s);
-  if (failed || bad_path) code = EXIT_FAILED;
+  int modes = !!report + !!wc_out + list + upgrade + merge;
+  if (modes > 1) {
+    code = bad_param("%s",
+                     "--report, --write-counters, --list, --upgrade and --merge are "
+                     "each a command of its own");
+  } else if (modes && (o.has_ranks || (job && !report))) {
+    code = bad_param("%s", "--job applies to an ingest (DB PATH...) or --report only; --ranks to "
+                           "an ingest only");
+  } else if (wc_out) {
+    if (db && npaths == 0) code = write_counters_cmd(&c, wc_rank, wc_out, db);
+    else code = bad_param("%s", "--write-counters RANK OUT takes one database and no trace PATH");
+  } else if (report) {
+    if (db && npaths == 0) code = report_cmd(&c, report, db, job);
+    else code = bad_param("%s", "--report OUT takes one database and no trace PATH");
+  } else if (list || upgrade) {
+    if (db && npaths == 0) code = list ? list_cmd(db) : upgrade_cmd(&c, db);
+    else
+      code = bad_param("%s", list ? "--list takes one database" : "--upgrade takes one database");
+  } else if (merge) {
+    if (db && npaths > 0) code = merge_cmd(&c, db, paths, npaths);
+    else code = bad_param("%s", "--merge needs OUT and at least one IN database");
+  } else if (!db || npaths == 0) {
+    code = bad_param("%s", "need a database and at least one trace PATH");
+  } else {
+    code = ingest_cmd(&c, &o, db, paths, npaths, job);
+  }
 end:
-  for (int i = 0; i < paths.n; i++) free(paths.v[i]);
-  for (int i = 0; i < files.n; i++) free(files.v[i]);
-  free(paths.v);
-  free(files.v);
-  free(pf);
+  free(paths);
   return code;
 }

@@ -30,6 +30,7 @@
 #include "batch.h"
 #include "derive.h"
 #include "kineto.h"
+#include "rank.h"
 #include "split.h"
 #include "strmap.h"
 #include "writer.h"
@@ -104,28 +105,6 @@ static pl_msg *new_msg(pl_mtype t, int file) {
 }
 
 /* ---------------------------------------------------------------- parser side */
-
-/* Rank from a file name: the first "rank-N", "rank_N", "rankN" or "workerN". */
-static int rank_from_name(const char *path, int64_t *rank) {
-  const char *base = strrchr(path, '/');
-  base = base ? base + 1 : path;
-  for (const char *p = base; *p; p++) {
-    const char *q = NULL;
-    if (!strncmp(p, "rank", 4)) {
-      q = p + 4;
-      if (*q == '-' || *q == '_') q++;
-    } else if (!strncmp(p, "worker", 6)) {
-      q = p + 6;
-    }
-    if (q && *q >= '0' && *q <= '9') {
-      int64_t v = 0;
-      for (; *q >= '0' && *q <= '9' && v < INT64_MAX / 10 - 9; q++) v = v * 10 + (*q - '0');
-      *rank = v;
-      return 1;
-    }
-  }
-  return 0;
-}
 
 typedef struct pl_local {
   sm_map names, cats;
@@ -429,6 +408,24 @@ static void parse_file(pl_ctx *c, int i) {
   pf->spilled = dv_spilled(dv);
   pf->write_start = now_s();
   pf->json_bytes = kt_json_offset(scan);
+  int64_t rank;
+  const char *rank_source = "distributedInfo";
+  if (meta->has_rank) rank = meta->rank;
+  else if (rk_from_name(pf->path, &rank)) rank_source = "file_name";
+  else rank = 0, rank_source = "default";
+  pf->rank = rank;
+  if (c->o->has_ranks && (rank < c->o->rank_lo || rank > c->o->rank_hi)) {
+    snprintf(pf->message, sizeof pf->message, "rank %lld not in %lld-%lld", (long long)rank,
+             (long long)c->o->rank_lo, (long long)c->o->rank_hi);
+    pf->off_range = 1;
+    pl_msg *sk = new_msg(M_SKIP, i);
+    if (sk) {
+      sk->early = early;
+      send(c, sk);
+      if (have_writer) wait_done(c, pf);
+    }
+    goto done;
+  }
   char hash[48];
   hex_hash(hash, kt_content_hash(scan), kt_file_size(scan));
   int replace = 0;
@@ -462,10 +459,10 @@ static void parse_file(pl_ctx *c, int i) {
   wf->hash = hash;
   wf->meta = meta;
   wf->dv = dv;
-  if (meta->has_rank) wf->rank = meta->rank, wf->rank_source = "distributedInfo";
-  else if (rank_from_name(pf->path, &wf->rank)) wf->rank_source = "file_name";
-  else wf->rank = 0, wf->rank_source = "default";
-  pf->rank = wf->rank;
+  wf->rank = rank;
+  wf->rank_source = rank_source;
+  wf->job = pf->job;
+  wf->job_source = pf->job_source;
 
   if (!have_writer) pthread_mutex_lock(&c->writer), have_writer = 1;
   pl_msg *m = new_msg(M_BEGIN, i);
@@ -671,6 +668,7 @@ int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats 
     wr_close(c.w, 0, werr);
     return -1;
   }
+  if (stats) stats->upgraded = wr_upgraded(c.w, &stats->up_traces, &stats->up_jobs);
   pthread_mutex_init(&c.mu, NULL);
   pthread_mutex_init(&c.writer, NULL);
   pthread_cond_init(&c.nonempty, NULL);

@@ -17,6 +17,8 @@ typedef enum { PL_OK, PL_SKIPPED, PL_FAILED } pl_status;
 
 typedef struct pl_file {
   const char *path;
+  const char *job;        /* job.name it joins */
+  const char *job_source; /* job.source if the job is new (may be NULL) */
   /* results */
   pl_status status;
   char message[768]; /* why it failed or was skipped */
@@ -26,6 +28,7 @@ typedef struct pl_file {
   double scan_s, write_s; /* seconds in the scan pass, and from then until committed */
   long long spilled;      /* bytes derive's sorts wrote to temporary files */
   int halves;             /* the scan read it in two halves at once (split.h) */
+  int off_range;          /* PL_SKIPPED because its rank is outside pl_options' range */
   double write_start;
   /* live progress, read by the progress callback (plain reads; display only) */
   volatile uint64_t done_bytes;
@@ -40,6 +43,10 @@ typedef struct pl_options {
   /* plain files of at least this many bytes are scanned in two halves at once when
   ** no other file is under way (split.h); 0: never */
   uint64_t split_min;
+  /* with has_ranks, files whose rank is outside [rank_lo, rank_hi] are skipped after
+  ** the scan (off_range): hta-ingest --ranks, for files whose rank rk_peek() left unknown */
+  int has_ranks;
+  int64_t rank_lo, rank_hi;
   /* called by the writer thread about 6 times a second while work is under way */
   void (*progress)(void *ctx, const pl_file *files, int n, double seconds);
   /* called once per file as it finishes (any status) */
@@ -51,6 +58,8 @@ typedef struct pl_stats {
   double writer_cpu; /* CPU seconds of the writer thread */
   double other_cpu;  /* CPU seconds of every other thread (parsers and their helpers) */
   double finish_s;   /* wall seconds after the last file: commit, close, rename */
+  int upgraded;      /* the database was upgraded from schema 1 at open (upgrade.h) */
+  int64_t up_traces, up_jobs;
 } pl_stats;
 
 /* Ingests files[0..n) into DB. Returns 0, or -1 when the database itself failed

@@ -26,9 +26,12 @@
 
 #include "coldocs.h"
 #include "schema_sql.h"
+#include "upgrade.h"
 #include "version.h"
 
 #define WR_MULTI 64 /* rows per multi-row event INSERT */
+#define STR2(x) #x
+#define STR(x) STR2(x)
 #define EV_COLS 20
 #define FLOW_COLS 11
 
@@ -37,6 +40,8 @@ struct wr_db {
   char *path; /* the target */
   char *tmp;  /* temporary file of a new database, else NULL */
   int is_new;
+  int upgraded;               /* wr_open() upgraded it from schema 1 */
+  int64_t up_traces, up_jobs; /* ...with this many traces and jobs */
   sm_map hashes;
   /* the file being written */
   int64_t trace_id, rank;
@@ -46,7 +51,8 @@ struct wr_db {
   int64_t *lname, *lcat;                    /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
   sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p,
-      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category, *sel_string, *sel_category;
+      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category, *sel_string, *sel_category,
+      *ins_job, *sel_job;
 };
 
 static int wr_fail(wr_db *w, char err[WR_ERR_MAX], const char *what) {
@@ -118,7 +124,12 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
       wr_prepare(w, &w->ins_category, "INSERT INTO category(category_id, name) VALUES (?,?)",
                  err) ||
       wr_prepare(w, &w->sel_string, "SELECT string_id FROM string WHERE value = ?", err) ||
-      wr_prepare(w, &w->sel_category, "SELECT category_id FROM category WHERE name = ?", err))
+      wr_prepare(w, &w->sel_category, "SELECT category_id FROM category WHERE name = ?", err) ||
+      wr_prepare(w, &w->ins_job,
+                 "INSERT INTO job(name, source, created_at) VALUES (?1, ?2, ?3)"
+                 " ON CONFLICT(name) DO NOTHING",
+                 err) ||
+      wr_prepare(w, &w->sel_job, "SELECT job_id FROM job WHERE name = ?", err))
     return -1;
   return 0;
 }
@@ -152,7 +163,64 @@ static void wr_remove_stale(const char *path) {
   closedir(d);
 }
 
+/* 1 when SEED is an hta-sqlite database of exactly the schema this build writes
+** (every table, index and view, and their SQL), so that a copy of it is a database
+** this build could have written. */
+static int wr_seed_matches(const char *seed) {
+  sqlite3 *ref = NULL;
+  sqlite3_stmt *st = NULL;
+  int same = 0;
+  if (sqlite3_open(":memory:", &ref) == SQLITE_OK &&
+      sqlite3_exec(ref, HTA_SCHEMA_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+      hr_write_column_docs(ref) == SQLITE_OK &&
+      sqlite3_exec(ref, HTA_INDEXES_SQL, NULL, NULL, NULL) == SQLITE_OK &&
+      sqlite3_prepare_v2(ref, "ATTACH ? AS seed", -1, &st, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(st, 1, seed, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    st = NULL;
+    if (rc == SQLITE_DONE &&
+        sqlite3_prepare_v2(
+            ref,
+            "SELECT (SELECT application_id FROM seed.pragma_application_id) = 0x48544131"
+            " AND (SELECT value FROM seed.meta WHERE key = 'schema_version') = '" STR(
+                UP_SCHEMA) "' AND NOT EXISTS (SELECT type, name, tbl_name, sql FROM "
+                           "main.sqlite_schema"
+                           " EXCEPT SELECT type, name, tbl_name, sql FROM seed.sqlite_schema)"
+                           " AND NOT EXISTS (SELECT type, name, tbl_name, sql FROM "
+                           "seed.sqlite_schema"
+                           " EXCEPT SELECT type, name, tbl_name, sql FROM main.sqlite_schema)",
+            -1, &st, NULL) == SQLITE_OK &&
+        sqlite3_step(st) == SQLITE_ROW)
+      same = sqlite3_column_int(st, 0);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(ref);
+  return same;
+}
+
+/* Copies the whole of SEED into w's new, empty database (SQLite's backup: pages, not
+** rows). 0, or -1 with err set. */
+static int wr_seed(wr_db *w, const char *seed, char err[WR_ERR_MAX]) {
+  sqlite3 *src = NULL;
+  int rc = sqlite3_open_v2(seed, &src, SQLITE_OPEN_READONLY, NULL);
+  if (rc == SQLITE_OK) {
+    sqlite3_backup *b = sqlite3_backup_init(w->db, "main", src, "main");
+    rc = b ? sqlite3_backup_step(b, -1) : sqlite3_errcode(w->db);
+    int fin = b ? sqlite3_backup_finish(b) : SQLITE_OK;
+    if (rc == SQLITE_DONE) rc = fin;
+  }
+  if (rc != SQLITE_OK) snprintf(err, WR_ERR_MAX, "%.300s: copy: %s", seed, sqlite3_errstr(rc));
+  sqlite3_close(src);
+  return rc == SQLITE_OK ? 0 : -1;
+}
+
 int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
+  return wr_open_seeded(pw, path, NULL, NULL, err);
+}
+
+int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
+                   char err[WR_ERR_MAX]) {
   wr_db *w = calloc(1, sizeof *w);
   *pw = w;
   if (!w || !(w->path = strdup(path))) {
@@ -178,7 +246,14 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
   if (sqlite3_open_v2(open_path, &w->db, flags, NULL) != SQLITE_OK)
     return wr_fail(w, err, open_path);
   sqlite3_busy_timeout(w->db, 10000);
+  if (seeded) *seeded = 0;
+  if (w->is_new && seed && wr_seed_matches(seed)) {
+    if (wr_seed(w, seed, err)) return -1;
+    *seeded = 1;
+  }
   if (w->is_new) {
+    /* a seed's journal mode was copied with it (WAL in a database appended to): the
+    ** build runs with the journal in memory, as any new database */
     if (wr_exec(w,
                 "PRAGMA page_size = 65536; PRAGMA journal_mode = MEMORY; PRAGMA synchronous = OFF;"
                 "PRAGMA locking_mode = EXCLUSIVE; PRAGMA cache_size = -32768; PRAGMA temp_store = "
@@ -201,6 +276,22 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768;",
             err))
       return -1;
+    int v = up_version(w->db, "main");
+    if (v < 0) return wr_fail(w, err, path);
+    if (v > UP_SCHEMA) {
+      snprintf(err, WR_ERR_MAX, "%s: schema version %d is newer than this hta-ingest's (%d)", path,
+               v, UP_SCHEMA);
+      return -1;
+    }
+    /* before the schema below: its index and view on trace.job_id need the column */
+    if (v == 1) {
+      char uerr[WR_ERR_MAX];
+      if (up_run(w->db, HTA_SCHEMA_SQL, &w->up_traces, &w->up_jobs, uerr, sizeof uerr)) {
+        snprintf(err, WR_ERR_MAX, "%.200s: %.300s", path, uerr);
+        return -1;
+      }
+      w->upgraded = 1;
+    }
   }
   if (wr_exec(w, HTA_SCHEMA_SQL, err)) return -1;
   int drc = hr_write_column_docs(w->db); /* _hta_column: descriptions a browser can show */
@@ -222,13 +313,23 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]) {
   char now[32];
   time_t t = time(NULL);
   strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-  if (wr_set_meta(w, "schema_version", "1") || wr_set_meta(w, "tool_version", HTA_VERSION) ||
+  if (wr_set_meta(w, "schema_version", STR(UP_SCHEMA)) ||
+      wr_set_meta(w, "tool_version", HTA_VERSION) ||
       (w->is_new && wr_set_meta(w, "created_at", now)) || wr_set_meta(w, "updated_at", now))
     return wr_fail(w, err, "meta");
   return 0;
 }
 
 int wr_is_new(const wr_db *w) { return w->is_new; }
+struct sqlite3 *wr_sqlite(wr_db *w) {
+  return w->db;
+}
+
+int wr_upgraded(const wr_db *w, int64_t *traces, int64_t *jobs) {
+  *traces = w->up_traces;
+  *jobs = w->up_jobs;
+  return w->upgraded;
+}
 sm_map *wr_hashes(wr_db *w) { return &w->hashes; }
 
 int wr_set_meta(wr_db *w, const char *key, const char *value) {
@@ -245,13 +346,15 @@ int wr_set_meta(wr_db *w, const char *key, const char *value) {
 
 /* ---------------------------------------------------------------- one file */
 
-static int64_t rank_count(wr_db *w, int64_t rank) {
+/* Traces of job JOB with rank RANK: two profiling windows of one worker, or a mistake. */
+static int64_t rank_count(wr_db *w, int64_t job, int64_t rank) {
   sqlite3_stmt *st;
   int64_t n = 0;
-  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE rank = ?", -1, &st, NULL) !=
-      SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE job_id = ? AND rank = ?", -1, &st,
+                         NULL) != SQLITE_OK)
     return 0;
-  sqlite3_bind_int64(st, 1, rank);
+  sqlite3_bind_int64(st, 1, job);
+  sqlite3_bind_int64(st, 2, rank);
   if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   return n;
@@ -282,6 +385,11 @@ static int wr_issue(wr_db *w, int64_t trace_id, const char *code, int64_t count,
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
+/* a job left without traces goes (the new trace may join another job) */
+static const char wr_del_job[] =
+    "DELETE FROM job WHERE job_id = (SELECT job_id FROM trace WHERE trace_id = ?1)"
+    " AND NOT EXISTS (SELECT 1 FROM trace t WHERE t.job_id = job.job_id AND t.trace_id <> ?1)";
+
 static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
   static const char *const del[] = {
       "DELETE FROM event WHERE event_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
@@ -291,6 +399,7 @@ static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
       "DELETE FROM device WHERE trace_id = ?1",
       "DELETE FROM profiler_step WHERE trace_id = ?1",
       "DELETE FROM ingest_issue WHERE trace_id = ?1",
+      wr_del_job,
       "DELETE FROM trace WHERE trace_id = ?1"};
   sqlite3_stmt *st;
   int64_t old = 0;
@@ -340,13 +449,33 @@ int wr_open_file(wr_db *w, char err[WR_ERR_MAX]) {
 
 int wr_in_file(const wr_db *w) { return !sqlite3_get_autocommit(w->db); }
 
+static int wr_step(sqlite3_stmt *st);
+
+/* The job_id of NAME, added (in the file's transaction) when new. -1 on error. */
+static int64_t wr_job(wr_db *w, const char *name, const char *source) {
+  char now[32];
+  time_t t = time(NULL);
+  strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+  sqlite3_bind_text(w->ins_job, 1, name, -1, SQLITE_STATIC);
+  if (source) sqlite3_bind_text(w->ins_job, 2, source, -1, SQLITE_STATIC);
+  else sqlite3_bind_null(w->ins_job, 2);
+  sqlite3_bind_text(w->ins_job, 3, now, -1, SQLITE_STATIC);
+  if (wr_step(w->ins_job)) return -1;
+  sqlite3_bind_text(w->sel_job, 1, name, -1, SQLITE_STATIC);
+  int64_t id = sqlite3_step(w->sel_job) == SQLITE_ROW ? sqlite3_column_int64(w->sel_job, 0) : -1;
+  sqlite3_reset(w->sel_job);
+  return id;
+}
+
 int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   if (!wr_in_file(w) && wr_open_file(w, err)) return -1;
   /* the trace deleted is an older one: trace_id stays above every id in use */
   if (replace && wr_delete_hash(w, f->hash, err)) return -1;
   sqlite3_stmt *st;
   w->rank = f->rank;
-  int shared = rank_count(w, f->rank) > 0;
+  int64_t job = wr_job(w, f->job ? f->job : "default", f->job_source);
+  if (job < 0) return wr_fail(w, err, "job");
+  int shared = rank_count(w, job, f->rank) > 0;
   const kt_meta *m = f->meta;
   int64_t min_ts = 0, max_end = 0;
   int span = dv_time_span(f->dv, &min_ts, &max_end);
@@ -356,8 +485,8 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
           w->db,
           "INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash,"
           " world_size, backend, device_type, schema_version, base_time_ns, display_time_unit,"
-          " event_count, min_ts, max_end, metadata, file_path)"
-          " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?)",
+          " event_count, min_ts, max_end, metadata, file_path, job_id)"
+          " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,0,?,?,?,?,?)",
           -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "trace");
   sqlite3_bind_int64(st, 1, w->trace_id);
@@ -380,13 +509,13 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   char *abs = realpath(f->path, NULL);
   if (abs) sqlite3_bind_text(st, 16, abs, -1, SQLITE_TRANSIENT);
   free(abs);
+  sqlite3_bind_int64(st, 17, job);
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return wr_fail(w, err, "trace");
   if (shared &&
-      wr_issue(
-          w, w->trace_id, "shared_rank", 1, -1, f->path,
-          "another trace in this database has the same rank; analyses keep them apart by trace_id"))
+      wr_issue(w, w->trace_id, "shared_rank", 1, -1, f->path,
+               "another trace of this job has the same rank; analyses keep them apart by trace_id"))
     return wr_fail(w, err, "ingest_issue");
   return 0;
 }
@@ -686,7 +815,8 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   }
   sqlite3_stmt **sts[] = {&w->ins_multi,      &w->ins_one,      &w->ins_counter,  &w->ins_flow,
                           &w->ins_flow_multi, &w->ins_thread_p, &w->ins_thread_t, &w->ins_thread_s,
-                          &w->ins_string,     &w->ins_category, &w->sel_string,   &w->sel_category};
+                          &w->ins_string,     &w->ins_category, &w->sel_string,   &w->sel_category,
+                          &w->ins_job,        &w->sel_job};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
   if (w->db && sqlite3_close(w->db) != SQLITE_OK && !rc) {
     snprintf(err, WR_ERR_MAX, "close: %s", sqlite3_errmsg(w->db));

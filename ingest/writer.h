@@ -27,6 +27,8 @@ typedef struct wr_db wr_db;
 
 typedef struct wr_file {
   const char *path;
+  const char *job;        /* job.name the trace joins (created with it when new) */
+  const char *job_source; /* job.source when the job is new; may be NULL */
   int64_t file_size;
   const char *hash; /* content hash, hex */
   int64_t rank;
@@ -39,9 +41,19 @@ typedef struct wr_file {
 /* The temporary file a new database PATH is built in (PATH.tmp-PID). */
 void wr_temp_path(const char *path, char *out, size_t n);
 
-/* Opens or creates PATH. Returns 0, or -1 with err set. */
+/* Opens or creates PATH; an existing database of schema 1 is upgraded first (in one
+** transaction; wr_upgraded() says so). Returns 0, or -1 with err set. */
 int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]);
+/* wr_open(), and when PATH is new and SEED (may be NULL) a database of exactly this
+** build's schema, PATH starts as a copy of SEED (*seeded = 1): --merge copies its first
+** input so, page by page. */
+int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
+                   char err[WR_ERR_MAX]);
 int wr_is_new(const wr_db *w);
+/* 1 when wr_open() upgraded an old database (upgrade.h), with its traces and jobs. */
+int wr_upgraded(const wr_db *w, int64_t *traces, int64_t *jobs);
+/* The connection, for --merge (merge.h); owned by w. */
+struct sqlite3 *wr_sqlite(wr_db *w);
 /* Content hashes already in the database (read once at open). */
 sm_map *wr_hashes(wr_db *w);
 /* Records the command line options in meta. */

@@ -191,3 +191,14 @@ CREATE VIEW IF NOT EXISTS kernels AS
   JOIN category c ON c.category_id = e.category_id
   JOIN string s ON s.string_id = e.name_id
   WHERE e.stream IS NOT NULL;
+
+-- One row per job: what `hta-ingest --list` prints. steps: distinct host ProfilerStep numbers.
+CREATE VIEW IF NOT EXISTS job_summary AS
+  SELECT j.job_id, j.name AS job, count(DISTINCT t.rank) AS ranks, min(t.rank) AS min_rank,
+         max(t.rank) AS max_rank, count(t.trace_id) AS files,
+         (SELECT count(DISTINCT p.step) FROM profiler_step p JOIN trace pt ON pt.trace_id = p.trace_id
+          WHERE pt.job_id = j.job_id) AS steps,
+         coalesce(sum(t.event_count), 0) AS events, coalesce(sum(t.file_size), 0) AS json_bytes,
+         j.source
+  FROM job j LEFT JOIN trace t ON t.job_id = j.job_id
+  GROUP BY j.job_id;

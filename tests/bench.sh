@@ -141,3 +141,37 @@ hta_aten_op_kernels|SELECT * FROM hta_aten_op_kernels
 hta_potential_stragglers|SELECT * FROM hta_potential_stragglers
 hta_trace_diff|SELECT * FROM hta_trace_diff
 EOS
+
+# Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the
+# same job's 4 shards (--ranks, made once, not timed) merged with --merge into a new
+# database; rows per second of each, over the same rows (every table's rows the traces
+# add), best of the rounds. The merge reads no JSON: it copies rows between databases.
+job=$dir/job64
+if [ ! -s "$job/rank63.pt.trace.json" ]; then
+  rm -rf "$job"
+  python3 "$top/tools/gen_trace.py" "$job" --ranks 64 --steps "${HTA_BENCH_JOB_STEPS:-4}" -q
+fi
+for r in 0-15 16-31 32-47 48-63; do
+  [ -s "$dir/shard-$r.db" ] || "$HTA_INGEST" -q -j 1 "$dir/shard-$r.db" "$job" --ranks $r 2>/dev/null
+done
+ing_s= mrg_s=
+for r in $(seq "$rounds"); do
+  rm -f "$dir/job64.db" "$dir/job64-merged.db"
+  t0=$(now); "$HTA_INGEST" -q -j 2 "$dir/job64.db" "$job"; t1=$(now)
+  ing_s=$(best "$ing_s" "$(secs "$t0" "$t1")")
+  t0=$(now); "$HTA_INGEST" -q --merge "$dir/job64-merged.db" "$dir"/shard-*.db; t1=$(now)
+  mrg_s=$(best "$mrg_s" "$(secs "$t0" "$t1")")
+done
+rows=$(sqlite3 "$dir/job64-merged.db" "SELECT (SELECT count(*) FROM trace) + (SELECT count(*) FROM event)
+  + (SELECT count(*) FROM counter) + (SELECT count(*) FROM flow) + (SELECT count(*) FROM thread)
+  + (SELECT count(*) FROM device) + (SELECT count(*) FROM profiler_step) + (SELECT count(*) FROM ingest_issue)")
+[ "$rows" = "$(sqlite3 "$dir/job64.db" "SELECT (SELECT count(*) FROM trace) + (SELECT count(*) FROM event)
+  + (SELECT count(*) FROM counter) + (SELECT count(*) FROM flow) + (SELECT count(*) FROM thread)
+  + (SELECT count(*) FROM device) + (SELECT count(*) FROM profiler_step) + (SELECT count(*) FROM ingest_issue)")" ] ||
+  echo "note: the merged database has other rows than the ingested one"
+jmb=$(du -sm "$job" | cut -f 1)
+printf '%-28s %7.2f s %6s MB/s %8.2f M rows/s\n' "64-rank job: hta-ingest -j 2" "$ing_s" \
+  "$(awk -v m="$jmb" -v s="$ing_s" 'BEGIN { printf "%.0f", m / s }')" "$(awk -v r="$rows" -v s="$ing_s" 'BEGIN { print r / s / 1e6 }')"
+printf '%-28s %7.2f s %6s      %8.2f M rows/s  (%.1fx the ingest)\n' "64-rank job: --merge 4 shards" "$mrg_s" "" \
+  "$(awk -v r="$rows" -v s="$mrg_s" 'BEGIN { print r / s / 1e6 }')" "$(awk -v a="$ing_s" -v b="$mrg_s" 'BEGIN { print a / b }')"
+echo "64-rank job: $jmb MB of JSON, $rows rows; best of $rounds rounds"

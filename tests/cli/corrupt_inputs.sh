@@ -117,7 +117,8 @@ expect c/garbage.json.gz "" "$psize"
 { cat c.json.gz; head -c 30 base/rank1.json.gz; } > c/member2.json.gz
 expect c/member2.json.gz
 
-# 4. empty files, a 0-byte .gz, a directory named x.json (found in a directory listing)
+# 4. empty files, a 0-byte .gz, a directory named x.json (found in a directory listing: a
+#    directory, not a trace; with nothing else there, the directory has nothing to ingest)
 : > c/empty.json
 expect c/empty.json "" 0
 : > c/empty.json.gz
@@ -126,7 +127,7 @@ mkdir -p dir/x.json
 cases=$((cases + 1))
 $ING -q t.db dir > out.txt 2> err.txt; rc=$?
 [ $rc = 1 ] || fail "dir/x.json: exit $rc, expected 1"
-grep -q "^hta-ingest: dir/x.json: byte 0: " err.txt || fail "dir/x.json: no message with byte 0: $(cat err.txt)"
+grep -q "^hta-ingest: dir: nothing to ingest: " err.txt || fail "dir/x.json: no 'nothing to ingest': $(cat err.txt)"
 snapshot t.db > now.txt
 cmp -s ref.txt now.txt || fail "dir/x.json: the database changed"
 

@@ -68,7 +68,13 @@ sed 's/"ts": 5/"ts": 6/' good/worker1.json > worker2.json
 $ING -q m.db worker2.json; rc=$?
 check "append exit 0" [ $rc = 0 ]
 check "append adds a trace" [ "$(q m.db 'SELECT count(*) FROM trace')" = 3 ]
-check "shared rank noted" [ "$(q m.db "SELECT count(*) FROM ingest_issue WHERE code = 'shared_rank'")" -ge 1 ]
+check "append: its own job" [ "$(q m.db "SELECT j.name = '$(basename "$PWD")' FROM trace t JOIN job j USING (job_id) WHERE file_name = 'worker2.json'")" = 1 ]
+# worker2.json joined the job of its directory (this scratch directory), not mixed's:
+# another job's rank 2 is no shared rank; the same rank in the same job (--job) is
+check "other job: no shared rank" [ "$(q m.db "SELECT count(*) FROM ingest_issue WHERE code = 'shared_rank'")" = 0 ]
+sed 's/"ts": 5/"ts": 7/' good/worker1.json > worker2b.json
+$ING -q --job mixed m.db worker2b.json
+check "shared rank noted" [ "$(q m.db "SELECT count(*) FROM ingest_issue i JOIN trace t USING (trace_id) JOIN job j USING (job_id) WHERE i.code = 'shared_rank' AND j.name = 'mixed' AND t.file_name = 'worker2b.json'")" = 1 ]
 
 # 5. usage and environment errors
 $ING >/dev/null 2>&1; check "no args exit 2" [ $? = 2 ]
