@@ -1,7 +1,7 @@
 /*
 ** collectives.c: the collective kernels of a job, their metadata, and their
 ** matching across ranks into instances (TraceLens NcclAnalyser's rules, with the
-** deviations of docs/deviations.md E-COLL). collectives_out.c turns them into
+** deviations of docs/deviations.md E13). collectives_out.c turns them into
 ** hta_collectives, hta_collective_instances, hta_collective_summary and
 ** hta_collective_ranks.
 **

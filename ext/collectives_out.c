@@ -1,6 +1,6 @@
 /*
 ** collectives_out.c: the collective-communication analysis across the ranks of a
-** job (TraceLens NcclAnalyser, docs/deviations.md E6), from the kernels and
+** job (TraceLens NcclAnalyser, docs/deviations.md E13), from the kernels and
 ** instances of collectives.c (COL-1..10).
 **
 **   SELECT * FROM hta_collectives WHERE rank = 0;        -- one row per kernel and rank
