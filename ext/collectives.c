@@ -21,7 +21,8 @@
 **     (source NULL). Malformed args read as none. A kernel still unnamed whose name
 **     contains cross_device_reduce is 'allreduce' (TraceLens).
 **  4. bytes = nelems x the dtype's size: Float, Int 4; Long, Double 8; BFloat16, Half,
-**     Short 2; Bool, Byte 1; NULL for any other dtype (TraceLens's table).
+**     Short 2; Bool, Byte 1; NULL for any other dtype (TraceLens's table), and for a
+**     negative count or a size past int64.
 **  5. Types by name: allreduce(_coalesced); reducescatter, _reduce_scatter_base,
 **     reduce_scatter_tensor_coalesced; allgather, all_gather, _allgather_base,
 **     all_gather_into_tensor_coalesced, allgather_into_tensor_coalesced; all_to_all;
@@ -131,6 +132,13 @@ static int64_t collDtypeSize(const char *dtype) {
   return -1;
 }
 
+/* NELEMS x SIZE bytes; -1 when unknown, negative or past int64 (COL-4). */
+static int64_t collBytes(int has, int64_t nelems, int64_t size) {
+  int64_t b;
+  if (!has || size <= 0 || nelems < 0 || __builtin_mul_overflow(nelems, size, &b)) return -1;
+  return b;
+}
+
 static int collDup(sqlite3_stmt *st, int col, char **out) {
   const unsigned char *z = sqlite3_column_text(st, col);
   *out = 0;
@@ -232,8 +240,8 @@ static int collMeta(coll_ctx *c, const char *kargs, coll_kernel *k) {
   }
   k->type = collType(k->coll_name);
   int64_t size = collDtypeSize(k->dtype);
-  k->in_bytes = size > 0 && k->has_in ? k->in_nelems * size : -1;
-  k->out_bytes = size > 0 && k->has_out ? k->out_nelems * size : -1;
+  k->in_bytes = collBytes(k->has_in, k->in_nelems, size);
+  k->out_bytes = collBytes(k->has_out, k->out_nelems, size);
   return SQLITE_OK;
 }
 

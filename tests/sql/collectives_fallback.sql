@@ -121,3 +121,17 @@ SELECT 'fb_09_category', count(*) = 9 FROM hta_collectives;
 SELECT 'fb_10_ranks', group_concat(rank || ':' || times_arrived_last || ':' || times_arrived_first
        || ':' || num_collectives, ',') = '0:0:4:4,1:5:1:5'
   FROM hta_collective_ranks;
+-- extremes: a count whose bytes leave int64 has no size (COL-4), a group size of 0 no
+-- bus factor (COL-9); times at the int64 limits saturate (no error)
+UPDATE event SET args = json_object('Collective name', 'allreduce', 'In msg nelems', 9223372036854775807,
+  'Out msg nelems', -4, 'dtype', 'Float', 'Group size', 0, 'Process Group Name', 7)
+ WHERE event_id IN ((1 << 32) | 11, (2 << 32) | 11);
+UPDATE event SET ts = 9223372036854775000, dur = 9223372036854775000 WHERE event_id = (2 << 32) | 14;
+SELECT 'fb_11_extreme_bytes', in_bytes IS NULL AND out_bytes IS NULL AND out_nelems = -4 AND pg_name = '7'
+  FROM hta_collectives WHERE event_id = (1 << 32) | 11;
+SELECT 'fb_12_extreme_bw', msg_bytes IS NULL AND busbw_gbps IS NULL AND group_size = 0
+  FROM hta_collective_instances WHERE pg_name = '7';
+SELECT 'fb_13_extreme_times', (SELECT count(*) FROM hta_collective_instances(1)) = 5
+       AND (SELECT count(*) FROM hta_collective_summary(1)) > 0
+       AND (SELECT end_skew_us FROM hta_collective_instances WHERE collective_name = 'allreduce'
+            AND pg_name IS NULL) = (9223372036854775807 - 404000) / 1000.0;
