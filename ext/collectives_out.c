@@ -195,11 +195,11 @@ enum {
 };
 
 /* CO-3: the GPU row before kernel K on its trace. */
-#define CO_SQL_PREV_KERNEL                                                                      \
-  "SELECT s.value, e.ts + e.dur FROM $S.event e LEFT JOIN $S.string s"                          \
-  " ON s.string_id = e.name_id WHERE e.event_id BETWEEN ?1 AND ?2 AND e.event_id <> ?3"         \
-  " AND e.stream IS NOT NULL AND e.ts IS NOT NULL AND e.dur IS NOT NULL AND e.ts + e.dur <= ?4" \
-  " ORDER BY e.ts + e.dur DESC, e.ts DESC, e.event_id DESC LIMIT 1"
+#define CO_SQL_PREV_KERNEL                                                                         \
+  "SELECT (SELECT value FROM $S.string WHERE string_id = x.name_id), x.en FROM (SELECT e.name_id," \
+  " e.ts + e.dur AS en FROM $S.event e WHERE e.event_id BETWEEN ?1 AND ?2 AND e.event_id <> ?3"    \
+  " AND e.stream IS NOT NULL AND e.ts IS NOT NULL AND e.dur IS NOT NULL AND e.ts + e.dur <= ?4"    \
+  " ORDER BY e.ts + e.dur DESC, e.ts DESC, e.event_id DESC LIMIT 1) x"
 /* CO-3: the cpu_op of the launching thread (launch ?3) before its collective. */
 #define CO_SQL_PREV_OP                                                                            \
   "WITH RECURSIVE up(id, d) AS (SELECT ?3, 0 UNION ALL SELECT e.parent_id, up.d + 1"              \
@@ -208,11 +208,11 @@ enum {
   " WHERE up.d > 0 AND e.name_id = (SELECT string_id FROM $S.string"                              \
   " WHERE value = 'record_param_comms') ORDER BY up.d LIMIT 1), l.ts)"                            \
   " FROM $S.event l WHERE l.event_id = ?3)"                                                       \
-  " SELECT s.value FROM $S.event l, root, $S.event e LEFT JOIN $S.string s"                       \
-  " ON s.string_id = e.name_id WHERE l.event_id = ?3 AND e.event_id BETWEEN ?1 AND ?2"            \
+  " SELECT (SELECT value FROM $S.string WHERE string_id = x.name_id) FROM (SELECT e.name_id"      \
+  " FROM $S.event l, root, $S.event e WHERE l.event_id = ?3 AND e.event_id BETWEEN ?1 AND ?2"     \
   " AND e.pid IS l.pid AND e.tid IS l.tid AND e.category_id = (SELECT category_id"                \
   " FROM $S.category WHERE name = 'cpu_op') AND e.ts IS NOT NULL AND e.dur IS NOT NULL"           \
-  " AND e.ts + e.dur <= root.ts ORDER BY e.ts + e.dur DESC, e.ts DESC, e.event_id DESC LIMIT 1"
+  " AND e.ts + e.dur <= root.ts ORDER BY e.ts + e.dur DESC, e.ts DESC, e.event_id DESC LIMIT 1) x"
 
 static int coPrev(sqlite3_stmt *pk, sqlite3_stmt *po, const coll_kernel *k, hta_cell *r) {
   int rc;
