@@ -1335,6 +1335,10 @@ static void hrJobs(hr_ctx *x, const char *job) {
     njobs++;
   }
   sqlite3_finalize(st);
+  if (njobs == 0 && !job && !x->fatal) { /* a database without traces: its empty sections */
+    if (!(jobs = calloc(1, sizeof *jobs))) hrOom(x);
+    else jobs[njobs++].id = -1;
+  }
   for (int k = 0; k < njobs && !x->fatal && !x->o->oom; k++) {
     hrJobReset(x);
     x->job_id = jobs[k].id;
