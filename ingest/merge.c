@@ -295,8 +295,10 @@ static int mg_copy_all(mg_ctx *m, mg_stats *st, mg_note note, void *ctx) {
   int rc = -1;
   if (sqlite3_prepare_v2(m->db,
                          "SELECT trace_id, file_name, EXISTS (SELECT 1 FROM main.trace o"
-                         " WHERE o.content_hash = t.content_hash) FROM mg_src.trace t"
-                         " ORDER BY trace_id",
+                         " JOIN main.job oj ON oj.job_id = o.job_id"
+                         " WHERE o.content_hash = t.content_hash AND oj.name IS"
+                         " (SELECT name FROM temp.mg_job WHERE trace_id = t.trace_id))"
+                         " FROM mg_src.trace t ORDER BY trace_id",
                          -1, &sel, NULL) != SQLITE_OK)
     return mg_fail(m, NULL, "reading traces");
   int r;
@@ -323,7 +325,10 @@ static int mg_copy_all(mg_ctx *m, mg_stats *st, mg_note note, void *ctx) {
     /* OUT may have gained it from an earlier IN or trace of this run */
     if (v[i].dup || mg_int(m,
                            "SELECT EXISTS (SELECT 1 FROM main.trace o JOIN mg_src.trace t"
-                           " ON t.content_hash = o.content_hash WHERE t.trace_id = ?1)",
+                           " ON t.content_hash = o.content_hash"
+                           " JOIN main.job oj ON oj.job_id = o.job_id"
+                           " WHERE t.trace_id = ?1 AND oj.name IS"
+                           " (SELECT name FROM temp.mg_job WHERE trace_id = t.trace_id))",
                            1, v[i].id) == 1) {
       snprintf(msg, sizeof msg,
                "hta-ingest: %.400s: %.600s: skipped: already in the output (same content)", m->in,

@@ -429,10 +429,13 @@ static void parse_file(pl_ctx *c, int i) {
   char hash[48];
   hex_hash(hash, kt_content_hash(scan), kt_file_size(scan));
   int replace = 0;
+  char key[1100];
+  int keylen = wr_hash_key(key, sizeof key, pf->job, hash);
+  if (keylen < 0) keylen = (int)strlen(key); /* a job name of over 1 KB: cut, still unique enough */
   pthread_mutex_lock(&c->mu);
   int added;
   sm_map *hs = wr_hashes(c->w);
-  int64_t known = sm_find(hs, hash, strlen(hash));
+  int64_t known = sm_find(hs, key, (size_t)keylen);
   if (known >= 0 && !c->o->replace) {
     pthread_mutex_unlock(&c->mu);
     snprintf(pf->message, sizeof pf->message, "already ingested (same content)");
@@ -445,7 +448,7 @@ static void parse_file(pl_ctx *c, int i) {
     goto done;
   }
   replace = known >= 0;
-  sm_intern(hs, hash, strlen(hash), &added);
+  sm_intern(hs, key, (size_t)keylen, &added);
   pthread_mutex_unlock(&c->mu);
   if (!(wf = calloc(1, sizeof *wf))) {
     snprintf(msg, sizeof msg, "out of memory");

@@ -301,7 +301,11 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
   }
   if (wr_exec(w, HTA_INDEXES_SQL, err)) return -1;
   sqlite3_stmt *st;
-  if (sqlite3_prepare_v2(w->db, "SELECT content_hash FROM trace", -1, &st, NULL) != SQLITE_OK)
+  /* keys as wr_hash_key makes them: a file is a duplicate within its job only */
+  if (sqlite3_prepare_v2(w->db,
+                         "SELECT coalesce(j.name, '') || char(31) || t.content_hash FROM trace t"
+                         " LEFT JOIN job j ON j.job_id = t.job_id",
+                         -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "reading traces");
   while (sqlite3_step(st) == SQLITE_ROW) {
     int added;
@@ -321,6 +325,13 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
 }
 
 int wr_is_new(const wr_db *w) { return w->is_new; }
+
+const char *wr_job_name(const char *job) { return job ? job : "default"; }
+
+int wr_hash_key(char *out, size_t size, const char *job, const char *hash) {
+  int n = snprintf(out, size, "%s\x1f%s", wr_job_name(job), hash);
+  return n >= 0 && (size_t)n < size ? n : -1;
+}
 struct sqlite3 *wr_sqlite(wr_db *w) {
   return w->db;
 }
@@ -390,7 +401,7 @@ static const char wr_del_job[] =
     "DELETE FROM job WHERE job_id = (SELECT job_id FROM trace WHERE trace_id = ?1)"
     " AND NOT EXISTS (SELECT 1 FROM trace t WHERE t.job_id = job.job_id AND t.trace_id <> ?1)";
 
-static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
+static int wr_delete_hash(wr_db *w, const char *hash, const char *job, char err[WR_ERR_MAX]) {
   static const char *const del[] = {
       "DELETE FROM event WHERE event_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
       "DELETE FROM counter WHERE counter_id BETWEEN ?1 << 32 AND (?1 << 32) | 0xffffffff",
@@ -403,10 +414,13 @@ static int wr_delete_hash(wr_db *w, const char *hash, char err[WR_ERR_MAX]) {
       "DELETE FROM trace WHERE trace_id = ?1"};
   sqlite3_stmt *st;
   int64_t old = 0;
-  if (sqlite3_prepare_v2(w->db, "SELECT trace_id FROM trace WHERE content_hash = ?", -1, &st,
-                         NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db,
+                         "SELECT trace_id FROM trace WHERE content_hash = ?1"
+                         " AND job_id = (SELECT job_id FROM job WHERE name = ?2)",
+                         -1, &st, NULL) != SQLITE_OK)
     return wr_fail(w, err, "replace");
   sqlite3_bind_text(st, 1, hash, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 2, job, -1, SQLITE_STATIC);
   if (sqlite3_step(st) == SQLITE_ROW) old = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
   if (!old) return 0;
@@ -470,10 +484,10 @@ static int64_t wr_job(wr_db *w, const char *name, const char *source) {
 int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   if (!wr_in_file(w) && wr_open_file(w, err)) return -1;
   /* the trace deleted is an older one: trace_id stays above every id in use */
-  if (replace && wr_delete_hash(w, f->hash, err)) return -1;
+  if (replace && wr_delete_hash(w, f->hash, wr_job_name(f->job), err)) return -1;
   sqlite3_stmt *st;
   w->rank = f->rank;
-  int64_t job = wr_job(w, f->job ? f->job : "default", f->job_source);
+  int64_t job = wr_job(w, wr_job_name(f->job), f->job_source);
   if (job < 0) return wr_fail(w, err, "job");
   int shared = rank_count(w, job, f->rank) > 0;
   const kt_meta *m = f->meta;

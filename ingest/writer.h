@@ -54,8 +54,13 @@ int wr_is_new(const wr_db *w);
 int wr_upgraded(const wr_db *w, int64_t *traces, int64_t *jobs);
 /* The connection, for --merge (merge.h); owned by w. */
 struct sqlite3 *wr_sqlite(wr_db *w);
-/* Content hashes already in the database (read once at open). */
+/* Content hashes already in the database (read once at open), as wr_hash_key keys. */
 sm_map *wr_hashes(wr_db *w);
+/* The job a file without one joins ("default"). */
+const char *wr_job_name(const char *job);
+/* "JOB\x1fHASH" into OUT: a trace is a duplicate of one with the same content in the
+** same job only (the same file may belong to two jobs). Its length, -1 if too long. */
+int wr_hash_key(char *out, size_t size, const char *job, const char *hash);
 /* Records the command line options in meta. */
 int wr_set_meta(wr_db *w, const char *key, const char *value);
 

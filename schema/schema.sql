@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS trace(
   file_name         TEXT NOT NULL,       -- as given on the command line
   file_path         TEXT,                -- absolute path at ingest time (to re-read the original)
   file_size         INTEGER NOT NULL,    -- bytes on disk
-  content_hash      TEXT NOT NULL UNIQUE,
+  content_hash      TEXT NOT NULL,       -- one file once per job (trace_content below)
   world_size        INTEGER,
   backend           TEXT,
   device_type       TEXT,                -- 'NVIDIA GPU' | 'AMD GPU' | 'MTIA' | 'UNKNOWN GPU' (spec 1.8)
@@ -40,6 +40,9 @@ CREATE TABLE IF NOT EXISTS trace(
   max_end           INTEGER,             -- ns: latest ts+dur of those events
   metadata          TEXT                 -- JSON: every top-level key except traceEvents
 );
+
+-- The same bytes may belong to two jobs (a file copied into both runs' folders), once each.
+CREATE UNIQUE INDEX IF NOT EXISTS trace_content ON trace(job_id, content_hash);
 
 CREATE TABLE IF NOT EXISTS device(
   trace_id         INTEGER NOT NULL REFERENCES trace(trace_id),

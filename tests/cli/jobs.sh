@@ -62,11 +62,16 @@ check "--list runA" [ "$(sed -n 2p list.txt | tr -s ' ')" = "runA 3 0-2 3 2 6 $b
 check "--list exp" [ "$(sed -n 3p list.txt | tr -s ' ')" = "exp 1 3-3 1 1 1 $bB $here/runB/worker3.json" ]
 check "--list: 3 lines" [ "$(wc -l < list.txt)" = 3 ]
 check "job_summary" [ "$(q t.db "SELECT group_concat(job || ',' || ranks || ',' || min_rank || ',' || max_rank || ',' || files || ',' || steps || ',' || events || ',' || json_bytes, ' ') FROM job_summary")" = "runA,3,0,2,3,2,6,$bA exp,1,3,3,1,1,1,$bB" ]
-# --replace into another job: the job left without traces goes
+# the same file into another job: a duplicate within a job only, so both jobs have it (a
+# file copied into two runs' folders belongs to both); --replace within its job replaces it
 cp t.db rp.db
+$ING -q --job moved rp.db runB/worker3.json; check "second job exit 0" [ $? = 0 ]
+check "second job: exp and moved both have it" [ "$(q rp.db "SELECT group_concat(j.name, ' ') FROM (SELECT * FROM trace ORDER BY trace_id) t JOIN job j USING (job_id) WHERE file_name = 'runB/worker3.json'")" = "exp moved" ]
+$ING -q --job moved rp.db runB/worker3.json; check "same job again exit 0" [ $? = 0 ]
+check "same job again: nothing added" [ "$(q rp.db "SELECT count(*) FROM trace")" = 5 ]
 $ING -q --replace --job moved rp.db runB/worker3.json; check "replace exit 0" [ $? = 0 ]
-check "replace: exp gone, moved has it" [ "$(q rp.db "SELECT group_concat(name, ' ') FROM (SELECT name FROM job ORDER BY job_id); SELECT j.name FROM trace t JOIN job j USING (job_id) WHERE file_name = 'runB/worker3.json'")" = "runA moved
-moved" ]
+check "replace: one copy per job, the new one last" [ "$(q rp.db "SELECT group_concat(j.name, ' ') FROM (SELECT * FROM trace ORDER BY trace_id) t JOIN job j USING (job_id) WHERE file_name = 'runB/worker3.json'")" = "exp moved" ]
+check "replace: trace ids" [ "$(q rp.db "SELECT max(trace_id) FROM trace")" = 6 ]
 $ING --list nope.db 2> err.txt; check "--list missing db: exit 2" [ $? = 2 ]
 check "--list missing db: not created" [ ! -e nope.db ]
 
