@@ -3,8 +3,8 @@
 ** the operator that holds each record (memory.c MEM-1..6 state the rules; this
 ** file implements them for the four memory analyses).
 **
-** HOW IT WORKS: two scans of the trace's event_id range: the [memory] instants
-** (their args read with json_extract) and the cpu_op / operator complete events.
+** HOW IT WORKS: one scan of the trace's event_id range reads the [memory] instants
+** (their args with json_extract) and the cpu_op / operator complete events.
 ** Both are sorted by (thread, ts); one sweep per thread keeps the stack of open
 ** operator nodes: a node's parent is the top of the stack when it starts, and a
 ** record's node is the top of the stack at its ts once every node that ended at
@@ -69,46 +69,82 @@ const char *mm_operator(const mm_trace *m, const mm_record *r) {
 
 /* ---------------------------------------------------------------- loading */
 
-static int mmLoadRecords(sqlite3 *db, const hta_trace *t, int32_t name_id, mm_trace *m) {
+/* Reads record row ST (columns 1.. of mmLoad's query) into *R. */
+static void mmReadRecord(sqlite3_stmt *st, mm_record *r) {
+  memset(r, 0, sizeof *r);
+  r->event_id = sqlite3_column_int64(st, 1);
+  r->seq = sqlite3_column_int64(st, 2);
+  r->tid_key = mmTidKey(st, 3);
+  r->ts = sqlite3_column_int64(st, 4);
+  r->has_step = mmInt(st, 7, &r->step);
+  r->has_type = mmInt(st, 8, &r->dev_type);
+  if (!mmInt(st, 9, &r->dev_id)) r->dev_id = INT64_MIN;
+  if (r->dev_type == 6) r->dev_type = 1; /* MEM-2: HIP reads as CUDA */
+  if (r->has_type && r->dev_type == 0) r->dev_id = -1;
+  if (!r->has_type) r->dev_type = r->dev_id = 0;
+  r->has_addr = mmInt(st, 10, &r->addr);
+  r->has_bytes = mmInt(st, 11, &r->bytes);
+  r->has_allocated = mmInt(st, 12, &r->allocated);
+  r->has_reserved = mmInt(st, 13, &r->reserved);
+  r->node = -1;
+}
+
+/* Reads node row ST into *N; the name id rides in slot until mmNames. */
+static void mmReadNode(sqlite3_stmt *st, mm_node *n) {
+  int64_t dur = sqlite3_column_int64(st, 5);
+  memset(n, 0, sizeof *n);
+  n->event_id = sqlite3_column_int64(st, 1);
+  n->tid_key = mmTidKey(st, 3);
+  n->ts = sqlite3_column_int64(st, 4);
+  n->end = hta_end(n->ts, dur > 0 ? dur : 0); /* a negative dur is zero-length */
+  n->parent = -1;
+  n->slot = sqlite3_column_type(st, 6) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 6);
+}
+
+/* One scan of trace T's rows: its [memory] records (NAME_ID, MEM-1) and its cpu_op
+** nodes (MEM-3). *PNAME_IDS = the nodes' name ids, for mmNames (sqlite3_free). */
+static int mmLoad(sqlite3 *db, const hta_trace *t, int32_t name_id, mm_trace *m,
+                  int32_t **pname_ids) {
   sqlite3_stmt *st = 0;
-  size_t cap = 0;
+  size_t rcap = 0, ncap = 0;
+  int32_t *ids;
   int rc = hta_prepare(
       db, t->schema,
-      "SELECT event_id, seq, tid, ts, iteration, json_extract(a, '$.\"Device Type\"'),"
-      " json_extract(a, '$.\"Device Id\"'), json_extract(a, '$.\"Addr\"'),"
-      " json_extract(a, '$.\"Bytes\"'), json_extract(a, '$.\"Total Allocated\"'),"
-      " json_extract(a, '$.\"Total Reserved\"') FROM (SELECT *, CASE WHEN json_valid(args)"
-      " THEN args END AS a FROM $S.event WHERE event_id BETWEEN ?1 AND ?2 AND name_id = ?3"
-      " AND ph = 'i' AND ts IS NOT NULL)",
+      "SELECT ph = 'i', event_id, seq, tid, ts, dur, name_id, iteration,"
+      " json_extract(a, '$.\"Device Type\"'), json_extract(a, '$.\"Device Id\"'),"
+      " json_extract(a, '$.\"Addr\"'), json_extract(a, '$.\"Bytes\"'),"
+      " json_extract(a, '$.\"Total Allocated\"'), json_extract(a, '$.\"Total Reserved\"')"
+      " FROM (SELECT *, CASE WHEN ph = 'i' AND json_valid(args) THEN args END AS a"
+      "  FROM $S.event WHERE event_id BETWEEN ?1 AND ?2 AND ts IS NOT NULL"
+      "  AND ((ph = 'i' AND name_id = ?3) OR (ph = 'X' AND stream IS NULL AND dur IS NOT NULL"
+      "  AND category_id IN (SELECT category_id FROM $S.category"
+      "   WHERE lower(name) IN ('cpu_op', 'operator')))))",
       &st);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));
   sqlite3_bind_int64(st, 2, hta_trace_last_id(t->trace_id));
   sqlite3_bind_int64(st, 3, name_id);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    mm_record r;
-    memset(&r, 0, sizeof r);
-    r.event_id = sqlite3_column_int64(st, 0);
-    r.seq = sqlite3_column_int64(st, 1);
-    r.tid_key = mmTidKey(st, 2);
-    r.ts = sqlite3_column_int64(st, 3);
-    r.has_step = mmInt(st, 4, &r.step);
-    r.has_type = mmInt(st, 5, &r.dev_type);
-    if (!mmInt(st, 6, &r.dev_id)) r.dev_id = INT64_MIN;
-    if (r.dev_type == 6) r.dev_type = 1; /* MEM-2: HIP reads as CUDA */
-    if (r.has_type && r.dev_type == 0) r.dev_id = -1;
-    if (!r.has_type) r.dev_type = r.dev_id = 0;
-    r.has_addr = mmInt(st, 7, &r.addr);
-    r.has_bytes = mmInt(st, 8, &r.bytes);
-    r.has_allocated = mmInt(st, 9, &r.allocated);
-    r.has_reserved = mmInt(st, 10, &r.reserved);
-    r.node = -1;
-    HTA_PUSH(m->recs, m->nrec, cap, 1024, r, oom);
-    if ((m->nrec & 0xffff) == 0 && hta_interrupted(db)) break;
+    if (sqlite3_column_int(st, 0)) {
+      mm_record r;
+      mmReadRecord(st, &r);
+      HTA_PUSH(m->recs, m->nrec, rcap, 1024, r, oom);
+    } else {
+      mm_node n;
+      mmReadNode(st, &n);
+      HTA_PUSH(m->nodes, m->nnode, ncap, 1024, n, oom);
+    }
+    if (((m->nrec + m->nnode) & 0xffff) == 0 && hta_interrupted(db)) break;
   }
   sqlite3_finalize(st);
   if (rc == SQLITE_ROW) return SQLITE_INTERRUPT;
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+  if (rc != SQLITE_DONE) return rc;
+  if (m->nnode > INT32_MAX) return SQLITE_TOOBIG;
+  ids = sqlite3_malloc64((m->nnode ? m->nnode : 1) * sizeof *ids);
+  if (!ids) return SQLITE_NOMEM;
+  for (size_t i = 0; i < m->nnode; i++) ids[i] = m->nodes[i].slot;
+  *pname_ids = ids;
+  return SQLITE_OK;
 oom:
   sqlite3_finalize(st);
   return SQLITE_NOMEM;
@@ -161,48 +197,6 @@ static int mmDevices(mm_trace *m) {
   }
   return SQLITE_OK;
 oom:
-  return SQLITE_NOMEM;
-}
-
-static int mmLoadNodes(sqlite3 *db, const hta_trace *t, mm_trace *m, int32_t **pname_ids) {
-  sqlite3_stmt *st = 0;
-  size_t cap = 0;
-  int32_t *ids = 0;
-  int rc = hta_prepare(db, t->schema,
-                       "SELECT event_id, tid, ts, dur, name_id FROM $S.event"
-                       " WHERE event_id BETWEEN ?1 AND ?2 AND ph = 'X' AND stream IS NULL"
-                       " AND ts IS NOT NULL AND dur IS NOT NULL AND category_id IN"
-                       " (SELECT category_id FROM $S.category"
-                       "  WHERE lower(name) IN ('cpu_op', 'operator'))",
-                       &st);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));
-  sqlite3_bind_int64(st, 2, hta_trace_last_id(t->trace_id));
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    mm_node n;
-    int64_t dur = sqlite3_column_int64(st, 3);
-    memset(&n, 0, sizeof n);
-    n.event_id = sqlite3_column_int64(st, 0);
-    n.tid_key = mmTidKey(st, 1);
-    n.ts = sqlite3_column_int64(st, 2);
-    n.end = hta_end(n.ts, dur > 0 ? dur : 0); /* a negative dur is zero-length */
-    n.parent = -1;
-    /* the name id rides in slot until the names are known */
-    n.slot = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 4);
-    HTA_PUSH(m->nodes, m->nnode, cap, 1024, n, oom);
-    if ((m->nnode & 0xffff) == 0 && hta_interrupted(db)) break;
-  }
-  sqlite3_finalize(st);
-  if (rc == SQLITE_ROW) return SQLITE_INTERRUPT;
-  if (rc != SQLITE_DONE) return rc;
-  if (m->nnode > INT32_MAX) return SQLITE_TOOBIG;
-  ids = sqlite3_malloc64((m->nnode ? m->nnode : 1) * sizeof *ids);
-  if (!ids) return SQLITE_NOMEM;
-  for (size_t i = 0; i < m->nnode; i++) ids[i] = m->nodes[i].slot;
-  *pname_ids = ids;
-  return SQLITE_OK;
-oom:
-  sqlite3_finalize(st);
   return SQLITE_NOMEM;
 }
 
@@ -348,10 +342,13 @@ int mm_trace_load(sqlite3 *db, const hta_trace *t, mm_trace *m) {
   int rc = hta_string_ids(db, t->schema, memName, 1, &name_id);
   memset(m, 0, sizeof *m);
   if (rc != SQLITE_OK || name_id < 0) return rc;
-  rc = mmLoadRecords(db, t, name_id, m);
-  if (rc == SQLITE_OK && m->nrec == 0) return SQLITE_OK;
+  rc = mmLoad(db, t, name_id, m, &ids);
+  if (rc == SQLITE_OK && m->nrec == 0) { /* no records: nothing to attribute */
+    sqlite3_free(ids);
+    mm_trace_free(m);
+    return SQLITE_OK;
+  }
   if (rc == SQLITE_OK) rc = mmDevices(m);
-  if (rc == SQLITE_OK) rc = mmLoadNodes(db, t, m, &ids);
   if (rc == SQLITE_OK) rc = mmNames(db, t, m, ids);
   sqlite3_free(ids);
   if (rc == SQLITE_OK) rc = mmAttribute(m);
