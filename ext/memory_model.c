@@ -4,13 +4,14 @@
 ** file implements them for the four memory analyses).
 **
 ** HOW IT WORKS: one scan of the trace's event_id range reads the [memory] instants
-** (their args with json_extract) and the cpu_op / operator complete events.
+** (their args with a small scanner of the JSON text) and the cpu_op / operator complete events.
 ** Both are sorted by (thread, ts); one sweep per thread keeps the stack of open
 ** operator nodes: a node's parent is the top of the stack when it starts, and a
 ** record's node is the top of the stack at its ts once every node that ended at
 ** or before ts is popped (half-open intervals). The records are then ordered by
 ** (device, ts, event_id), the order every memory analysis reads them in.
 */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,126 @@ const char *mm_operator(const mm_trace *m, const mm_record *r) {
 
 /* ---------------------------------------------------------------- loading */
 
+/* ---------------------------------------------------------------- args */
+/* The six args of a record, read from its args JSON text by a small scanner: SQLite's
+** json_extract parses the text once per call (3.40), six times per record, which
+** was most of the analyses' time. Only the top-level members are looked at; a
+** member whose value is not an integral number is absent, as is everything of a
+** text that is not a JSON object (MEM-1). The first of duplicate members wins,
+** as with json_extract. */
+#define MM_NARG 6
+static const char *const mmArgNames[MM_NARG] = {
+    "Device Type", "Device Id", "Addr", "Bytes", "Total Allocated", "Total Reserved",
+};
+static const size_t mmArgLens[MM_NARG] = {11, 9, 4, 5, 15, 14};
+#define MM_MAX_DEPTH 64 /* nested values deeper than this: not JSON we accept */
+
+static const char *mmWs(const char *p, const char *e) {
+  while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
+  return p;
+}
+
+/* P at a '"': returns the byte after the closing quote, NULL when unterminated. */
+static const char *mmString(const char *p, const char *e) {
+  for (p++; p < e; p++) {
+    if (*p == '\\') p++;
+    else if (*p == '"') return p + 1;
+  }
+  return 0;
+}
+
+/* Skips one value at P; returns the byte after it, NULL when malformed. */
+static const char *mmValue(const char *p, const char *e) {
+  int depth = 0;
+  if (p >= e) return 0;
+  if (*p == '"') return mmString(p, e);
+  if (*p != '{' && *p != '[') { /* a number or a literal */
+    const char *q = p;
+    while (q < e && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t' && *q != '\n' &&
+           *q != '\r')
+      q++;
+    return q > p ? q : 0;
+  }
+  while (p < e) {
+    if (*p == '"') {
+      p = mmString(p, e);
+      if (!p) return 0;
+      continue;
+    }
+    if (*p == '{' || *p == '[') {
+      if (++depth > MM_MAX_DEPTH) return 0;
+    } else if (*p == '}' || *p == ']') {
+      if (--depth == 0) return p + 1;
+    }
+    p++;
+  }
+  return 0;
+}
+
+/* The integer of number token [P, Q): 1 and *OUT when it is one (or a float with an
+** integral value that fits), else 0. */
+static int mmNumber(const char *p, const char *q, int64_t *out) {
+  char buf[64], *end;
+  size_t n = (size_t)(q - p);
+  if (n == 0 || n >= sizeof buf || !(*p == '-' || (*p >= '0' && *p <= '9'))) return 0;
+  if (n <= 18) { /* a plain integer of up to 18 digits cannot overflow: no strtoll */
+    const char *d = p + (*p == '-');
+    int64_t x = 0;
+    while (d < q && *d >= '0' && *d <= '9') x = x * 10 + (*d++ - '0');
+    if (d == q && d > p + (*p == '-')) {
+      *out = *p == '-' ? -x : x;
+      return 1;
+    }
+  }
+  memcpy(buf, p, n);
+  buf[n] = 0;
+  errno = 0;
+  long long v = strtoll(buf, &end, 10);
+  if (*end == 0 && errno == 0) {
+    *out = v;
+    return 1;
+  }
+  double d = strtod(buf, &end);
+  if (*end != 0 || !(d >= -9.2e18 && d <= 9.2e18) || d != (double)(int64_t)d) return 0;
+  *out = (int64_t)d;
+  return 1;
+}
+
+/* Reads the args of text [S, S+N) into V and HAS (MM_NARG each). */
+static void mmArgs(const char *s, int n, int64_t *v, int *has) {
+  const char *p = s, *e = s + (n > 0 ? n : 0);
+  memset(has, 0, MM_NARG * sizeof *has);
+  if (!s) return;
+  p = mmWs(p, e);
+  if (p >= e || *p != '{') return;
+  p = mmWs(p + 1, e);
+  if (p < e && *p == '}') return;
+  while (p < e && *p == '"') {
+    const char *k = p + 1, *ke = mmString(p, e), *val;
+    int which = -1;
+    if (!ke) goto bad;
+    for (int i = 0; i < MM_NARG && which < 0; i++) {
+      if ((size_t)(ke - 1 - k) == mmArgLens[i] && !memcmp(k, mmArgNames[i], mmArgLens[i]))
+        which = i;
+    }
+    p = mmWs(ke, e);
+    if (p >= e || *p != ':') goto bad;
+    val = mmWs(p + 1, e);
+    p = mmValue(val, e);
+    if (!p) goto bad;
+    if (which >= 0 && !has[which]) /* 2: present, not an integer: stays absent */
+      has[which] = mmNumber(val, p, &v[which]) ? 1 : 2;
+    p = mmWs(p, e);
+    if (p < e && *p == ',') p = mmWs(p + 1, e);
+    else if (p < e && *p == '}') {
+      for (int i = 0; i < MM_NARG; i++) has[i] = has[i] == 1;
+      return;
+    } else goto bad;
+  }
+bad: /* not a JSON object: no args at all */
+  memset(has, 0, MM_NARG * sizeof *has);
+}
+
 /* Reads record row ST (columns 1.. of mmLoad's query) into *R. */
 static void mmReadRecord(sqlite3_stmt *st, mm_record *r) {
   memset(r, 0, sizeof *r);
@@ -77,15 +198,18 @@ static void mmReadRecord(sqlite3_stmt *st, mm_record *r) {
   r->tid_key = mmTidKey(st, 3);
   r->ts = sqlite3_column_int64(st, 4);
   r->has_step = mmInt(st, 7, &r->step);
-  r->has_type = mmInt(st, 8, &r->dev_type);
-  if (!mmInt(st, 9, &r->dev_id)) r->dev_id = INT64_MIN;
+  int64_t v[MM_NARG];
+  int has[MM_NARG];
+  mmArgs((const char *)sqlite3_column_text(st, 8), sqlite3_column_bytes(st, 8), v, has);
+  r->has_type = has[0], r->dev_type = has[0] ? v[0] : 0;
+  r->dev_id = has[1] ? v[1] : INT64_MIN;
   if (r->dev_type == 6) r->dev_type = 1; /* MEM-2: HIP reads as CUDA */
   if (r->has_type && r->dev_type == 0) r->dev_id = -1;
   if (!r->has_type) r->dev_type = r->dev_id = 0;
-  r->has_addr = mmInt(st, 10, &r->addr);
-  r->has_bytes = mmInt(st, 11, &r->bytes);
-  r->has_allocated = mmInt(st, 12, &r->allocated);
-  r->has_reserved = mmInt(st, 13, &r->reserved);
+  r->has_addr = has[2], r->addr = has[2] ? v[2] : 0;
+  r->has_bytes = has[3], r->bytes = has[3] ? v[3] : 0;
+  r->has_allocated = has[4], r->allocated = has[4] ? v[4] : 0;
+  r->has_reserved = has[5], r->reserved = has[5] ? v[5] : 0;
   r->node = -1;
 }
 
@@ -111,14 +235,11 @@ static int mmLoad(sqlite3 *db, const hta_trace *t, int32_t name_id, mm_trace *m,
   int rc = hta_prepare(
       db, t->schema,
       "SELECT ph = 'i', event_id, seq, tid, ts, dur, name_id, iteration,"
-      " json_extract(a, '$.\"Device Type\"'), json_extract(a, '$.\"Device Id\"'),"
-      " json_extract(a, '$.\"Addr\"'), json_extract(a, '$.\"Bytes\"'),"
-      " json_extract(a, '$.\"Total Allocated\"'), json_extract(a, '$.\"Total Reserved\"')"
-      " FROM (SELECT *, CASE WHEN ph = 'i' AND json_valid(args) THEN args END AS a"
-      "  FROM $S.event WHERE event_id BETWEEN ?1 AND ?2 AND ts IS NOT NULL"
-      "  AND ((ph = 'i' AND name_id = ?3) OR (ph = 'X' AND stream IS NULL AND dur IS NOT NULL"
-      "  AND category_id IN (SELECT category_id FROM $S.category"
-      "   WHERE lower(name) IN ('cpu_op', 'operator')))))",
+      " CASE WHEN ph = 'i' THEN args END"
+      " FROM $S.event WHERE event_id BETWEEN ?1 AND ?2 AND ts IS NOT NULL"
+      " AND ((ph = 'i' AND name_id = ?3) OR (ph = 'X' AND stream IS NULL AND dur IS NOT NULL"
+      " AND category_id IN (SELECT category_id FROM $S.category"
+      "  WHERE lower(name) IN ('cpu_op', 'operator'))))",
       &st);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));

@@ -24,7 +24,8 @@ SELECT 'memedge_01_none', (SELECT count(*) FROM hta_memory_timeline) + (SELECT c
 --   r13 1700 'other' GPU0 addr 20 0 B (no totals)     no operator (thread without operators); frees
 --                                                      an address never allocated
 --   r14 3300 7 type 13 id 0 addr 30 +64 TA 64 TR 64   C3: aten::c; device DEVICE13:0
---   r15 3400 7 no Device Type, addr 40, +8            C3; device NULL
+--   r15 3400 7 no Device Type, addr 40, +8            C3; device NULL (a nested "Device Type" does
+--                                                    not count; the first of two "Bytes" does)
 --   r16 3500 7 type 1 without Device Id, addr 50, Bytes 1.5 (not an integer: NULL, counts as 0)   C3; device GPU
 --   r17 5150 7 CPU (Device Id 3 ignored) addr 60 +16 TA 16 TR 0   I: aten::in_loader, step 2
 --   r18 5500 7 args not JSON: every arg NULL          L: no operator (no fallback), device NULL, step 2
@@ -49,7 +50,8 @@ INSERT INTO temp.ev VALUES
    '{"Device Type": 1, "Device Id": 0, "Addr": 20, "Bytes": 0}'),
   (1, 14, 'i', 'cpu_instant_event', '[memory]', 7, 3300, NULL, 1,
    '{"Device Type": 13, "Device Id": 0, "Addr": 30, "Bytes": 64, "Total Allocated": 64, "Total Reserved": 64}'),
-  (1, 15, 'i', 'cpu_instant_event', '[memory]', 7, 3400, NULL, 1, '{"Addr": 40, "Bytes": 8}'),
+  (1, 15, 'i', 'cpu_instant_event', '[memory]', 7, 3400, NULL, 1,
+   ' { "Addr" : 40, "x": {"a": [1, "}\"],", {}], "Device Type": 1}, "Bytes":8, "Bytes": 9 } '),
   (1, 16, 'i', 'cpu_instant_event', '[memory]', 7, 3500, NULL, 1, '{"Device Type": 1, "Addr": 50, "Bytes": 1.5}'),
   (1, 17, 'i', 'cpu_instant_event', '[memory]', 7, 5150, NULL, 2,
    '{"Device Type": 0, "Device Id": 3, "Addr": 60, "Bytes": 16, "Total Allocated": 16, "Total Reserved": 0}'),
