@@ -157,10 +157,11 @@ static int mmNumber(const char *p, const char *q, int64_t *out) {
 
 /* Reads the args of text [S, S+N) into V and HAS (MM_NARG each). */
 static void mmArgs(const char *s, int n, int64_t *v, int *has) {
-  const char *p = s, *e = s + (n > 0 ? n : 0);
+  const char *p, *e;
   memset(has, 0, MM_NARG * sizeof *has);
-  if (!s) return;
-  p = mmWs(p, e);
+  if (!s) return; /* no args (NULL + 0 is undefined) */
+  e = s + (n > 0 ? n : 0);
+  p = mmWs(s, e);
   if (p >= e || *p != '{') return;
   p = mmWs(p + 1, e);
   if (p < e && *p == '}') return;
@@ -417,7 +418,7 @@ static int mmAttribute(mm_trace *m) {
   mm_stack s = {0, 0, INT64_MIN};
   mm_ref *ri;
   size_t j = 0;
-  qsort(m->nodes, m->nnode, sizeof *m->nodes, mmNodeCmp);
+  if (m->nnode) qsort(m->nodes, m->nnode, sizeof *m->nodes, mmNodeCmp); /* NULL when none */
   ri = sqlite3_malloc64((m->nrec ? m->nrec : 1) * sizeof *ri);
   s.a = sqlite3_malloc64((m->nnode ? m->nnode : 1) * sizeof *s.a);
   if (!ri || !s.a) {
