@@ -38,6 +38,7 @@ KNOWN_BYOP_EMPTY = {"tracelens_mi300_ddp_resnet18"}
 KNOWN_LOST = {"tracelens_mi300_ddp_resnet18": ("aten::div", 10)}
 
 fails = []
+counts = {"jobs": 0, "traces": 0, "records": 0, "reference rows": 0}
 
 
 def fail(msg):
@@ -130,6 +131,7 @@ def check_reference(job, d, db, ext, tr, origin):
             fail("%s %s: live at end %s != %s" % (job, dev, last["live_bytes_at_end"], r["last_allocated"]))
     # by operator: every row and cell
     ref = list(csv.DictReader(open(os.path.join(d, "memory_by_operator_rank%d.csv" % rank))))
+    counts["reference rows"] += len(ref)
     rows = query(db, ext, "SELECT * FROM hta_memory_by_operator WHERE " + where)
     if job in KNOWN_BYOP_EMPTY and not ref:
         pass
@@ -152,6 +154,7 @@ def check_reference(job, d, db, ext, tr, origin):
                         fail("%s %s: by_operator %s %s != %s" % (job, k, c, got[k][c], want[k][rc]))
     # curve: by (device, event_seq)
     ref = list(csv.DictReader(open(os.path.join(d, "memory_curve_rank%d.csv" % rank))))
+    counts["reference rows"] += len(ref)
     rows = query(db, ext, "SELECT device, event_seq, ts_us, allocated_bytes, reserved_bytes, operator"
                  " FROM hta_memory_timeline WHERE " + where)
     got = {(x["device"], x["event_seq"]): x for x in rows}
@@ -173,6 +176,7 @@ def check_reference(job, d, db, ext, tr, origin):
         fail("%s: %d curve points with the operator the plugin loses, expected %d" % (job, lost, nlost))
     # events: by (device, alloc_event_seq, free_event_seq)
     ref = list(csv.DictReader(open(os.path.join(d, "memory_events_rank%d.csv" % rank))))
+    counts["reference rows"] += len(ref)
     summ = {r["device"]: r for r in csv.DictReader(open(os.path.join(d, "memory_curve_summary_rank%d.csv" % rank)))}
     rows = query(db, ext, "SELECT * FROM hta_memory_allocations WHERE " + where)
     got = {(x["device"], x["alloc_event_seq"], x["free_event_seq"]): x for x in rows}
@@ -215,6 +219,7 @@ def main():
         if not os.path.isdir(src):
             print("skip %s: not in the corpus" % job)
             continue
+        counts["jobs"] += 1
         db = os.path.join(tmp, "memory_%s.db" % job)
         if not os.path.exists(db):
             subprocess.run([ingest, "-q", db, src], check=True)
@@ -229,6 +234,8 @@ def main():
             if not os.path.isabs(path):
                 path = os.path.join(src, os.path.basename(path))
             raw = raw_records(path)
+            counts["traces"] += 1
+            counts["records"] += sum(v[0] for v in raw.values())
             ours = {}
             for x in summary:
                 if x["trace_id"] != tr["trace_id"]:
@@ -245,7 +252,7 @@ def main():
                 check_reference(job, d, db, ext, tr, origin)
             print("checked %s %s: %s" % (job, os.path.basename(path),
                                          ", ".join("%s %d records" % (k, v[0]) for k, v in sorted(raw.items()))))
-    print("%d failures" % len(fails))
+    print("summary: memory: %s, %d failures" % (", ".join("%d %s" % (v, k) for k, v in counts.items()), len(fails)))
     return 1 if fails else 0
 
 
