@@ -43,6 +43,7 @@ static const struct {
     {"cupti", hta_register_cupti},
     {"diff", hta_register_diff},
     {"collectives", hta_register_collectives},
+    {"memory", hta_register_memory},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {
