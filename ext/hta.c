@@ -42,6 +42,7 @@ static const struct {
     {"annotations", hta_register_annotations},
     {"cupti", hta_register_cupti},
     {"diff", hta_register_diff},
+    {"critical_path", hta_register_critical_path},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {

@@ -333,11 +333,14 @@ void hta_cells_topk(hta_cell *row, int first_col, const hta_topk_row *r);
 
 typedef struct hta_param {
   const char *name; /* hidden column name, as in the schema */
-  int is_real;      /* 0: an integer is required; 1: any number */
+  int is_real;      /* 0: an integer is required; 1: any number; HTA_PARAM_VALUE */
   double dflt;
   double min, max;  /* inclusive bounds */
   const char *what; /* for errors: "<fn>: <name> must be <what>" */
 } hta_param;
+
+/* is_real value of a parameter that takes any SQL value, unchecked (TVF-6). */
+#define HTA_PARAM_VALUE 2
 
 /* The parameter every analysis has (DESIGN 4): keep the last ProfilerStep. */
 #define HTA_PARAM_LAST_STEP \
@@ -348,6 +351,7 @@ typedef struct hta_tvf_args {
   int has_rank;    /* WHERE rank = N was given */
   int64_t rank;
   double p[HTA_TVF_MAXPARAM]; /* parameter values, defaults applied, schema order */
+  sqlite3_value *v[HTA_TVF_MAXPARAM]; /* HTA_PARAM_VALUE parameters: a copy, NULL if not given */
 } hta_tvf_args;
 
 typedef struct hta_tvf {
@@ -387,6 +391,7 @@ int hta_register_sequences(sqlite3 *db);   /* frequent kernel sequences, aten op
 int hta_register_annotations(sqlite3 *db); /* user annotations, profiler steps, stragglers */
 int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
+int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
 int hta_register_io(sqlite3 *db); /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */

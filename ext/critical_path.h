@@ -1,0 +1,71 @@
+/*
+** critical_path.h: the critical path graph of one rank (critical_path_graph.c),
+** shared with the table-valued functions of critical_path.c.
+*/
+#ifndef HTA_CRITICAL_PATH_H
+#define HTA_CRITICAL_PATH_H
+
+#include "hta_common.h"
+
+/* Edge types, in HTA's names (cp_edge_type_name). */
+enum { CP_OPERATOR, CP_DEPENDENCY, CP_LAUNCH_DELAY, CP_KERNEL_KERNEL, CP_SYNC };
+
+typedef struct cp_ev {
+  int64_t event_id, seq, ts, dur;
+  int64_t stream;    /* HTA's stream: event.stream, a cuda_sync row's args.stream, else -1 */
+  int64_t icorr;     /* HTA's index_correlation: partner seq, 0 no partner, -1 no correlation */
+  int64_t pidk, tidk; /* grouping keys of pid / tid */
+  int64_t wait_stream, wait_corr; /* args.wait_on_stream, ..._record_corr_id; -1 absent */
+  int64_t corr;      /* correlation, -1 absent */
+  int32_t name_id;
+  int kind;          /* CK_* category kind (critical_path_graph.c) */
+  int partner;       /* position of the icorr row in the event array, -1 none */
+  int kept;          /* in HTA's clipped table */
+  int ns, ne;        /* start / end node ids, -1 without nodes */
+} cp_ev;
+
+typedef struct cp_node {
+  int64_t ts; /* ns */
+  int ev;     /* position in the event array */
+  int is_start;
+} cp_node;
+
+typedef struct cp_edge {
+  int u, v; /* node ids */
+  int type;
+  int attr;     /* attributed event (position), -1 none */
+  int64_t w;    /* ns, HTA's edge weight (the breakdown's duration) */
+  int64_t gw;   /* ns, the weight the longest path uses (<= -1 us zeroed) */
+  int on_path;
+} cp_edge;
+
+/* status of a build */
+#define CP_OK 0
+#define CP_NO_ANNOTATION 1 /* HTA returns None */
+#define CP_FAILED 2        /* HTA raises: *why says why */
+#define CP_INVALID 3       /* HTA returns (graph, False) */
+
+typedef struct cp_graph {
+  cp_ev *ev;
+  size_t nev;
+  cp_node *node;
+  size_t nnode;
+  cp_edge *edge;
+  size_t nedge, aedge;
+  int *path; /* node ids in path order */
+  size_t npath;
+  int status;
+  const char *why;
+  int64_t win_start, win_end;
+  size_t nkept;
+} cp_graph;
+
+/* Builds rank T's graph for the instances [a, b] of ANNOTATION (has_inst 0: the
+** first) and its longest path. SQLite errors are returned; HTA's own failures set
+** g->status. Free with cp_graph_free. */
+int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int64_t a, int64_t b,
+                   int zero_weight_launch, cp_graph *g);
+void cp_graph_free(cp_graph *g);
+const char *cp_edge_type_name(int type);
+
+#endif
