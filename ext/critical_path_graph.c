@@ -651,6 +651,11 @@ static int passGpu(cp_ctx *x) {
     chg[nchg++] = (q_chg){k->stream, h->ts, 1, h->partner};
     chg[nchg++] = (q_chg){k->stream, k->ts, -1, h->partner};
   }
+  if (nchg == 0) { /* HTA asserts the queue length series exists */
+    g->status = CP_FAILED;
+    g->why = "no launch with GPU work (no queue length series)";
+    goto done;
+  }
   qsort(chg, nchg, sizeof *chg, cmpChg);
   for (size_t i = 0, q = 0; i < nchg; i++) {
     if (i == 0 || chg[i].stream != chg[i - 1].stream) q = 0;
