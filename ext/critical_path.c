@@ -53,8 +53,9 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define CP_PARAMS " annotation HIDDEN, instance_id HIDDEN, add_zero_weight_launch_edges HIDDEN," \
-                  " include_last_profiler_step HIDDEN)"
+#define CP_PARAMS                                                                \
+  " annotation HIDDEN, instance_id HIDDEN, add_zero_weight_launch_edges HIDDEN," \
+  " include_last_profiler_step HIDDEN)"
 static const hta_param cpParams[] = {
     {"annotation", HTA_PARAM_VALUE, 0.0, 0.0, 0.0, "text"},
     {"instance_id", HTA_PARAM_VALUE, 0.0, 0.0, 0.0, "an integer or '[a, b]'"},
@@ -66,8 +67,8 @@ enum { P_ANN, P_INST, P_ZW, P_LAST };
 enum { F_PATH, F_SUMMARY, F_GRAPH, F_STATS };
 
 /* The call's annotation and instance range; SQLITE_ERROR with *pzErr when invalid. */
-static int cpArgs(const hta_tvf_args *a, const char *fn, const char **ann, int64_t *ia,
-                  int64_t *ib, char **pzErr) {
+static int cpArgs(const hta_tvf_args *a, const char *fn, const char **ann, int64_t *ia, int64_t *ib,
+                  char **pzErr) {
   sqlite3_value *v = a->v[P_ANN], *w = a->v[P_INST];
   *ann = "ProfilerStep";
   if (v && sqlite3_value_type(v) != SQLITE_NULL) {
@@ -238,7 +239,9 @@ static int emitSummary(const hta_trace *t, const hta_table *tmp, hta_table *out)
   for (size_t r = 0; r < tmp->nrow; r++) {
     const hta_cell *row = tmp->cells + r * tmp->ncol;
     const char *b = row[17].type == SQLITE_TEXT ? row[17].v.s : "";
-    int64_t ns = row[10].type == SQLITE_FLOAT ? (int64_t)(row[10].v.d * 1000.0 + (row[10].v.d < 0 ? -0.5 : 0.5)) : 0;
+    int64_t ns = row[10].type == SQLITE_FLOAT
+                     ? (int64_t)(row[10].v.d * 1000.0 + (row[10].v.d < 0 ? -0.5 : 0.5))
+                     : 0;
     for (int k = 0; k < 6; k++)
       if (!strcmp(b, kinds[k])) {
         sum[k] = hta_add_sat(sum[k], ns);
@@ -377,13 +380,21 @@ static const hta_tvf cpPath = {
     " weight_us REAL, duration_us REAL, event_seq INTEGER, name TEXT, cat TEXT, pid, tid,"
     " stream INTEGER, bound_by TEXT, src_event_id INTEGER, dst_event_id INTEGER,"
     " event_id INTEGER, trace_id INTEGER," CP_PARAMS,
-    22, 0, 4, cpParams, cpPathRun,
+    22,
+    0,
+    4,
+    cpParams,
+    cpPathRun,
 };
 static const hta_tvf cpSummary = {
     "hta_critical_path_summary",
     "CREATE TABLE x(rank INTEGER, bound_by TEXT, duration_us REAL, percentage REAL,"
     " trace_id INTEGER," CP_PARAMS,
-    5, 0, 4, cpParams, cpSummaryRun,
+    5,
+    0,
+    4,
+    cpParams,
+    cpSummaryRun,
 };
 static const hta_tvf cpGraph = {
     "hta_critical_path_graph",
@@ -391,14 +402,22 @@ static const hta_tvf cpGraph = {
     " src_event_seq INTEGER, src_is_start INTEGER, src_ts_us REAL, dst_event_seq INTEGER,"
     " dst_is_start INTEGER, dst_ts_us REAL, edge_type TEXT, weight_us REAL, duration_us REAL,"
     " event_seq INTEGER, on_path INTEGER, trace_id INTEGER," CP_PARAMS,
-    16, 0, 4, cpParams, cpGraphRun,
+    16,
+    0,
+    4,
+    cpParams,
+    cpGraphRun,
 };
 static const hta_tvf cpStats = {
     "hta_critical_path_stats",
     "CREATE TABLE x(rank INTEGER, status TEXT, window_start_us REAL, window_end_us REAL,"
     " clipped_events INTEGER, event_nodes INTEGER, graph_nodes INTEGER, graph_edges INTEGER,"
     " path_nodes INTEGER, path_length_us REAL, trace_id INTEGER," CP_PARAMS,
-    11, 0, 4, cpParams, cpStatsRun,
+    11,
+    0,
+    4,
+    cpParams,
+    cpStatsRun,
 };
 
 int hta_register_critical_path(sqlite3 *db) {

@@ -12,16 +12,16 @@ enum { CP_OPERATOR, CP_DEPENDENCY, CP_LAUNCH_DELAY, CP_KERNEL_KERNEL, CP_SYNC };
 
 typedef struct cp_ev {
   int64_t event_id, seq, ts, dur;
-  int64_t stream;    /* HTA's stream: event.stream, a cuda_sync row's args.stream, else -1 */
-  int64_t icorr;     /* HTA's index_correlation: partner seq, 0 no partner, -1 no correlation */
+  int64_t stream;     /* HTA's stream: event.stream, a cuda_sync row's args.stream, else -1 */
+  int64_t icorr;      /* HTA's index_correlation: partner seq, 0 no partner, -1 no correlation */
   int64_t pidk, tidk; /* grouping keys of pid / tid */
   int64_t wait_stream, wait_corr; /* args.wait_on_stream, ..._record_corr_id; -1 absent */
-  int64_t corr;      /* correlation, -1 absent */
+  int64_t corr;                   /* correlation, -1 absent */
   int32_t name_id;
-  int kind;          /* CK_* category kind (critical_path_graph.c) */
-  int partner;       /* position of the icorr row in the event array, -1 none */
-  int kept;          /* in HTA's clipped table */
-  int ns, ne;        /* start / end node ids, -1 without nodes */
+  int kind;    /* CK_* category kind (critical_path_graph.c) */
+  int partner; /* position of the icorr row in the event array, -1 none */
+  int kept;    /* in HTA's clipped table */
+  int ns, ne;  /* start / end node ids, -1 without nodes */
 } cp_ev;
 
 typedef struct cp_node {
@@ -33,9 +33,9 @@ typedef struct cp_node {
 typedef struct cp_edge {
   int u, v; /* node ids */
   int type;
-  int attr;     /* attributed event (position), -1 none */
-  int64_t w;    /* ns, HTA's edge weight (the breakdown's duration) */
-  int64_t gw;   /* ns, the weight the longest path uses (<= -1 us zeroed) */
+  int attr;   /* attributed event (position), -1 none */
+  int64_t w;  /* ns, HTA's edge weight (the breakdown's duration) */
+  int64_t gw; /* ns, the weight the longest path uses (<= -1 us zeroed) */
   int on_path;
 } cp_edge;
 

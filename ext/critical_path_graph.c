@@ -40,22 +40,50 @@ enum { CK_OTHER, CK_CPU_OP, CK_RUNTIME, CK_DRIVER, CK_USER_ANN, CK_SYNC };
 
 /* name ids looked up once (-1: absent from the database) */
 enum {
-  N_HOSTALLOC, N_LAUNCH, N_MEMCPYASYNC, /* the lock */
-  N_DEVSYNC, N_STREAMSYNC, N_EVQUERY, N_EVSYNC, N_MEMCPY, /* blocking (+ memcpyasync) */
-  N_EVENT_SYNC, N_CONTEXT_SYNC, N_STREAM_SYNC, N_STREAM_WAIT, N_EVRECORD, N_STREAMWAITEVENT,
+  N_HOSTALLOC,
+  N_LAUNCH,
+  N_MEMCPYASYNC, /* the lock */
+  N_DEVSYNC,
+  N_STREAMSYNC,
+  N_EVQUERY,
+  N_EVSYNC,
+  N_MEMCPY, /* blocking (+ memcpyasync) */
+  N_EVENT_SYNC,
+  N_CONTEXT_SYNC,
+  N_STREAM_SYNC,
+  N_STREAM_WAIT,
+  N_EVRECORD,
+  N_STREAMWAITEVENT,
   N_FIXED
 };
-static const char *const kFixed[N_FIXED] = {
-    "cudaHostAlloc", "cudaLaunchKernel", "cudaMemcpyAsync", "cudaDeviceSynchronize",
-    "cudaStreamSynchronize", "cudaEventQuery", "cudaEventSynchronize", "cudaMemcpy",
-    "Event Sync", "Context Sync", "Stream Sync", "Stream Wait Event", "cudaEventRecord",
-    "cudaStreamWaitEvent"};
+static const char *const kFixed[N_FIXED] = {"cudaHostAlloc",
+                                            "cudaLaunchKernel",
+                                            "cudaMemcpyAsync",
+                                            "cudaDeviceSynchronize",
+                                            "cudaStreamSynchronize",
+                                            "cudaEventQuery",
+                                            "cudaEventSynchronize",
+                                            "cudaMemcpy",
+                                            "Event Sync",
+                                            "Context Sync",
+                                            "Stream Sync",
+                                            "Stream Wait Event",
+                                            "cudaEventRecord",
+                                            "cudaStreamWaitEvent"};
 /* QL-1: runtime launches of the queue length (with D15) */
-static const char *const kLaunch[] = {
-    "cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-    "cudaMemcpyAsync", "cudaMemsetAsync", "runFunction - job_prep_and_submit_for_execution",
-    "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipModuleLaunchKernel", "hipMemcpyAsync",
-    "hipMemsetAsync", "hipMemcpyWithStream"};
+static const char *const kLaunch[] = {"cudaLaunchKernel",
+                                      "cudaLaunchKernelExC",
+                                      "cuLaunchKernel",
+                                      "cuLaunchKernelEx",
+                                      "cudaMemcpyAsync",
+                                      "cudaMemsetAsync",
+                                      "runFunction - job_prep_and_submit_for_execution",
+                                      "hipLaunchKernel",
+                                      "hipExtModuleLaunchKernel",
+                                      "hipModuleLaunchKernel",
+                                      "hipMemcpyAsync",
+                                      "hipMemsetAsync",
+                                      "hipMemcpyWithStream"};
 #define N_LAUNCHES (sizeof kLaunch / sizeof *kLaunch)
 
 typedef struct cp_ids {
@@ -76,10 +104,9 @@ typedef struct cp_ctx {
 } cp_ctx;
 
 const char *cp_edge_type_name(int type) {
-  static const char *const n[] = {"critical_path_operator", "critical_path_dependency",
-                                  "critical_path_kernel_launch_delay",
-                                  "critical_path_kernel_kernel_delay",
-                                  "critical_path_sync_dependency"};
+  static const char *const n[] = {
+      "critical_path_operator", "critical_path_dependency", "critical_path_kernel_launch_delay",
+      "critical_path_kernel_kernel_delay", "critical_path_sync_dependency"};
   return type >= 0 && type <= CP_SYNC ? n[type] : "";
 }
 
@@ -106,11 +133,12 @@ static int idsContaining(sqlite3 *db, const char *schema, const char *sub, int32
   sqlite3_stmt *st = 0;
   size_t n = 0, a = 0;
   int32_t *v = 0;
-  int rc = hta_prepare(db, schema, "SELECT string_id FROM $S.string WHERE instr(value, ?1) > 0",
-                       &st);
+  int rc =
+      hta_prepare(db, schema, "SELECT string_id FROM $S.string WHERE instr(value, ?1) > 0", &st);
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(st, 1, sub, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) HTA_PUSH(v, n, a, 64, (int32_t)sqlite3_column_int64(st, 0), oom);
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    HTA_PUSH(v, n, a, 64, (int32_t)sqlite3_column_int64(st, 0), oom);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
     sqlite3_free(v);
@@ -188,7 +216,8 @@ static int loadRows(sqlite3 *db, const hta_trace *t, cp_graph *g) {
     e.seq = sqlite3_column_int64(st, 1);
     e.ts = sqlite3_column_int64(st, 2);
     e.dur = sqlite3_column_int64(st, 3);
-    e.name_id = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 4);
+    e.name_id =
+        sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 4);
     e.kind = catKind((const char *)sqlite3_column_text(st, 5));
     e.pidk = valueKey(st, 6);
     e.tidk = valueKey(st, 7);
@@ -364,7 +393,8 @@ static int isBlocking(const cp_ctx *x, const cp_ev *e) {
 /* spec 5.5 "share the lock" */
 static int sharesLock(const cp_ctx *x, int a, int b) {
   const cp_node *p = &x->g->node[a], *q = &x->g->node[b];
-  return isLock(x, &x->g->ev[p->ev]) && isLock(x, &x->g->ev[q->ev]) && (p->is_start || !q->is_start);
+  return isLock(x, &x->g->ev[p->ev]) && isLock(x, &x->g->ev[q->ev]) &&
+         (p->is_start || !q->is_start);
 }
 
 /* ---------------------------------------------------------------- pass 1: the runtime lock */
@@ -634,11 +664,13 @@ static int passGpu(cp_ctx *x) {
   size_t nw = 0, aw = 0, nrec = 0, arec = 0;
   last_end *le = 0;
   int *qrt = sqlite3_malloc64((n + 1) * sizeof *qrt), *qk = sqlite3_malloc64((n + 1) * sizeof *qk);
-  int *prevLaunch = sqlite3_malloc64((n + 1) * sizeof *prevLaunch); /* per record row: launch index */
+  int *prevLaunch =
+      sqlite3_malloc64((n + 1) * sizeof *prevLaunch); /* per record row: launch index */
   int *nextLaunch = sqlite3_malloc64((n + 1) * sizeof *nextLaunch); /* per wait call row */
   int *waitFor = sqlite3_malloc64((n + 1) * sizeof *waitFor);
   if (!qrt || !qk || !prevLaunch || !nextLaunch || !waitFor) goto oom;
-  for (size_t i = 0; i < n; i++) qrt[i] = qk[i] = -1, prevLaunch[i] = nextLaunch[i] = waitFor[i] = -1;
+  for (size_t i = 0; i < n; i++)
+    qrt[i] = qk[i] = -1, prevLaunch[i] = nextLaunch[i] = waitFor[i] = -1;
 
   /* Q: the queue length of every runtime-launched device row (spec 2.7, QL-3 order) */
   chg = sqlite3_malloc64((2 * n + 1) * sizeof *chg);
@@ -748,7 +780,8 @@ static int passGpu(cp_ctx *x) {
     if (e->kind == CK_SYNC) {
       int rt = e->partner;
       int rtEnd = rt >= 0 ? g->ev[rt].ne : -1;
-      if (isId(e->name_id, x->ids.fixed[N_STREAM_WAIT]) || isId(e->name_id, x->ids.fixed[N_EVENT_SYNC])) {
+      if (isId(e->name_id, x->ids.fixed[N_STREAM_WAIT]) ||
+          isId(e->name_id, x->ids.fixed[N_EVENT_SYNC])) {
         if (e->wait_corr < 0) continue;
         const gk_row *rr = findKey(recs, nrec, e->wait_corr); /* the record it waits on */
         int rec = rr ? rr->ev : -1;
@@ -762,7 +795,8 @@ static int passGpu(cp_ctx *x) {
         }
       } else if (isId(e->name_id, x->ids.fixed[N_STREAM_SYNC])) {
         for (size_t s = 0; s < nle; s++)
-          if (le[s].stream == e->stream && rtEnd >= 0) rc = addEdge(x, le[s].node, rtEnd, CP_SYNC, 0, 0, -1);
+          if (le[s].stream == e->stream && rtEnd >= 0)
+            rc = addEdge(x, le[s].node, rtEnd, CP_SYNC, 0, 0, -1);
       } else if (isId(e->name_id, x->ids.fixed[N_CONTEXT_SYNC])) {
         for (size_t s = 0; s < nle && rc == SQLITE_OK; s++)
           if (rtEnd >= 0) rc = addEdge(x, le[s].node, rtEnd, CP_SYNC, 0, 0, -1);
@@ -849,10 +883,12 @@ static int longestPath(cp_ctx *x) {
   }
   if (g->status != CP_OK) return SQLITE_OK;
   /* graph order: first appearance in edge insertions; CSR lists in edge order */
-  int *gpos = sqlite3_malloc64((nn + 1) * sizeof *gpos), *gnodes = sqlite3_malloc64((nn + 1) * sizeof *gnodes);
+  int *gpos = sqlite3_malloc64((nn + 1) * sizeof *gpos),
+      *gnodes = sqlite3_malloc64((nn + 1) * sizeof *gnodes);
   int *so = sqlite3_malloc64((nn + 2) * sizeof *so), *sl = sqlite3_malloc64((ne + 1) * sizeof *sl);
   int *po = sqlite3_malloc64((nn + 2) * sizeof *po), *pl = sqlite3_malloc64((ne + 1) * sizeof *pl);
-  int *indeg = sqlite3_malloc64((nn + 1) * sizeof *indeg), *topo = sqlite3_malloc64((nn + 1) * sizeof *topo);
+  int *indeg = sqlite3_malloc64((nn + 1) * sizeof *indeg),
+      *topo = sqlite3_malloc64((nn + 1) * sizeof *topo);
   int64_t *dist = sqlite3_malloc64((nn + 1) * sizeof *dist);
   int *from = sqlite3_malloc64((nn + 1) * sizeof *from);
   if (!gpos || !gnodes || !so || !sl || !po || !pl || !indeg || !topo || !dist || !from) {
@@ -976,7 +1012,8 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
   x.zw = zero_weight_launch;
   rc = hta_string_ids(db, t->schema, kFixed, N_FIXED, x.ids.fixed);
   if (rc == SQLITE_OK) rc = hta_string_ids(db, t->schema, kLaunch, N_LAUNCHES, x.ids.launch);
-  if (rc == SQLITE_OK && *annotation) rc = idsContaining(db, t->schema, annotation, &x.ids.ann, &x.ids.nann);
+  if (rc == SQLITE_OK && *annotation)
+    rc = idsContaining(db, t->schema, annotation, &x.ids.ann, &x.ids.nann);
   if (rc == SQLITE_OK) rc = idsContaining(db, t->schema, "forward", &x.ids.fwd, &x.ids.nfwd);
   if (rc == SQLITE_OK) rc = idsContaining(db, t->schema, "autograd", &x.ids.bwd, &x.ids.nbwd);
   if (rc != SQLITE_OK) goto done;

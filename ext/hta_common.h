@@ -350,7 +350,7 @@ typedef struct hta_tvf_args {
   hta_scope scope; /* the database and the one job this run analyses */
   int has_rank;    /* WHERE rank = N was given */
   int64_t rank;
-  double p[HTA_TVF_MAXPARAM]; /* parameter values, defaults applied, schema order */
+  double p[HTA_TVF_MAXPARAM];         /* parameter values, defaults applied, schema order */
   sqlite3_value *v[HTA_TVF_MAXPARAM]; /* HTA_PARAM_VALUE parameters: a copy, NULL if not given */
 } hta_tvf_args;
 
@@ -392,7 +392,7 @@ int hta_register_annotations(sqlite3 *db); /* user annotations, profiler steps, 
 int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
-int hta_register_io(sqlite3 *db); /* io entry point only: DIRECTONLY */
+int hta_register_io(sqlite3 *db);            /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io.c, io_overlay.c) take from the
