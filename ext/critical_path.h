@@ -17,6 +17,9 @@ typedef struct cp_ev {
   int64_t pidk, tidk; /* grouping keys of pid / tid */
   int64_t wait_stream, wait_corr; /* args.wait_on_stream, ..._record_corr_id; -1 absent */
   int64_t corr;                   /* correlation, -1 absent */
+  int64_t link;                   /* link_id, -1 absent */
+  int64_t keep_ts;                /* the time the cut tests: the partner's for GPU rows */
+  int dbgpu;                      /* event.stream is set (GPU work) */
   int32_t name_id;
   int kind;    /* CK_* category kind (critical_path_graph.c) */
   int partner; /* position of the icorr row in the event array, -1 none */

@@ -188,29 +188,103 @@ static int catKind(const char *c) {
   return CK_OTHER;
 }
 
-/* CPG-1: loads the rows of T in seq order. */
+static int cmpEvSeq(const void *a, const void *b) {
+  const cp_ev *x = a, *y = b;
+  if (x->seq != y->seq) return x->seq < y->seq ? -1 : 1;
+  return (x->event_id > y->event_id) - (x->event_id < y->event_id);
+}
+
+/* The CK_* kind of every category id (*pk[id], ids up to *pn - 1), the id of
+** cuda_sync and of Trace (-1 when absent). */
+static int loadCategories(sqlite3 *db, const char *schema, unsigned char **pk, size_t *pn,
+                          int64_t *sync_id, int64_t *trace_id) {
+  sqlite3_stmt *st = 0;
+  unsigned char *k = 0;
+  size_t n = 0;
+  int rc = hta_prepare(db, schema,
+                       "SELECT category_id, name FROM $S.category WHERE category_id BETWEEN 0 AND "
+                       "1000000 ORDER BY category_id DESC",
+                       &st);
+  *sync_id = *trace_id = -1;
+  if (rc != SQLITE_OK) return rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    int64_t id = sqlite3_column_int64(st, 0);
+    const char *name = (const char *)sqlite3_column_text(st, 1);
+    if (!k) { /* the largest id comes first */
+      n = (size_t)id + 1;
+      if (!(k = sqlite3_malloc64(n))) break;
+      memset(k, CK_OTHER, n);
+    }
+    k[id] = (unsigned char)catKind(name);
+    if (name && !strcmp(name, "cuda_sync")) *sync_id = id;
+    if (name && !strcmp(name, "Trace")) *trace_id = id;
+  }
+  sqlite3_finalize(st);
+  if (rc == SQLITE_ROW) return SQLITE_NOMEM;
+  if (rc != SQLITE_DONE) {
+    sqlite3_free(k);
+    return rc;
+  }
+  *pk = k;
+  *pn = n;
+  return SQLITE_OK;
+}
+
+static int cmpEvId(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = ((const cp_ev *)b)->event_id;
+  return (x > y) - (x < y);
+}
+
+/* CPG-1: loads the rows of T in seq order. The partner of a row (link_id) is
+** looked up among the rows, which come in event_id order, and the cut applied
+** then: a host row before the cut bound, a GPU row when its partner (else the
+** row itself) is. */
 static int loadRows(sqlite3 *db, const hta_trace *t, cp_graph *g) {
   sqlite3_stmt *st = 0;
-  size_t a = 0;
-  int rc = hta_prepare(
+  size_t a = 0, nk = 0;
+  unsigned char *kinds = 0;
+  int64_t sync_id, trace_cat, bound = hta_trace_cut_bound(t);
+  int rc = loadCategories(db, t->schema, &kinds, &nk, &sync_id, &trace_cat);
+  if (rc != SQLITE_OK) return rc;
+  rc = hta_prepare(
       db, t->schema,
-      "SELECT e.event_id, e.seq, e.ts, e.dur, e.name_id, c.name, e.pid, e.tid, e.stream,"
-      " e.correlation, p.seq,"
-      " CASE WHEN c.name = 'cuda_sync' THEN json_extract(e.args, '$.stream') END,"
+      "SELECT e.event_id, e.seq, e.ts, e.dur, e.name_id, e.category_id, e.pid, e.tid, e.stream,"
+      " e.correlation, e.link_id,"
+      " CASE WHEN e.category_id = ?4 THEN json_extract(e.args, '$.stream') END,"
       " CASE WHEN instr(e.args, 'wait_on') THEN json_extract(e.args, '$.wait_on_stream') END,"
       " CASE WHEN instr(e.args, 'wait_on') THEN"
       "   json_extract(e.args, '$.wait_on_cuda_event_record_corr_id') END"
-      " FROM $S.event e JOIN $S.category c ON c.category_id = e.category_id"
-      " LEFT JOIN $S.event p ON p.event_id = e.link_id"
+      " FROM $S.event e"
       " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.ts IS NOT NULL"
-      "   AND c.name <> 'Trace'"
-      "   AND (CASE WHEN e.stream IS NULL OR p.event_id IS NULL THEN e.ts ELSE p.ts END) < ?3"
-      " ORDER BY e.seq",
+      "   AND e.category_id IS NOT NULL AND e.category_id IS NOT ?5"
+      " ORDER BY e.event_id",
       &st);
-  if (rc != SQLITE_OK) return rc;
+  if (rc != SQLITE_OK) {
+    sqlite3_free(kinds);
+    return rc;
+  }
   hta_bind_trace_scan(st, t);
+  sqlite3_bind_int64(st, 4, sync_id);
+  { /* room for every row at once: no copying while loading */
+    int64_t cnt = 0;
+    int isnull = 1;
+    int64_t bind[1] = {t->trace_id};
+    rc = hta_query_int64(db, t->schema, "SELECT event_count FROM $S.trace WHERE trace_id = ?1", 1,
+                         bind, &cnt, &isnull);
+    if (rc == SQLITE_OK && !isnull && cnt > 0 && cnt < (int64_t)1 << 31) {
+      g->ev = sqlite3_malloc64((size_t)cnt * sizeof *g->ev);
+      if (g->ev) a = (size_t)cnt;
+    }
+    if (rc != SQLITE_OK) {
+      sqlite3_finalize(st);
+      sqlite3_free(kinds);
+      return rc;
+    }
+  }
+  sqlite3_bind_int64(st, 5, trace_cat);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     cp_ev e;
+    int64_t cat = sqlite3_column_int64(st, 5);
     memset(&e, 0, sizeof e);
     e.event_id = sqlite3_column_int64(st, 0);
     e.seq = sqlite3_column_int64(st, 1);
@@ -218,28 +292,47 @@ static int loadRows(sqlite3 *db, const hta_trace *t, cp_graph *g) {
     e.dur = sqlite3_column_int64(st, 3);
     e.name_id =
         sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 4);
-    e.kind = catKind((const char *)sqlite3_column_text(st, 5));
+    e.kind = cat >= 0 && (size_t)cat < nk ? kinds[cat] : CK_OTHER;
     e.pidk = valueKey(st, 6);
     e.tidk = valueKey(st, 7);
-    if (sqlite3_column_type(st, 8) != SQLITE_NULL) e.stream = sqlite3_column_int64(st, 8);
+    e.dbgpu = sqlite3_column_type(st, 8) != SQLITE_NULL;
+    if (e.dbgpu) e.stream = sqlite3_column_int64(st, 8);
     else e.stream = e.kind == CK_SYNC ? numericOr(st, 11, -1) : -1;
     e.corr = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 9);
-    if (e.corr < 0) e.icorr = -1;
-    else e.icorr = sqlite3_column_type(st, 10) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 10);
+    e.link = sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 10);
     e.wait_stream = numericOr(st, 12, -1);
     e.wait_corr = numericOr(st, 13, -1);
     e.partner = -1;
     e.ns = e.ne = -1;
     HTA_PUSH(g->ev, g->nev, a, 256, e, oom);
     if ((g->nev & 4095) == 0 && hta_interrupted(db)) {
-      sqlite3_finalize(st);
-      return SQLITE_INTERRUPT;
+      rc = SQLITE_INTERRUPT;
+      break;
     }
   }
   sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+  sqlite3_free(kinds);
+  if (rc != SQLITE_DONE) return rc;
+  /* index_correlation: the partner's seq (0: a correlation without partner) */
+  for (size_t i = 0; i < g->nev; i++) {
+    cp_ev *e = &g->ev[i];
+    const cp_ev *p = e->link >= 0 ? bsearch(&e->link, g->ev, g->nev, sizeof *g->ev, cmpEvId) : 0;
+    e->icorr = e->corr < 0 ? -1 : p ? p->seq : 0;
+    e->keep_ts = e->dbgpu && p ? p->ts : e->ts;
+  }
+  size_t m = 0; /* the cut */
+  for (size_t i = 0; i < g->nev; i++)
+    if (g->ev[i].keep_ts < bound) g->ev[m++] = g->ev[i];
+  g->nev = m;
+  for (size_t i = 1; i < g->nev; i++)
+    if (g->ev[i].seq < g->ev[i - 1].seq) {
+      qsort(g->ev, g->nev, sizeof *g->ev, cmpEvSeq);
+      break;
+    }
+  return SQLITE_OK;
 oom:
   sqlite3_finalize(st);
+  sqlite3_free(kinds);
   return SQLITE_NOMEM;
 }
 
