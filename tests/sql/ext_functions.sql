@@ -18,7 +18,8 @@ SELECT 'modules_only_design', (SELECT count(*) FROM pragma_module_list WHERE nam
   ('hta_temporal_breakdown','hta_kernel_type_breakdown','hta_kernel_breakdown','hta_idle_time_breakdown','hta_idle_interval_stats',
    'hta_comm_comp_overlap','hta_kernel_launch_stats','hta_queue_length','hta_queue_length_summary','hta_queue_full_time',
    'hta_memory_bw','hta_memory_bw_summary','hta_frequent_kernel_sequences','hta_cupti_counters','hta_user_annotation_breakdown',
-   'hta_profiler_steps','hta_trace_diff','hta_aten_op_kernels','hta_potential_stragglers')) = 0;
+   'hta_profiler_steps','hta_trace_diff','hta_aten_op_kernels','hta_potential_stragglers',
+   'hta_critical_path','hta_critical_path_summary','hta_critical_path_graph','hta_critical_path_stats')) = 0;
 SELECT 'no_io_by_default', (SELECT count(*) FROM pragma_module_list WHERE name = 'hta_trace_events')
   + (SELECT count(*) FROM pragma_function_list WHERE name IN ('hta_ingest','hta_write_trace_with_counters','hta_write_sequence_overlay')) = 0;
 -- The io entry point adds I/O functions on top (whatever they are, all DIRECTONLY 0x80000).
