@@ -79,25 +79,9 @@ static int cpArgs(const hta_tvf_args *a, const char *fn, const char **ann, int64
     *ann = (const char *)sqlite3_value_text(v);
     if (!*ann) return SQLITE_NOMEM;
   }
-  *ia = *ib = 0;
-  if (w && sqlite3_value_type(w) != SQLITE_NULL) {
-    long long x = 0, y = 0;
-    int n = 0;
-    const char *z = (const char *)sqlite3_value_text(w);
-    if (hta_value_int64(w, ia)) {
-      *ib = *ia;
-    } else if (sqlite3_value_type(w) == SQLITE_TEXT && z &&
-               sscanf(z, " [ %lld , %lld ] %n", &x, &y, &n) == 2 && z[n] == 0) {
-      *ia = x;
-      *ib = y;
-    } else {
-      *pzErr = sqlite3_mprintf("%s: instance_id must be an integer or '[a, b]'", fn);
-      return SQLITE_ERROR;
-    }
-    if (*ia < 0 || *ib < *ia) {
-      *pzErr = sqlite3_mprintf("%s: instance_id must be an integer or '[a, b]'", fn);
-      return SQLITE_ERROR;
-    }
+  if (!cp_parse_instance(w, ia, ib)) {
+    *pzErr = sqlite3_mprintf("%s: instance_id must be an integer or '[a, b]'", fn);
+    return SQLITE_ERROR;
   }
   return SQLITE_OK;
 }

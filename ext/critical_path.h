@@ -70,5 +70,9 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
                    int zero_weight_launch, cp_graph *g);
 void cp_graph_free(cp_graph *g);
 const char *cp_edge_type_name(int type);
+/* instance_id: NULL -> [0, 0], an integer i -> [i, i], the text '[a, b]'; 0 when invalid. */
+int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b);
+/* hta_write_critical_path_overlay (io_critical_path.c; io entry point). */
+void hta_io_critical_path_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
 #endif

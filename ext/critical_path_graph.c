@@ -28,6 +28,7 @@
 ** search on seq), edges go into an array with a hash index on (u, v), and the
 ** path is computed over CSR adjacency lists built in edge order. Times stay ns.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,24 @@ typedef struct cp_ctx {
   int *hash;
   size_t hcap;
 } cp_ctx;
+
+int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b) {
+  long long x = 0, y = 0;
+  int n = 0;
+  *a = *b = 0;
+  if (!w || sqlite3_value_type(w) == SQLITE_NULL) return 1;
+  if (hta_value_int64(w, a)) {
+    *b = *a;
+  } else {
+    const char *z = (const char *)sqlite3_value_text(w);
+    if (sqlite3_value_type(w) != SQLITE_TEXT || !z ||
+        sscanf(z, " [ %lld , %lld ] %n", &x, &y, &n) != 2 || z[n] != 0)
+      return 0;
+    *a = x;
+    *b = y;
+  }
+  return *a >= 0 && *b >= *a;
+}
 
 const char *cp_edge_type_name(int type) {
   static const char *const n[] = {
