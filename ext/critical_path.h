@@ -75,4 +75,53 @@ int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b);
 /* hta_write_critical_path_overlay (io_critical_path.c; io entry point). */
 void hta_io_critical_path_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
+/* ---------------------------------------------------------------- the builder's own
+** (critical_path_graph.c and critical_path_gpu.c) */
+
+enum { CK_OTHER, CK_CPU_OP, CK_RUNTIME, CK_DRIVER, CK_USER_ANN, CK_SYNC };
+
+/* name ids looked up once (-1: absent from the database): kFixed order */
+enum {
+  N_HOSTALLOC,
+  N_LAUNCH,
+  N_MEMCPYASYNC, /* the lock */
+  N_DEVSYNC,
+  N_STREAMSYNC,
+  N_EVQUERY,
+  N_EVSYNC,
+  N_MEMCPY, /* blocking (+ memcpyasync) */
+  N_EVENT_SYNC,
+  N_CONTEXT_SYNC,
+  N_STREAM_SYNC,
+  N_STREAM_WAIT,
+  N_EVRECORD,
+  N_STREAMWAITEVENT,
+  N_FIXED
+};
+#define N_LAUNCHES 13 /* QL-1 launch names, with D15 (kLaunch) */
+
+typedef struct cp_ids {
+  int32_t fixed[N_FIXED];
+  int32_t launch[N_LAUNCHES];
+  int32_t *ann, *fwd, *bwd; /* sorted ids of names containing the annotation / forward / autograd */
+  size_t nann, nfwd, nbwd;
+} cp_ids;
+
+typedef struct cp_ctx {
+  sqlite3 *db;
+  cp_graph *g;
+  cp_ids ids;
+  int zw;
+  /* edge hash: slot -> edge index + 1 */
+  int *hash;
+  size_t hcap;
+} cp_ctx;
+
+static inline int cp_is_id(int32_t id, int32_t want) { return want >= 0 && id == want; }
+/* Adds (or re-types, CPG-6) the edge U -> V; ATTR_MODE attributes it (spec 5.9)
+** with PARENT for an end -> start edge. SQLITE_OK or SQLITE_NOMEM. */
+int cp_add_edge(cp_ctx *x, int u, int v, int type, int zero, int attr_mode, int parent);
+/* Pass 3 (critical_path_gpu.c). */
+int cp_pass_gpu(cp_ctx *x);
+
 #endif

@@ -16,7 +16,8 @@
 **     correlation; start and end nodes sorted by (ts, seq, start first).
 **  5. Pass 1, runtime lock (cudaHostAlloc, cudaLaunchKernel, cudaMemcpyAsync);
 **     pass 2, CPU call stacks (backward thread merged into forward); pass 3, GPU
-**     kernels and cuda_sync rows with the queue length (spec 5.4-5.6).
+**     kernels and cuda_sync rows with the queue length (spec 5.4-5.6), in
+**     critical_path_gpu.c.
 **  6. Re-adding an edge replaces its type and weight, keeps its place and its
 **     attribution unless the new edge is attributed (spec 5.3, 5.9).
 **  7. Weights <= -1 us are zeroed for the path; a sync edge within one stream or
@@ -37,26 +38,6 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-enum { CK_OTHER, CK_CPU_OP, CK_RUNTIME, CK_DRIVER, CK_USER_ANN, CK_SYNC };
-
-/* name ids looked up once (-1: absent from the database) */
-enum {
-  N_HOSTALLOC,
-  N_LAUNCH,
-  N_MEMCPYASYNC, /* the lock */
-  N_DEVSYNC,
-  N_STREAMSYNC,
-  N_EVQUERY,
-  N_EVSYNC,
-  N_MEMCPY, /* blocking (+ memcpyasync) */
-  N_EVENT_SYNC,
-  N_CONTEXT_SYNC,
-  N_STREAM_SYNC,
-  N_STREAM_WAIT,
-  N_EVRECORD,
-  N_STREAMWAITEVENT,
-  N_FIXED
-};
 static const char *const kFixed[N_FIXED] = {"cudaHostAlloc",
                                             "cudaLaunchKernel",
                                             "cudaMemcpyAsync",
@@ -72,37 +53,19 @@ static const char *const kFixed[N_FIXED] = {"cudaHostAlloc",
                                             "cudaEventRecord",
                                             "cudaStreamWaitEvent"};
 /* QL-1: runtime launches of the queue length (with D15) */
-static const char *const kLaunch[] = {"cudaLaunchKernel",
-                                      "cudaLaunchKernelExC",
-                                      "cuLaunchKernel",
-                                      "cuLaunchKernelEx",
-                                      "cudaMemcpyAsync",
-                                      "cudaMemsetAsync",
-                                      "runFunction - job_prep_and_submit_for_execution",
-                                      "hipLaunchKernel",
-                                      "hipExtModuleLaunchKernel",
-                                      "hipModuleLaunchKernel",
-                                      "hipMemcpyAsync",
-                                      "hipMemsetAsync",
-                                      "hipMemcpyWithStream"};
-#define N_LAUNCHES (sizeof kLaunch / sizeof *kLaunch)
-
-typedef struct cp_ids {
-  int32_t fixed[N_FIXED];
-  int32_t launch[N_LAUNCHES];
-  int32_t *ann, *fwd, *bwd; /* sorted ids of names containing the annotation / forward / autograd */
-  size_t nann, nfwd, nbwd;
-} cp_ids;
-
-typedef struct cp_ctx {
-  sqlite3 *db;
-  cp_graph *g;
-  cp_ids ids;
-  int zw;
-  /* edge hash: slot -> edge index + 1 */
-  int *hash;
-  size_t hcap;
-} cp_ctx;
+static const char *const kLaunch[N_LAUNCHES] = {"cudaLaunchKernel",
+                                                "cudaLaunchKernelExC",
+                                                "cuLaunchKernel",
+                                                "cuLaunchKernelEx",
+                                                "cudaMemcpyAsync",
+                                                "cudaMemsetAsync",
+                                                "runFunction - job_prep_and_submit_for_execution",
+                                                "hipLaunchKernel",
+                                                "hipExtModuleLaunchKernel",
+                                                "hipModuleLaunchKernel",
+                                                "hipMemcpyAsync",
+                                                "hipMemsetAsync",
+                                                "hipMemcpyWithStream"};
 
 int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b) {
   long long x = 0, y = 0;
@@ -144,7 +107,6 @@ static int cmpI32(const void *a, const void *b) {
 static int inSet(const int32_t *s, size_t n, int32_t v) {
   return v >= 0 && n && bsearch(&v, s, n, sizeof *s, cmpI32) != 0;
 }
-static int isId(int32_t id, int32_t want) { return want >= 0 && id == want; }
 
 /* The sorted ids of the names containing SUB. */
 static int idsContaining(sqlite3 *db, const char *schema, const char *sub, int32_t **pa,
@@ -368,7 +330,7 @@ static int posOf(const cp_graph *g, int64_t seq) {
 
 /* ---------------------------------------------------------------- edges */
 
-static int addEdge(cp_ctx *x, int u, int v, int type, int zero, int attr_mode, int parent) {
+int cp_add_edge(cp_ctx *x, int u, int v, int type, int zero, int attr_mode, int parent) {
   cp_graph *g = x->g;
   const cp_node *s = &g->node[u], *d = &g->node[v];
   uint64_t key = (uint64_t)(uint32_t)u << 32 | (uint32_t)v;
@@ -457,7 +419,7 @@ static int windowAndNodes(cp_ctx *x, const char *annotation, int64_t ia, int64_t
     cp_ev *e = &g->ev[i];
     e->partner = e->icorr > 0 ? posOf(g, e->icorr) : -1;
     if (e->stream == -1) e->kept = e->ts >= start && e->ts <= end && e->dur > 0;
-    else if (isId(e->name_id, x->ids.fixed[N_STREAM_WAIT])) e->kept = 1;
+    else if (cp_is_id(e->name_id, x->ids.fixed[N_STREAM_WAIT])) e->kept = 1;
   }
   for (size_t i = 0; i < g->nev; i++) { /* device rows through their runtime */
     const cp_ev *h = &g->ev[i];
@@ -494,13 +456,14 @@ static int windowAndNodes(cp_ctx *x, const char *annotation, int64_t ia, int64_t
 }
 
 static int isLock(const cp_ctx *x, const cp_ev *e) {
-  return isId(e->name_id, x->ids.fixed[N_HOSTALLOC]) || isId(e->name_id, x->ids.fixed[N_LAUNCH]) ||
-         isId(e->name_id, x->ids.fixed[N_MEMCPYASYNC]);
+  return cp_is_id(e->name_id, x->ids.fixed[N_HOSTALLOC]) ||
+         cp_is_id(e->name_id, x->ids.fixed[N_LAUNCH]) ||
+         cp_is_id(e->name_id, x->ids.fixed[N_MEMCPYASYNC]);
 }
 static int isBlocking(const cp_ctx *x, const cp_ev *e) {
   for (int k = N_DEVSYNC; k <= N_MEMCPY; k++)
-    if (isId(e->name_id, x->ids.fixed[k])) return 1;
-  return isId(e->name_id, x->ids.fixed[N_MEMCPYASYNC]);
+    if (cp_is_id(e->name_id, x->ids.fixed[k])) return 1;
+  return cp_is_id(e->name_id, x->ids.fixed[N_MEMCPYASYNC]);
 }
 /* spec 5.5 "share the lock" */
 static int sharesLock(const cp_ctx *x, int a, int b) {
@@ -523,11 +486,11 @@ static int passLock(cp_ctx *x) {
     } else {
       while (top > 0 && rc == SQLITE_OK) {
         int s = stack[--top];
-        if (g->node[s].ev == nd->ev) rc = addEdge(x, s, (int)n, CP_OPERATOR, 0, 1, -1);
-        else rc = addEdge(x, s, (int)n, CP_DEPENDENCY, 0, 0, -1);
+        if (g->node[s].ev == nd->ev) rc = cp_add_edge(x, s, (int)n, CP_OPERATOR, 0, 1, -1);
+        else rc = cp_add_edge(x, s, (int)n, CP_DEPENDENCY, 0, 0, -1);
       }
       if (rc == SQLITE_OK && last >= 0 && !g->node[last].is_start)
-        rc = addEdge(x, last, (int)n, CP_DEPENDENCY, 0, 0, -1);
+        rc = cp_add_edge(x, last, (int)n, CP_DEPENDENCY, 0, 0, -1);
     }
     last = (int)n;
   }
@@ -631,7 +594,8 @@ static int stackEdges(cp_ctx *x, const cs_row *r, size_t n, cs_pt *pts, int *wor
     int pev = parent[cur] == (int)n ? -1 : r[parent[cur]].ev;
     if (e->ns >= 0) {
       if (last >= 0 && !sharesLock(x, last, e->ns))
-        rc = addEdge(x, last, e->ns, depth == 0 ? CP_DEPENDENCY : CP_OPERATOR, 0, 1, lastParent);
+        rc =
+            cp_add_edge(x, last, e->ns, depth == 0 ? CP_DEPENDENCY : CP_OPERATOR, 0, 1, lastParent);
       last = e->ns;
       lastParent = pev;
       depth++;
@@ -646,7 +610,7 @@ static int stackEdges(cp_ctx *x, const cs_row *r, size_t n, cs_pt *pts, int *wor
       int fp = parent[cur] == (int)n ? -1 : r[parent[cur]].ev;
       if (f->ne >= 0 && rc == SQLITE_OK) {
         if (last >= 0 && !sharesLock(x, last, f->ne))
-          rc = addEdge(x, last, f->ne, CP_OPERATOR, isBlocking(x, f), 1, lastParent);
+          rc = cp_add_edge(x, last, f->ne, CP_OPERATOR, isBlocking(x, f), 1, lastParent);
         last = f->ne;
         lastParent = fp;
         depth--;
@@ -707,272 +671,6 @@ static int passStacks(cp_ctx *x) {
 oom:
   sqlite3_free(rows);
   return SQLITE_NOMEM;
-}
-
-/* ---------------------------------------------------------------- pass 3: GPU */
-
-typedef struct q_chg {
-  int64_t stream, ts;
-  int delta, k; /* k: the kernel's position */
-} q_chg;
-static int cmpChg(const void *a, const void *b) {
-  const q_chg *x = a, *y = b;
-  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  if (x->delta != y->delta) return y->delta - x->delta; /* QL-3: +1 first */
-  return x->k - y->k;
-}
-
-typedef struct cp_launch {
-  int64_t ts, pidk, tidk, gpu, stream;
-  int rt, k; /* positions of the runtime row and its kernel */
-} cp_launch;
-static int cmpLaunch(const void *a, const void *b) {
-  const cp_launch *x = a, *y = b;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->rt - y->rt;
-}
-
-typedef struct gk_row {
-  int64_t key;
-  int ev;
-} gk_row;
-static int cmpGk(const void *a, const void *b) {
-  const gk_row *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return x->ev - y->ev;
-}
-
-/* The first row of the sorted A with KEY, NULL when none. */
-static const gk_row *findKey(const gk_row *a, size_t n, int64_t key) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (a[mid].key < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && a[lo].key == key ? &a[lo] : 0;
-}
-
-static int isLaunchName(const cp_ctx *x, int32_t id) {
-  for (size_t i = 0; i < N_LAUNCHES; i++)
-    if (isId(id, x->ids.launch[i])) return 1;
-  return 0;
-}
-
-/* The per-stream scratch of pass 3: lastEnd by stream in first-seen order. */
-typedef struct last_end {
-  int64_t stream;
-  int node;
-} last_end;
-
-static int passGpu(cp_ctx *x) {
-  cp_graph *g = x->g;
-  size_t n = g->nev, nchg = 0, nl = 0, al = 0, ngk = 0, agk = 0, nle = 0, ale = 0;
-  int rc = SQLITE_OK;
-  q_chg *chg = 0;
-  cp_launch *L = 0;
-  gk_row *gk = 0, *waits = 0, *recs = 0;
-  size_t nw = 0, aw = 0, nrec = 0, arec = 0;
-  last_end *le = 0;
-  int *qrt = sqlite3_malloc64((n + 1) * sizeof *qrt), *qk = sqlite3_malloc64((n + 1) * sizeof *qk);
-  int *prevLaunch =
-      sqlite3_malloc64((n + 1) * sizeof *prevLaunch); /* per record row: launch index */
-  int *nextLaunch = sqlite3_malloc64((n + 1) * sizeof *nextLaunch); /* per wait call row */
-  int *waitFor = sqlite3_malloc64((n + 1) * sizeof *waitFor);
-  if (!qrt || !qk || !prevLaunch || !nextLaunch || !waitFor) goto oom;
-  for (size_t i = 0; i < n; i++)
-    qrt[i] = qk[i] = -1, prevLaunch[i] = nextLaunch[i] = waitFor[i] = -1;
-
-  /* Q: the queue length of every runtime-launched device row (spec 2.7, QL-3 order) */
-  chg = sqlite3_malloc64((2 * n + 1) * sizeof *chg);
-  if (!chg) goto oom;
-  for (size_t i = 0; i < n; i++) {
-    const cp_ev *h = &g->ev[i];
-    if (!isLaunchName(x, h->name_id) || h->icorr <= 0 || h->partner < 0) continue;
-    const cp_ev *k = &g->ev[h->partner];
-    if (k->stream == -1) continue;
-    chg[nchg++] = (q_chg){k->stream, h->ts, 1, h->partner};
-    chg[nchg++] = (q_chg){k->stream, k->ts, -1, h->partner};
-  }
-  if (nchg == 0) { /* HTA asserts the queue length series exists */
-    g->status = CP_FAILED;
-    g->why = "no launch with GPU work (no queue length series)";
-    goto done;
-  }
-  qsort(chg, nchg, sizeof *chg, cmpChg);
-  for (size_t i = 0, q = 0; i < nchg; i++) {
-    if (i == 0 || chg[i].stream != chg[i - 1].stream) q = 0;
-    q = (size_t)((int64_t)q + chg[i].delta);
-    if (chg[i].delta > 0) qrt[chg[i].k] = (int)q;
-    else qk[chg[i].k] = (int)q;
-  }
-
-  /* L: launches with their device row, by ts */
-  for (size_t i = 0; i < n; i++) {
-    const cp_ev *h = &g->ev[i];
-    if (!isLaunchName(x, h->name_id) || h->icorr <= 0 || h->partner < 0) continue;
-    const cp_ev *k = &g->ev[h->partner];
-    if (k->stream == -1 || k->icorr <= 0) continue;
-    cp_launch l = {h->ts, h->pidk, h->tidk, k->pidk, k->stream, (int)i, h->partner};
-    HTA_PUSH(L, nl, al, 256, l, oom);
-  }
-  if (nl) qsort(L, nl, sizeof *L, cmpLaunch);
-
-  /* R: each cudaEventRecord's previous launch on the (GPU, stream) it is waited on */
-  if (x->ids.fixed[N_EVRECORD] >= 0) {
-    for (size_t i = 0; i < n; i++) { /* the rows that wait on a record, first per correlation */
-      const cp_ev *w = &g->ev[i];
-      if (w->wait_stream > -1 && w->wait_corr >= 0) {
-        gk_row r = {w->wait_corr, (int)i};
-        HTA_PUSH(waits, nw, aw, 64, r, oom);
-      }
-      if (isId(w->name_id, x->ids.fixed[N_EVRECORD]) && w->corr >= 0) {
-        gk_row r = {w->corr, (int)i};
-        HTA_PUSH(recs, nrec, arec, 64, r, oom);
-      }
-    }
-    if (nw) qsort(waits, nw, sizeof *waits, cmpGk);
-    if (nrec) qsort(recs, nrec, sizeof *recs, cmpGk);
-    for (size_t z = 0; z < nrec; z++) {
-      const cp_ev *r = &g->ev[recs[z].ev];
-      const gk_row *w = findKey(waits, nw, r->corr);
-      if (!w) continue;
-      int64_t stream = g->ev[w->ev].wait_stream, gpu = g->ev[w->ev].pidk;
-      size_t hi = 0, lo2 = nl;
-      while (hi < lo2) { /* first launch after the record */
-        size_t mid = (hi + lo2) / 2;
-        if (L[mid].ts <= r->ts) hi = mid + 1;
-        else lo2 = mid;
-      }
-      for (size_t l = hi; l-- > 0;)
-        if (L[l].gpu == gpu && L[l].stream == stream) {
-          prevLaunch[recs[z].ev] = (int)l;
-          break;
-        }
-    }
-  }
-  /* W: each cudaStreamWaitEvent's next launch on its thread and the waiting stream */
-  if (x->ids.fixed[N_STREAMWAITEVENT] >= 0 && x->ids.fixed[N_STREAM_WAIT] >= 0) {
-    for (size_t i = 0; i < n; i++) {
-      const cp_ev *w = &g->ev[i];
-      if (!isId(w->name_id, x->ids.fixed[N_STREAMWAITEVENT]) || w->icorr <= 0 || w->partner < 0)
-        continue;
-      const cp_ev *p = &g->ev[w->partner];
-      if (p->stream == -1 || p->icorr <= 0) continue;
-      size_t lo = 0, hi = nl;
-      while (lo < hi) { /* first launch after the call */
-        size_t mid = (lo + hi) / 2;
-        if (L[mid].ts <= w->ts) lo = mid + 1;
-        else hi = mid;
-      }
-      for (size_t l = lo; l < nl; l++)
-        if (L[l].pidk == w->pidk && L[l].tidk == w->tidk && L[l].stream == p->stream) {
-          nextLaunch[i] = (int)l;
-          break;
-        }
-    }
-  }
-
-  /* the rows processed, by ts (end for cuda_sync rows) */
-  for (size_t i = 0; i < n; i++) {
-    const cp_ev *e = &g->ev[i];
-    if (!e->kept || e->icorr < 0) continue;
-    if (e->stream == -1 && !isId(e->name_id, x->ids.fixed[N_EVENT_SYNC]) &&
-        !isId(e->name_id, x->ids.fixed[N_CONTEXT_SYNC]))
-      continue;
-    gk_row r = {e->kind == CK_SYNC ? hta_end(e->ts, e->dur) : e->ts, (int)i};
-    HTA_PUSH(gk, ngk, agk, 256, r, oom);
-  }
-  if (ngk) qsort(gk, ngk, sizeof *gk, cmpGk);
-
-  for (size_t z = 0; z < ngk && rc == SQLITE_OK; z++) {
-    int i = gk[z].ev;
-    const cp_ev *e = &g->ev[i];
-    if (e->kind == CK_SYNC) {
-      int rt = e->partner;
-      int rtEnd = rt >= 0 ? g->ev[rt].ne : -1;
-      if (isId(e->name_id, x->ids.fixed[N_STREAM_WAIT]) ||
-          isId(e->name_id, x->ids.fixed[N_EVENT_SYNC])) {
-        if (e->wait_corr < 0) continue;
-        const gk_row *rr = findKey(recs, nrec, e->wait_corr); /* the record it waits on */
-        int rec = rr ? rr->ev : -1;
-        if (rec < 0 || prevLaunch[rec] < 0) continue;
-        int src = L[prevLaunch[rec]].k;
-        if (isId(e->name_id, x->ids.fixed[N_STREAM_WAIT])) {
-          if (rt < 0 || nextLaunch[rt] < 0) continue;
-          waitFor[L[nextLaunch[rt]].k] = src;
-        } else if (g->ev[src].ne >= 0 && rtEnd >= 0) {
-          rc = addEdge(x, g->ev[src].ne, rtEnd, CP_SYNC, 0, 0, -1);
-        }
-      } else if (isId(e->name_id, x->ids.fixed[N_STREAM_SYNC])) {
-        for (size_t s = 0; s < nle; s++)
-          if (le[s].stream == e->stream && rtEnd >= 0)
-            rc = addEdge(x, le[s].node, rtEnd, CP_SYNC, 0, 0, -1);
-      } else if (isId(e->name_id, x->ids.fixed[N_CONTEXT_SYNC])) {
-        for (size_t s = 0; s < nle && rc == SQLITE_OK; s++)
-          if (rtEnd >= 0) rc = addEdge(x, le[s].node, rtEnd, CP_SYNC, 0, 0, -1);
-      }
-      continue;
-    }
-    if (e->ns < 0) continue;
-    int ks = e->ns, ke = e->ne, added = 0, launchAdded = 0, src = waitFor[i], srcEnd = -1;
-    rc = addEdge(x, ks, ke, CP_OPERATOR, 0, 1, -1);
-    if (src >= 0) {
-      srcEnd = g->ev[src].ne;
-      if (srcEnd < 0) src = -1;
-      else if (rc == SQLITE_OK) {
-        rc = addEdge(x, srcEnd, ks, CP_SYNC, 0, 0, -1);
-        added = 1;
-      }
-      waitFor[i] = -1;
-    }
-    int li = -1;
-    for (size_t s = 0; s < nle; s++)
-      if (le[s].stream == e->stream) li = (int)s;
-    int64_t lastTs = li >= 0 ? g->node[le[li].node].ts : 0;
-    const cp_ev *rt = e->partner >= 0 ? &g->ev[e->partner] : 0;
-    if (rc == SQLITE_OK && rt && qrt[i] == 1 && qk[i] == 0 && (li < 0 || lastTs < rt->ts) &&
-        (src < 0 || g->node[srcEnd].ts < rt->ts)) {
-      if (rt->ns < 0) {
-        g->status = CP_FAILED;
-        g->why = "a launch without nodes";
-        break;
-      }
-      rc = addEdge(x, rt->ns, ks, CP_LAUNCH_DELAY, 0, 0, -1);
-      added = launchAdded = 1;
-    } else if (rc == SQLITE_OK && li >= 0 && hta_sub_sat(g->node[ks].ts, lastTs) < 1500000 &&
-               (src < 0 || g->node[srcEnd].ts < lastTs)) {
-      rc = addEdge(x, le[li].node, ks, CP_KERNEL_KERNEL, 0, 1, -1);
-      added = 1;
-    }
-    (void)added; /* HTA only warns when the kernel hangs from nothing */
-    if (rc == SQLITE_OK && x->zw && !launchAdded && rt && rt->ns >= 0)
-      rc = addEdge(x, rt->ns, ks, CP_LAUNCH_DELAY, 1, 0, -1);
-    if (li >= 0) {
-      le[li].node = ke;
-    } else {
-      last_end v = {e->stream, ke};
-      HTA_PUSH(le, nle, ale, 16, v, oom);
-    }
-    if ((z & 4095) == 0 && hta_interrupted(x->db)) rc = SQLITE_INTERRUPT;
-  }
-  goto done;
-oom:
-  rc = SQLITE_NOMEM;
-done:
-  sqlite3_free(qrt);
-  sqlite3_free(qk);
-  sqlite3_free(prevLaunch);
-  sqlite3_free(nextLaunch);
-  sqlite3_free(waitFor);
-  sqlite3_free(chg);
-  sqlite3_free(L);
-  sqlite3_free(gk);
-  sqlite3_free(waits);
-  sqlite3_free(recs);
-  sqlite3_free(le);
-  return rc;
 }
 
 /* ---------------------------------------------------------------- validity and the path */
@@ -1150,7 +848,7 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
   }
   rc = passLock(&x);
   if (rc == SQLITE_OK) rc = passStacks(&x);
-  if (rc == SQLITE_OK) rc = passGpu(&x);
+  if (rc == SQLITE_OK) rc = cp_pass_gpu(&x);
   if (rc == SQLITE_OK && g->status == CP_OK) rc = longestPath(&x);
 done:
   sqlite3_free(x.ids.ann);
