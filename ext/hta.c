@@ -44,6 +44,7 @@ static const struct {
     {"diff", hta_register_diff},
     {"collectives", hta_register_collectives},
     {"memory", hta_register_memory},
+    {"critical_path", hta_register_critical_path},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {

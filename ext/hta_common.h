@@ -333,11 +333,14 @@ void hta_cells_topk(hta_cell *row, int first_col, const hta_topk_row *r);
 
 typedef struct hta_param {
   const char *name; /* hidden column name, as in the schema */
-  int is_real;      /* 0: an integer is required; 1: any number */
+  int is_real;      /* 0: an integer is required; 1: any number; HTA_PARAM_VALUE */
   double dflt;
   double min, max;  /* inclusive bounds */
   const char *what; /* for errors: "<fn>: <name> must be <what>" */
 } hta_param;
+
+/* is_real value of a parameter that takes any SQL value, unchecked (TVF-6). */
+#define HTA_PARAM_VALUE 2
 
 /* The parameter every analysis has (DESIGN 4): keep the last ProfilerStep. */
 #define HTA_PARAM_LAST_STEP \
@@ -347,7 +350,8 @@ typedef struct hta_tvf_args {
   hta_scope scope; /* the database and the one job this run analyses */
   int has_rank;    /* WHERE rank = N was given */
   int64_t rank;
-  double p[HTA_TVF_MAXPARAM]; /* parameter values, defaults applied, schema order */
+  double p[HTA_TVF_MAXPARAM];         /* parameter values, defaults applied, schema order */
+  sqlite3_value *v[HTA_TVF_MAXPARAM]; /* HTA_PARAM_VALUE parameters: a copy, NULL if not given */
 } hta_tvf_args;
 
 typedef struct hta_tvf {
@@ -389,7 +393,8 @@ int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db); /* memory timeline, summary, by operator, allocations */
-int hta_register_io(sqlite3 *db);     /* io entry point only: DIRECTONLY */
+int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
+int hta_register_io(sqlite3 *db);            /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io.c, io_overlay.c) take from the

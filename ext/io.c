@@ -2,10 +2,11 @@
 ** io.c: the io family of hta.so, loaded only by the io entry point
 ** (`.load ./hta sqlite3_hta_io_init`): what reads or writes files. This file
 ** registers the family and holds what its writers share; the features are in
-** io_counters.c, io_overlay.c and io_events.c.
+** io_counters.c, io_overlay.c, io_critical_path.c and io_events.c.
 **
 **   SELECT hta_write_trace_with_counters(0, 'rank0_with_counters.json.gz');
 **   SELECT hta_write_sequence_overlay(0, 'aten::linear', 'overlaid_rank0.json.gz');
+**   SELECT hta_write_critical_path_overlay(0, 'ProfilerStep', 1, 'critical_rank0.json.gz');
 **   SELECT name, ts_us FROM hta_trace_events('traces/rank0.json.gz') WHERE ph = 'X';
 **
 ** Every function and table here is SQLITE_DIRECTONLY (sqlite3_vtab_config
@@ -57,6 +58,7 @@
 #include <sys/stat.h>
 
 #include "io.h"
+#include "critical_path.h" /* hta_io_critical_path_func */
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
@@ -74,6 +76,9 @@ static const struct {
     {"hta_write_sequence_overlay", 3, hta_io_overlay_func},
     {"hta_write_sequence_overlay", 4, hta_io_overlay_func},
     {"hta_write_sequence_overlay", 5, hta_io_overlay_func},
+    {"hta_write_critical_path_overlay", 4, hta_io_critical_path_func},
+    {"hta_write_critical_path_overlay", 5, hta_io_critical_path_func},
+    {"hta_write_critical_path_overlay", 6, hta_io_critical_path_func},
 };
 
 int hta_register_io(sqlite3 *db) {

@@ -41,6 +41,9 @@
 **     every job's rows exactly as that job alone, jobs in job_id order. WHERE job =
 **     NAME runs only that job (no rows when none is named so; NULL: none).
 **  5. WHERE schema = S reads the ATTACHed database S (JOB-1 errors otherwise).
+**  6. A parameter of kind HTA_PARAM_VALUE (is_real == 2) takes any SQL value
+**     unchecked: run() sees a copy in args.v[k] (NULL when not given, run()
+**     applies its own default) and the column reads it back.
 */
 #include <math.h>
 #include <stdarg.h>
@@ -225,6 +228,10 @@ static int tvfJobCol(const hta_tvf *def) { return tvfSchemaCol(def) + 1; }
 /* Forgets the last scan's rows and jobs. */
 static void tvfReset(tvf_cursor *c) {
   hta_table_free(&c->t);
+  for (int k = 0; k < HTA_TVF_MAXPARAM; k++) {
+    sqlite3_value_free(c->args.v[k]); /* TVF-6 */
+    c->args.v[k] = 0;
+  }
   hta_jobs_free(c->jobs, c->njobs);
   sqlite3_free(c->job_end);
   sqlite3_free(c->schema);
@@ -404,6 +411,10 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   for (int k = 0; k < def->nparam; k++) {
     if (!(idxNum >> (k + 1) & 1)) continue;
     if (iArg >= argc) break;
+    if (def->params[k].is_real == HTA_PARAM_VALUE) { /* TVF-6 */
+      if (!(c->args.v[k] = sqlite3_value_dup(argv[iArg++]))) return SQLITE_NOMEM;
+      continue;
+    }
     if (tvfParam(&vt->base, def, &def->params[k], argv[iArg++], &c->args.p[k])) return SQLITE_ERROR;
   }
   if (idxNum >> (1 + def->nparam) & 1 && iArg < argc) {
@@ -452,7 +463,9 @@ static int tvfColumn(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   } else if (col < def->nvisible + def->nparam) {
     const hta_param *p = &def->params[col - def->nvisible];
     double d = c->args.p[col - def->nvisible];
-    if (p->is_real) sqlite3_result_double(ctx, d);
+    if (p->is_real == HTA_PARAM_VALUE) {
+      if (c->args.v[col - def->nvisible]) sqlite3_result_value(ctx, c->args.v[col - def->nvisible]);
+    } else if (p->is_real) sqlite3_result_double(ctx, d);
     else sqlite3_result_int64(ctx, (sqlite3_int64)d);
   } else if (col == def->rank_col && c->args.has_rank) {
     sqlite3_result_int64(ctx, c->args.rank);

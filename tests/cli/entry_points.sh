@@ -39,7 +39,8 @@ nf=$(grep -c '^f ' default.txt) nm=$(grep -c '^m ' default.txt)
 [ "$nf" -gt 0 ] && [ "$nm" -gt 0 ] || fail "P1 the default entry point registers $nf functions and $nm modules"
 while read -r kind name rest; do
   case $name in hta_*) ;; *) fail "P1 $name: not prefixed hta_ (STYLE 2)" ;; esac
-  if printf '%s\n' "$name" | grep -Eq "(^|_)($IO_WORDS)(_|$)"; then
+  # "critical_path" (HTA's analysis) names no file path
+  if printf '%s\n' "$name" | sed 's/critical_path//' | grep -Eq "(^|_)($IO_WORDS)(_|$)"; then
     fail "P1 the default entry point registers $name, a name for file I/O"
   fi
 done < default.txt

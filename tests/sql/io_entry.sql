@@ -10,8 +10,8 @@ SELECT 'io_default_call_fails', NOT EXISTS (SELECT 1 FROM pragma_function_list W
 
 -- The io entry point: exactly these functions and arities (hta_ingest is deliberately absent,
 -- see ext/io.c), all SQLITE_DIRECTONLY (0x80000) and not DETERMINISTIC or INNOCUOUS, plus the module.
-.system sqlite3 :memory: -cmd ".load $HTA_EXT sqlite3_hta_io_init" "SELECT 'io_functions_exact', group_concat(name || '/' || narg, ',') = 'hta_write_sequence_overlay/3,hta_write_sequence_overlay/4,hta_write_sequence_overlay/5,hta_write_trace_with_counters/2,hta_write_trace_with_counters/3' FROM (SELECT name, narg FROM pragma_function_list WHERE name LIKE 'hta_write%' OR name = 'hta_ingest' ORDER BY name, narg)"
-.system sqlite3 :memory: -cmd ".load $HTA_EXT sqlite3_hta_io_init" "SELECT 'io_functions_directonly', count(*) = 5 FROM pragma_function_list WHERE name LIKE 'hta_write%' AND flags & 0x80000 AND NOT flags & 0x200800"
+.system sqlite3 :memory: -cmd ".load $HTA_EXT sqlite3_hta_io_init" "SELECT 'io_functions_exact', group_concat(name || '/' || narg, ',') = 'hta_write_critical_path_overlay/4,hta_write_critical_path_overlay/5,hta_write_critical_path_overlay/6,hta_write_sequence_overlay/3,hta_write_sequence_overlay/4,hta_write_sequence_overlay/5,hta_write_trace_with_counters/2,hta_write_trace_with_counters/3' FROM (SELECT name, narg FROM pragma_function_list WHERE name LIKE 'hta_write%' OR name = 'hta_ingest' ORDER BY name, narg)"
+.system sqlite3 :memory: -cmd ".load $HTA_EXT sqlite3_hta_io_init" "SELECT 'io_functions_directonly', count(*) = 8 FROM pragma_function_list WHERE name LIKE 'hta_write%' AND flags & 0x80000 AND NOT flags & 0x200800"
 .system sqlite3 :memory: -cmd ".load $HTA_EXT sqlite3_hta_io_init" "SELECT 'io_module', count(*) = 1 FROM pragma_module_list WHERE name = 'hta_trace_events'"
 .system sqlite3 :memory: -cmd ".load $HTA_EXT sqlite3_hta_io_init" "SELECT 'io_no_hta_ingest', count(*) = 0 FROM pragma_function_list WHERE name = 'hta_ingest'"
 -- The io entry point keeps every default name (it is a superset).
