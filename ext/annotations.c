@@ -220,10 +220,12 @@ static int uabRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
   int rc, i;
   memset(&tr, 0, sizeof(tr));
   memset(&acc, 0, sizeof(acc));
-  rc = annCategoryId(db, args->scope.schema, args->p[UAB_P_USE_GPU] != 0 ? "gpu_user_annotation" : "user_annotation",
+  rc = annCategoryId(db, args->scope.schema,
+                     args->p[UAB_P_USE_GPU] != 0 ? "gpu_user_annotation" : "user_annotation",
                      &catId);
   if (rc != SQLITE_OK || catId < 0) return rc; /* R2: no such category, no rows */
-  rc = hta_traces_load(db, &args->scope, args->has_rank, args->rank, args->p[UAB_P_INCLUDE_LAST] != 0, &tr);
+  rc = hta_traces_load(db, &args->scope, args->has_rank, args->rank,
+                       args->p[UAB_P_INCLUDE_LAST] != 0, &tr);
   if (rc == SQLITE_OK) rc = hta_prepare(db, args->scope.schema, zSql, &st);
   for (i = 0; rc == SQLITE_OK && i < tr.n; i++) {
     const hta_trace *t = &tr.a[i];
@@ -276,7 +278,8 @@ static int pstRun(sqlite3 *db, const hta_tvf_args *args, hta_table *out, char **
   sqlite3_stmt *st = 0;
   int rc, i;
   memset(&tr, 0, sizeof(tr));
-  rc = hta_traces_load(db, &args->scope, args->has_rank, args->rank, args->p[PST_P_INCLUDE_LAST] != 0, &tr);
+  rc = hta_traces_load(db, &args->scope, args->has_rank, args->rank,
+                       args->p[PST_P_INCLUDE_LAST] != 0, &tr);
   if (rc == SQLITE_OK) rc = hta_prepare(db, args->scope.schema, zSql, &st);
   for (i = 0; rc == SQLITE_OK && i < tr.n; i++) {
     const hta_trace *t = &tr.a[i];
@@ -400,8 +403,10 @@ static int stgNames(sqlite3 *db, const char *schema, stg_name **paName, size_t *
 /* R4a: the kept step numbers > 0 of every trace, sorted and distinct. */
 static int stgSteps(sqlite3 *db, const hta_traces *tr, ann_vec *steps) {
   sqlite3_stmt *st = 0;
-  int rc = hta_prepare(db, tr->scope.schema, "SELECT DISTINCT step FROM $S.profiler_step"
-                              " WHERE trace_id = ?1 AND ts < ?2 AND step > 0", &st);
+  int rc = hta_prepare(db, tr->scope.schema,
+                       "SELECT DISTINCT step FROM $S.profiler_step"
+                       " WHERE trace_id = ?1 AND ts < ?2 AND step > 0",
+                       &st);
   for (int i = 0; rc == SQLITE_OK && i < tr->n; i++) {
     sqlite3_reset(st);
     sqlite3_bind_int64(st, 1, tr->a[i].trace_id);

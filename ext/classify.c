@@ -113,7 +113,8 @@ int hta_classifier_open(sqlite3 *db, const char *schema, hta_classifier **pp) {
     *pp = c;
     return SQLITE_OK;
   }
-  rc = hta_prepare(db, schema, "SELECT pattern, kernel_type FROM $S.kernel_type_rule ORDER BY priority", &st);
+  rc = hta_prepare(db, schema,
+                   "SELECT pattern, kernel_type FROM $S.kernel_type_rule ORDER BY priority", &st);
   if (rc != SQLITE_OK) goto classifier_error;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *pat = (const char *)sqlite3_column_text(st, 0);

@@ -450,7 +450,8 @@ static int cupRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzE
   int none, rc;
   memset(&tr, 0, sizeof tr);
   /* Most databases have no CUPTI data at all: answer without scanning events. */
-  rc = hta_query_int64(db, a->scope.schema, "SELECT 1 FROM $S.category WHERE name = 'cuda_profiler_range'", 0, 0, &one,
+  rc = hta_query_int64(db, a->scope.schema,
+                       "SELECT 1 FROM $S.category WHERE name = 'cuda_profiler_range'", 0, 0, &one,
                        &none);
   if (rc != SQLITE_OK || none) return rc;
   rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, 0, &tr);

@@ -101,7 +101,8 @@ static int distinctIds(const hta_gpu *a, size_t n, size_t offset, int32_t **pids
 }
 
 /* Fetches the string of every id ("" for unknown ids) with SQL (?1 = id). */
-static int fetchStrings(sqlite3 *db, const char *schema, const char *sql, const int32_t *ids, size_t n, char **out) {
+static int fetchStrings(sqlite3 *db, const char *schema, const char *sql, const int32_t *ids,
+                        size_t n, char **out) {
   sqlite3_stmt *st = 0;
   int rc = hta_prepare(db, schema, sql, &st);
   if (rc != SQLITE_OK) return rc;
@@ -140,10 +141,12 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
   int rc, sorted = 1;
   memset(out, 0, sizeof *out);
 
-  rc = hta_prepare(db, t->schema, "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
-                          " e.link_id, h.ts, h.dur, e.correlation, h.name_id, e.seq"
-                          " FROM $S.event e LEFT JOIN $S.event h ON h.event_id = e.link_id"
-                          " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL", &st);
+  rc = hta_prepare(db, t->schema,
+                   "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
+                   " e.link_id, h.ts, h.dur, e.correlation, h.name_id, e.seq"
+                   " FROM $S.event e LEFT JOIN $S.event h ON h.event_id = e.link_id"
+                   " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL",
+                   &st);
   if (rc != SQLITE_OK) goto gpu_error;
   sqlite3_bind_int64(st, 1, t->trace_id);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -220,8 +223,8 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     goto gpu_error;
   }
   memset(cat_names, 0, (ncat ? ncat : 1) * sizeof *cat_names);
-  rc = fetchStrings(db, t->schema, "SELECT name FROM $S.category WHERE category_id = ?1", cat_ids, ncat,
-                    cat_names);
+  rc = fetchStrings(db, t->schema, "SELECT name FROM $S.category WHERE category_id = ?1", cat_ids,
+                    ncat, cat_names);
   if (rc != SQLITE_OK) goto gpu_error;
 
   {
@@ -276,7 +279,8 @@ void hta_gpu_free(hta_gpu_rows *g) {
 }
 
 int hta_gpu_foreach(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank,
-                    int include_last_step, int (*fn)(void *ctx, const hta_trace *t, const hta_gpu_rows *g), void *ctx) {
+                    int include_last_step,
+                    int (*fn)(void *ctx, const hta_trace *t, const hta_gpu_rows *g), void *ctx) {
   hta_traces tr;
   hta_classifier *c = 0;
   int rc = hta_traces_load(db, sc, has_rank, rank, include_last_step, &tr);

@@ -292,8 +292,10 @@ static int ioCheckOutput(sqlite3 *db, const char *out, char **pzErr) {
   struct stat ost;
   int ost_ok = stat(out, &ost) == 0;
   char *cout = ioCanonical(out);
-  int rc = hta_prepare(db, "main", "SELECT trace_id, file_path FROM $S.trace WHERE file_path IS NOT NULL"
-                              " ORDER BY trace_id", &st);
+  int rc = hta_prepare(db, "main",
+                       "SELECT trace_id, file_path FROM $S.trace WHERE file_path IS NOT NULL"
+                       " ORDER BY trace_id",
+                       &st);
   if (rc != SQLITE_OK) *pzErr = sqlite3_mprintf("%s", sqlite3_errmsg(db));
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *p = (const char *)sqlite3_column_text(st, 1);

@@ -51,9 +51,8 @@ int hta_prepare(sqlite3 *db, const char *schema, const char *sql, sqlite3_stmt *
 static int jobHasTable(sqlite3 *db, const char *schema, const char *name) {
   sqlite3_stmt *st = 0;
   int has = 0;
-  if (hta_prepare(db, schema,
-                  "SELECT 1 FROM $S.sqlite_schema WHERE type = 'table' AND name = ?1", &st) ==
-      SQLITE_OK) {
+  if (hta_prepare(db, schema, "SELECT 1 FROM $S.sqlite_schema WHERE type = 'table' AND name = ?1",
+                  &st) == SQLITE_OK) {
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     has = sqlite3_step(st) == SQLITE_ROW;
   }
@@ -63,8 +62,8 @@ static int jobHasTable(sqlite3 *db, const char *schema, const char *name) {
 
 int hta_scope_check(sqlite3 *db, const char *fn, const char *schema, char **pzErr) {
   sqlite3_stmt *st = 0;
-  int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM pragma_database_list WHERE name = ?1 COLLATE NOCASE", -1,
-                              &st, 0);
+  int rc = sqlite3_prepare_v2(
+      db, "SELECT 1 FROM pragma_database_list WHERE name = ?1 COLLATE NOCASE", -1, &st, 0);
   int found = 0;
   if (rc != SQLITE_OK) return rc;
   sqlite3_bind_text(st, 1, schema, -1, SQLITE_STATIC);
@@ -77,14 +76,15 @@ int hta_scope_check(sqlite3 *db, const char *fn, const char *schema, char **pzEr
     return SQLITE_ERROR;
   }
   if (!jobHasTable(db, schema, "trace")) {
-    *pzErr = sqlite3_mprintf("%s: database '%s' is not an hta-sqlite database (no trace table)",
-                             fn, schema);
+    *pzErr = sqlite3_mprintf("%s: database '%s' is not an hta-sqlite database (no trace table)", fn,
+                             schema);
     return SQLITE_ERROR;
   }
   if (!jobHasTable(db, schema, "job")) {
-    *pzErr = sqlite3_mprintf("%s: database '%s' was written by an hta-sqlite without jobs (schema "
-                             "1): run 'hta-ingest --upgrade FILE' on it, or ingest its traces again",
-                             fn, schema);
+    *pzErr = sqlite3_mprintf(
+        "%s: database '%s' was written by an hta-sqlite without jobs (schema "
+        "1): run 'hta-ingest --upgrade FILE' on it, or ingest its traces again",
+        fn, schema);
     return SQLITE_ERROR;
   }
   return SQLITE_OK;

@@ -112,7 +112,8 @@ typedef struct ls_pair {
 } ls_pair;
 
 /* Looks up NAMES[0..n) in the string table and appends those present to OUT. */
-static int lsLookup(sqlite3 *db, const char *schema, const char *const *names, size_t n, ls_names *out) {
+static int lsLookup(sqlite3 *db, const char *schema, const char *const *names, size_t n,
+                    ls_names *out) {
   int32_t ids[LS_MAXLAUNCH];
   int rc = hta_string_ids(db, schema, names, n, ids);
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
@@ -203,7 +204,8 @@ static int lsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   }
   if (rc != SQLITE_OK) return rc;
   if (ln.n == 0) return SQLITE_OK; /* no launch anywhere: no rows */
-  return hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, a->p[LS_P_LAST_STEP] != 0, lsTrace, &x);
+  return hta_gpu_foreach(db, &a->scope, a->has_rank, a->rank, a->p[LS_P_LAST_STEP] != 0, lsTrace,
+                         &x);
 }
 
 static const hta_param lsParams[LS_NPARAM] = {

@@ -197,9 +197,11 @@ static int mbBuild(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, i
   memset(s, 0, sizeof *s);
   rc = hta_gpu_load(db, t, cls, &g);
   if (rc != SQLITE_OK) return rc;
-  rc = hta_prepare(db, t->schema, "SELECT json_extract(args, '$.\"memory bandwidth (GB/s)\"'),"
-                          " json_extract(args, '$.bytes')"
-                          " FROM $S.event WHERE event_id = ?1 AND json_valid(args)", &st);
+  rc = hta_prepare(db, t->schema,
+                   "SELECT json_extract(args, '$.\"memory bandwidth (GB/s)\"'),"
+                   " json_extract(args, '$.bytes')"
+                   " FROM $S.event WHERE event_id = ?1 AND json_valid(args)",
+                   &st);
   if (rc != SQLITE_OK) goto mb_build_end;
   for (size_t i = 0; i < g.n; i++) nmem += g.a[i].kernel_type == HTA_KT_MEMORY;
   s->a = sqlite3_malloc64((nmem ? 2 * nmem : 1) * sizeof *s->a);

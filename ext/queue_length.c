@@ -400,9 +400,12 @@ static int qsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
 ** when there is none. */
 static int qfHostSpan(sqlite3 *db, const hta_trace *t, int64_t *lo, int64_t *hi, int *has) {
   sqlite3_stmt *st = 0;
-  int rc = hta_prepare(db, t->schema, "SELECT min(ts), max(ts) FROM $S.event WHERE event_id BETWEEN ?1 AND ?2"
+  int rc = hta_prepare(
+      db, t->schema,
+      "SELECT min(ts), max(ts) FROM $S.event WHERE event_id BETWEEN ?1 AND ?2"
       " AND stream IS NULL AND dur IS NOT NULL AND ts < ?3 AND category_id IS NOT NULL"
-      " AND category_id IS NOT (SELECT category_id FROM $S.category WHERE name = 'Trace')", &st);
+      " AND category_id IS NOT (SELECT category_id FROM $S.category WHERE name = 'Trace')",
+      &st);
   *has = 0;
   if (rc != SQLITE_OK) return rc;
   hta_bind_trace_scan(st, t);

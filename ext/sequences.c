@@ -118,8 +118,8 @@ typedef struct fks_cursor {
   sqlite3_int64 i;              /* current row */
   sqlite3_value *operator_name; /* copies of the arguments, for the HIDDEN columns */
   int64_t min_pattern_len, top_k;
-  char *schema;   /* the database read */
-  hta_job *jobs;  /* the jobs analysed; rows point at their names */
+  char *schema;  /* the database read */
+  hta_job *jobs; /* the jobs analysed; rows point at their names */
   size_t njobs;
   const char *job; /* the job being analysed, for fksAddRow */
 } fks_cursor;
@@ -198,13 +198,13 @@ static int fksAddRow(fks_cursor *c, const hta_trace *t, sqlite3_int64 count, sql
 ** last-step cut leaves the row. ?1..?2 the trace's event_id range, ?4 cut ts,
 ** ?5 has_cut. */
 #define FKS_KEPT_ROWS                                                                       \
-  " FROM $S.event e"                                                                           \
+  " FROM $S.event e"                                                                        \
   " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.category_id IS NOT NULL" \
   "   AND e.category_id IS NOT (SELECT category_id FROM $S.category WHERE name = 'Trace')"
-#define FKS_KEPT                                                                       \
-  "  CASE WHEN NOT ?5 THEN 1"                                                          \
-  "       WHEN e.stream IS NULL THEN e.ts < ?4"                                        \
-  "       WHEN e.link_id IS NOT NULL THEN"                                             \
+#define FKS_KEPT                                                                          \
+  "  CASE WHEN NOT ?5 THEN 1"                                                             \
+  "       WHEN e.stream IS NULL THEN e.ts < ?4"                                           \
+  "       WHEN e.link_id IS NOT NULL THEN"                                                \
   "         coalesce((SELECT l.ts < ?4 FROM $S.event l WHERE l.event_id = e.link_id), 0)" \
   "       ELSE e.correlation IS NULL AND e.ts < ?4 END"
 
@@ -486,8 +486,8 @@ static int fksRunTrace(fks_cursor *c, sqlite3 *db, const hta_trace *t, const cha
   if (!in_memory) {
     int64_t nrows;
     int none;
-    rc = hta_query_int64(db, t->schema, "SELECT event_count FROM $S.trace WHERE trace_id = ?1", 1, &t->trace_id,
-                         &nrows, &none);
+    rc = hta_query_int64(db, t->schema, "SELECT event_count FROM $S.trace WHERE trace_id = ?1", 1,
+                         &t->trace_id, &nrows, &none);
     if (rc != SQLITE_OK) goto fks_run_error;
     budget = nrows / 8;
     rc = hta_prepare(db, t->schema, fks_sql_subtree, &qs);
@@ -821,7 +821,8 @@ static int fksRowid(sqlite3_vtab_cursor *cur, sqlite_int64 *pRowid) {
 ** SQLITE_CONSTRAINT so that SQLite picks another plan.
 */
 static int fksBestIndex(sqlite3_vtab *tab, sqlite3_index_info *p) {
-  int aIdx[6] = {-1, -1, -1, -1, -1, -1}; /* operator_name, min_pattern_len, top_k, rank,
+  int aIdx[6] = {-1, -1, -1, -1,
+                 -1, -1}; /* operator_name, min_pattern_len, top_k, rank,
                                             schema, job */
   int unusable = 0, idxNum = 0, argv = 1;
   for (int i = 0; i < p->nConstraint; i++) {

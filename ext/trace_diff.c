@@ -201,8 +201,8 @@ static int tdResolve(sqlite3 *db, td_args *a, int k, char **pzErr) {
                   bind, &v, &has);
     if (rc != SQLITE_OK) return rc;
     if (!has) {
-      *pzErr = sqlite3_mprintf("hta_trace_diff: %s_rank %lld is not a rank of schema %s",
-                               azSide[k], (long long)a->rank[k], zSchema);
+      *pzErr = sqlite3_mprintf("hta_trace_diff: %s_rank %lld is not a rank of schema %s", azSide[k],
+                               (long long)a->rank[k], zSchema);
       return SQLITE_ERROR;
     }
   } else {

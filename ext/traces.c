@@ -116,8 +116,9 @@ int hta_traces_load(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank
   if (nsteps >= 2) { /* TR-3 */
     for (int i = 0; i < out->n; i++) {
       hta_trace *t = &out->a[i];
-      rc = hta_query_int64(db, sc->schema, "SELECT max(ts) FROM $S.profiler_step WHERE trace_id = ?1",
-                           1, &t->trace_id, &t->cut_ts, &isnull);
+      rc = hta_query_int64(db, sc->schema,
+                           "SELECT max(ts) FROM $S.profiler_step WHERE trace_id = ?1", 1,
+                           &t->trace_id, &t->cut_ts, &isnull);
       if (rc != SQLITE_OK) goto traces_error;
       if (isnull) {
         int has;

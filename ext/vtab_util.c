@@ -215,8 +215,8 @@ typedef struct tvf_cursor {
   char *schema;      /* args.scope.schema points here */
   hta_job *jobs;     /* the jobs analysed */
   size_t njobs;
-  size_t *job_end;   /* job_end[k]: one past jobs[k]'s last row in t */
-  size_t jk;         /* the job of row i (rows only move forward) */
+  size_t *job_end; /* job_end[k]: one past jobs[k]'s last row in t */
+  size_t jk;       /* the job of row i (rows only move forward) */
 } tvf_cursor;
 
 /* The columns every analysis gets after its own: see "HOW IT WORKS". */
@@ -431,7 +431,8 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   if (!(c->schema = sqlite3_mprintf("%s", schema))) return SQLITE_NOMEM;
   c->args.scope.schema = c->schema;
   rc = hta_scope_check(vt->db, def->name, c->schema, &zErr);
-  if (rc == SQLITE_OK && !c->rank_null) rc = hta_jobs_load(vt->db, c->schema, job, &c->jobs, &c->njobs);
+  if (rc == SQLITE_OK && !c->rank_null)
+    rc = hta_jobs_load(vt->db, c->schema, job, &c->jobs, &c->njobs);
   if (rc == SQLITE_OK && !c->rank_null) rc = tvfRunJobs(c, vt, &zErr);
   if (rc != SQLITE_OK) {
     hta_table_free(&c->t);

@@ -582,8 +582,9 @@ int main(int argc, char **argv) {
                      "--report, --write-counters, --list, --upgrade and --merge are "
                      "each a command of its own");
   } else if (modes && (o.has_ranks || (job && !report))) {
-    code = bad_param("%s", "--job applies to an ingest (DB PATH...) or --report only; --ranks to "
-                           "an ingest only");
+    code = bad_param("%s",
+                     "--job applies to an ingest (DB PATH...) or --report only; --ranks to "
+                     "an ingest only");
   } else if (wc_out) {
     if (db && npaths == 0) code = write_counters_cmd(&c, wc_rank, wc_out, db);
     else code = bad_param("%s", "--write-counters RANK OUT takes one database and no trace PATH");

@@ -93,10 +93,10 @@ typedef struct hr_trace {
 typedef struct hr_ctx {
   sqlite3 *db;
   sv_buf *o;
-  int64_t job_id;  /* the job of this part of the page (HR-8) */
-  char *job_q;     /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
-  char idp[24];    /* prefix of the section ids: "" for one job, "jN-" for several */
-  hr_trace *tr; /* traces with analysable events, by (rank, trace_id) */
+  int64_t job_id; /* the job of this part of the page (HR-8) */
+  char *job_q;    /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
+  char idp[24];   /* prefix of the section ids: "" for one job, "jN-" for several */
+  hr_trace *tr;   /* traces with analysable events, by (rank, trace_id) */
   int ntr;
   struct hr_idref {
     int64_t trace_id;
@@ -1300,19 +1300,18 @@ static void hrJobs(hr_ctx *x, const char *job) {
     int64_t id;
     char *name;
   } *jobs = NULL;
-  if (sqlite3_prepare_v2(x->db,
-                         "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'job'", -1,
-                         &st, NULL) == SQLITE_OK)
+  if (sqlite3_prepare_v2(x->db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'job'",
+                         -1, &st, NULL) == SQLITE_OK)
     has_job_table = sqlite3_step(st) == SQLITE_ROW;
   sqlite3_finalize(st);
   st = NULL;
-  if (sqlite3_prepare_v2(x->db,
-                         has_job_table
-                             ? "SELECT t.job_id, j.name FROM trace t"
-                               " LEFT JOIN job j ON j.job_id = t.job_id"
-                               " WHERE ?1 IS NULL OR j.name = ?1 GROUP BY t.job_id ORDER BY t.job_id"
-                             : "SELECT 1, NULL FROM trace WHERE ?1 IS NULL LIMIT 1",
-                         -1, &st, NULL) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(
+          x->db,
+          has_job_table ? "SELECT t.job_id, j.name FROM trace t"
+                          " LEFT JOIN job j ON j.job_id = t.job_id"
+                          " WHERE ?1 IS NULL OR j.name = ?1 GROUP BY t.job_id ORDER BY t.job_id"
+                        : "SELECT 1, NULL FROM trace WHERE ?1 IS NULL LIMIT 1",
+          -1, &st, NULL) != SQLITE_OK) {
     hrFail(x, "reading the jobs");
     x->fatal = SQLITE_ERROR;
     return;
@@ -1396,8 +1395,7 @@ static int hrWriteFile(const char *path, const sv_buf *b, char *err, size_t errl
   return 0;
 }
 
-int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err,
-                    size_t errlen) {
+int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen) {
   hr_ctx x = {.db = db};
   sv_buf out;
   sv_init(&out);

@@ -32,7 +32,6 @@
 */
 /* JOB: the one job to report (its name), or NULL for every job of the database,
 ** each in its own part of the page. */
-int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err,
-                    size_t errlen);
+int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen);
 
 #endif
