@@ -1,7 +1,9 @@
 #!/bin/sh
-# make demo: ingest the bundled example job (examples/traces: 2 ranks of a small data-parallel
-# transformer training loop, made by tools/gen_trace.py) into a fresh examples/demo.db, then
-# print a few results with the sqlite3 CLI and the extension.
+# make demo: ingest the two bundled example jobs into a fresh examples/demo.db, one job per
+# directory (examples/traces: 2 ranks of a small data-parallel transformer training loop with
+# NCCL, made by tools/gen_trace.py; examples/recorded_h200: 2 ranks of a real training loop
+# recorded with torch.profiler on an H200), then print a few results per job with the sqlite3
+# CLI and the extension.
 # Needs only sqlite3 (>= 3.40) and the two binaries that `make` builds; no Python.
 #   HTA_INGEST, HTA_EXT: the binaries (the Makefile exports them; default ./hta-ingest, ./hta.so)
 set -eu
@@ -16,8 +18,10 @@ done
 command -v sqlite3 >/dev/null || { echo "demo: the sqlite3 command-line shell is needed" >&2; exit 2; }
 
 rm -f "$db" "$db-wal" "$db-shm" "$db-journal"
-echo "\$ hta-ingest $db examples/traces"
-"$HTA_INGEST" "$db" examples/traces
+echo "\$ hta-ingest $db examples/traces examples/recorded_h200"
+"$HTA_INGEST" "$db" examples/traces examples/recorded_h200
+echo "\$ hta-ingest --list $db"
+"$HTA_INGEST" --list "$db"
 
 # sql TITLE QUERY: print TITLE and QUERY's result as a box table, with the extension loaded.
 sql() {
@@ -36,17 +40,19 @@ if has hta_shorten_name; then kname="hta_shorten_name(name)"; else kname="name";
 kname="CASE WHEN length($kname) > 64 THEN substr($kname, 1, 61) || '...' ELSE $kname END"
 
 sql "Traces (one row per file):" "
-  SELECT rank, rank_source, world_size, device_type, event_count AS events,
+  SELECT j.name AS job, rank, rank_source, world_size, device_type, event_count AS events,
          replace(file_name, rtrim(file_name, replace(file_name, '/', '')), '') AS file
-  FROM trace ORDER BY rank, trace_id"
+  FROM trace JOIN job j USING (job_id) ORDER BY job_id, rank, trace_id"
 
 sql "Ingest issues (what was repaired, guessed or dropped):" "
   SELECT coalesce((SELECT group_concat(code || ' x' || count, ', ') FROM ingest_issue), 'none') AS issues"
 
-sql "Top 5 GPU kernels by total time, all ranks (view kernels):" "
+sql "Top 5 GPU kernels by total time of the example job, all ranks (view kernels):" "
   SELECT kernel_type, $kname AS kernel, count(*) AS n,
          round(sum(dur) / 1000.0, 1) AS total_us, round(avg(dur) / 1000.0, 1) AS mean_us
-  FROM kernels GROUP BY name ORDER BY sum(dur) DESC LIMIT 5"
+  FROM kernels WHERE trace_id IN (SELECT trace_id FROM trace JOIN job USING (job_id)
+                                  WHERE name = 'traces')
+  GROUP BY name ORDER BY sum(dur) DESC LIMIT 5"
 
 if has hta_version; then
   printf '\nExtension: %s\n' "$(sqlite3 -batch -cmd ".load $HTA_EXT" "$db" 'SELECT hta_version()')"
@@ -57,7 +63,7 @@ fi
 
 if has hta_temporal_breakdown; then
   sql "Temporal breakdown: where each GPU spends its time (hta_temporal_breakdown):" "
-    SELECT rank, round(idle_time_us, 1) AS idle_us, round(compute_time_us, 1) AS compute_us,
+    SELECT job, rank, round(idle_time_us, 1) AS idle_us, round(compute_time_us, 1) AS compute_us,
            round(non_compute_time_us, 1) AS non_compute_us, round(kernel_time_us, 1) AS kernel_us,
            round(idle_time_pctg, 2) AS idle_pct, round(compute_time_pctg, 2) AS compute_pct,
            round(non_compute_time_pctg, 2) AS non_compute_pct
@@ -65,26 +71,26 @@ if has hta_temporal_breakdown; then
 fi
 
 if has hta_kernel_type_breakdown; then
-  sql "Kernel type breakdown, all ranks (hta_kernel_type_breakdown):" "
-    SELECT kernel_type, round(sum_us, 1) AS sum_us, round(percentage, 2) AS pct
+  sql "Kernel type breakdown per job, all ranks (hta_kernel_type_breakdown):" "
+    SELECT job, kernel_type, round(sum_us, 1) AS sum_us, round(percentage, 2) AS pct
     FROM hta_kernel_type_breakdown"
 fi
 
 if has hta_idle_time_breakdown; then
-  sql "Idle time by cause, per stream (hta_idle_time_breakdown):" "
+  sql "Idle time by cause, per stream, of the example job (hta_idle_time_breakdown):" "
     SELECT rank, stream, idle_category, round(idle_time_us, 1) AS idle_us,
            round(idle_time_ratio, 3) AS ratio
-    FROM hta_idle_time_breakdown"
+    FROM hta_idle_time_breakdown WHERE job = 'traces'"
 fi
 
 if has hta_comm_comp_overlap; then
   sql "Communication overlapped by computation (hta_comm_comp_overlap):" "
-    SELECT rank, round(comp_comm_overlap_pctg, 2) AS overlap_pct FROM hta_comm_comp_overlap"
+    SELECT job, rank, round(comp_comm_overlap_pctg, 2) AS overlap_pct FROM hta_comm_comp_overlap"
 fi
 
 if has hta_queue_length_summary; then
   sql "Launch queue length per stream (hta_queue_length_summary):" "
-    SELECT rank, stream, count, round(mean, 1) AS mean, min, round(p50, 1) AS p50, max
+    SELECT job, rank, stream, count, round(mean, 1) AS mean, min, round(p50, 1) AS p50, max
     FROM hta_queue_length_summary"
 fi
 
