@@ -834,6 +834,36 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
   }
   rc = loadRows(db, t, g);
   if (rc != SQLITE_OK) goto done;
+  if (*annotation) { /* CPG-2 is about the job's names (HTA's symbol table holds its ranks'
+                       names); the string table holds every job's: ask the job's events */
+    int64_t one, bind[1] = {t->job_id};
+    int none = 0, jobs = 0;
+    rc = hta_query_int64(db, t->schema, "SELECT count(*) > 1 FROM $S.job", 0, 0, &one, &none);
+    jobs = rc == SQLITE_OK && !none && one;
+    if (rc == SQLITE_OK && jobs) {
+      sqlite3_stmt *st = 0;
+      rc = hta_prepare(db, t->schema,
+                       "SELECT 1 FROM $S.event WHERE trace_id IN"
+                       " (SELECT trace_id FROM $S.trace WHERE job_id = ?1) AND name_id IN"
+                       " (SELECT string_id FROM $S.string WHERE instr(value, ?2) > 0) LIMIT 1",
+                       &st);
+      if (rc == SQLITE_OK) {
+        sqlite3_bind_int64(st, 1, bind[0]);
+        sqlite3_bind_text(st, 2, annotation, -1, SQLITE_STATIC);
+        rc = sqlite3_step(st);
+        none = rc == SQLITE_DONE;
+        rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+      }
+      sqlite3_finalize(st);
+      if (rc != SQLITE_OK) goto done;
+      if (none) {
+        g->status = CP_NO_ANNOTATION;
+        g->why = "no name contains the annotation";
+        goto done;
+      }
+    }
+    if (rc != SQLITE_OK) goto done;
+  }
   {
     int w = windowAndNodes(&x, annotation, a, b);
     if (w < 0) {
