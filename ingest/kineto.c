@@ -108,6 +108,7 @@ struct kt_file {
   kt_ref backend, schema, dtu, devprops; /* devprops is in meta, the others in mstr */
   int has_backend, has_schema, has_dtu, has_devprops;
   int meta_big;     /* the metadata outgrew KT_MAX_META */
+  int not_trace;    /* the error: valid JSON, but no traceEvents array */
   uint64_t stop_at; /* kt_stop_at(): the offset of an element's '{', 0 when none */
   kt_meta m;
   char err[KT_ERR_MAX];
@@ -916,6 +917,7 @@ static int ktFinish(kt_file *f) {
   js_lexer *js = &f->js;
   if (js_next(js) != JS_EOF) return ktFail(f);
   if (!f->m.has_trace_events) {
+    f->not_trace = 1;
     js_fail(js, js->tok_off, "not a Kineto trace: no traceEvents array");
     return ktFail(f);
   }
@@ -1139,6 +1141,7 @@ int kt_join(kt_file *a, kt_file *b) {
 }
 
 const char *kt_errmsg(const kt_file *f) { return f->state == KS_ERROR ? f->err : ""; }
+int kt_not_a_trace(const kt_file *f) { return f->state == KS_ERROR && f->not_trace; }
 
 uint64_t kt_error_offset(const kt_file *f) { return f->state == KS_ERROR ? f->js.err_off : 0; }
 

@@ -159,6 +159,9 @@ int kt_is_plain_file(const kt_file *f);
 
 /* "byte N: what" for the last error; N = offset in the uncompressed JSON. */
 const char *kt_errmsg(const kt_file *f);
+/* 1 when the error is that the file is JSON but no Kineto trace (no traceEvents array:
+** an execution trace, a config file), which hta-ingest skips unless --strict. */
+int kt_not_a_trace(const kt_file *f);
 uint64_t kt_error_offset(const kt_file *f);
 
 const kt_meta *kt_meta_get(const kt_file *f);

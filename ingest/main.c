@@ -43,8 +43,15 @@ typedef struct cli {
   int off_range; /* files skipped by --ranks so far */
   int progress;  /* draw progress on a terminal */
   int drawn;     /* a progress line is on screen */
+  int strict;    /* --strict: a JSON file that is no Kineto trace fails the run */
   double start;
 } cli;
+
+/* A file that is JSON but no Kineto trace (an execution trace beside the Kineto files is a
+** common layout) is reported and skipped; --strict makes it a failure. */
+static int is_foreign(const cli *c, const pl_file *f) {
+  return f->status == PL_FAILED && f->not_a_trace && !c->strict;
+}
 
 /* The temporary database being built, removed if we are interrupted (signal-safe use only). */
 static char tmp_db[4096];
@@ -85,6 +92,8 @@ static void usage(FILE *out) {
           "                  if absent), no JSON read; traces OUT has are skipped\n"
           "  -j N            parse N files in parallel (default: number of cores)\n"
           "  --replace       re-ingest files whose content is already in DB\n"
+          "  --strict        fail on a JSON file that is not a Kineto trace (default: report\n"
+          "                  and skip it, e.g. an execution trace beside the Kineto files)\n"
           "  --sort-memory MB\n"
           "                  memory for each file's link and call-stack sorts before they\n"
           "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S
@@ -158,7 +167,9 @@ static void on_progress(void *ctx, const pl_file *files, int n, double seconds) 
 
 static void on_done(void *ctx, const pl_file *f) {
   cli *c = ctx;
-  if (f->status == PL_FAILED) say(c, 1, "hta-ingest: %s: %s\n", f->path, f->message);
+  if (is_foreign(c, f))
+    say(c, 1, "hta-ingest: %s: skipped: %s (--strict makes this an error)\n", f->path, f->message);
+  else if (f->status == PL_FAILED) say(c, 1, "hta-ingest: %s: %s\n", f->path, f->message);
   else if (f->off_range)
     c->off_range++, say(c, 2, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
@@ -426,7 +437,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
   }
   double secs = now_s() - c->start;
   if (st.upgraded) say_upgraded(c, db, st.up_traces, st.up_jobs);
-  int ok = 0, skipped = 0, failed = 0;
+  int ok = 0, skipped = 0, failed = 0, foreign = 0;
   int64_t events = 0;
   uint64_t bytes = 0;
   int64_t *ranks = calloc((size_t)n, sizeof *ranks);
@@ -441,6 +452,8 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
       if (ranks && !seen) ranks[nranks++] = pf[i].rank;
     } else if (pf[i].status == PL_SKIPPED) {
       skipped += !pf[i].off_range;
+    } else if (is_foreign(c, &pf[i])) {
+      foreign++;
     } else {
       failed++;
     }
@@ -455,6 +468,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
   if (c->off_range)
     say(c, 2, ", %d skipped (rank not in %lld-%lld)", c->off_range, (long long)o->rank_lo,
         (long long)o->rank_hi);
+  if (foreign) say(c, 2, ", %d not a Kineto trace (skipped)", foreign);
   if (failed) say(c, 2, ", %d failed", failed);
   say(c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s\n", nranks, nranks == 1 ? "" : "s",
       (long long)events, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
@@ -509,6 +523,8 @@ int main(int argc, char **argv) {
       c.progress = 1;
     } else if (!strcmp(a, "--no-progress")) {
       c.progress = 0;
+    } else if (!strcmp(a, "--strict")) {
+      c.strict = 1;
     } else if (!strcmp(a, "--replace")) {
       o.replace = 1;
     } else if (!strcmp(a, "--list")) {

@@ -398,6 +398,7 @@ static void parse_file(pl_ctx *c, int i) {
   sp_free(half);
   if (rc != KT_END) {
     snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM ? dv_error(dv) : kt_errmsg(scan));
+    pf->not_a_trace = rc == KT_ERROR && kt_not_a_trace(scan);
     if (early) goto abort;
     if (have_writer) pthread_mutex_unlock(&c->writer), have_writer = 0;
     fail_file(c, i, msg);
