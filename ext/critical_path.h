@@ -98,7 +98,7 @@ enum {
   N_STREAMWAITEVENT,
   N_FIXED
 };
-#define N_LAUNCHES 13 /* QL-1 launch names, with D15 (kLaunch) */
+#define N_LAUNCHES HTA_NQUEUE_LAUNCH /* QL-1 launch names, with D15 (kLaunch) */
 
 typedef struct cp_ids {
   int32_t fixed[N_FIXED];

@@ -52,20 +52,8 @@ static const char *const kFixed[N_FIXED] = {"cudaHostAlloc",
                                             "Stream Wait Event",
                                             "cudaEventRecord",
                                             "cudaStreamWaitEvent"};
-/* QL-1: runtime launches of the queue length (with D15) */
-static const char *const kLaunch[N_LAUNCHES] = {"cudaLaunchKernel",
-                                                "cudaLaunchKernelExC",
-                                                "cuLaunchKernel",
-                                                "cuLaunchKernelEx",
-                                                "cudaMemcpyAsync",
-                                                "cudaMemsetAsync",
-                                                "runFunction - job_prep_and_submit_for_execution",
-                                                "hipLaunchKernel",
-                                                "hipExtModuleLaunchKernel",
-                                                "hipModuleLaunchKernel",
-                                                "hipMemcpyAsync",
-                                                "hipMemsetAsync",
-                                                "hipMemcpyWithStream"};
+/* QL-1: runtime launches of the queue length (with D15), shared with queue_length.c */
+#define kLaunch hta_queue_launch_names
 
 int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b) {
   long long x = 0, y = 0;

@@ -252,6 +252,10 @@ void hta_topk_free(hta_topk_row *rows, size_t n);
 /* ---------------------------------------------------------------- the string table */
 /* The SQL that reads one name: ?1 = a string_id. */
 #define HTA_SQL_NAME_OF_ID "SELECT value FROM $S.string WHERE string_id = ?1"
+/* The runtime calls that enqueue GPU work (queue length QL-1 with D15; the critical path
+** reads the same list). */
+#define HTA_NQUEUE_LAUNCH 13
+extern const char *const hta_queue_launch_names[HTA_NQUEUE_LAUNCH];
 /* ids[i] = the string_id of NAMES[i], -1 when SCHEMA has no such string. */
 int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
                    int32_t *ids);

@@ -15,6 +15,23 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
+/* QL-1 of queue_length.c, with D15: the runtime calls that put work on a GPU queue. */
+const char *const hta_queue_launch_names[HTA_NQUEUE_LAUNCH] = {
+    "cudaLaunchKernel",
+    "cudaLaunchKernelExC",
+    "cuLaunchKernel",
+    "cuLaunchKernelEx",
+    "cudaMemcpyAsync",
+    "cudaMemsetAsync",
+    "runFunction - job_prep_and_submit_for_execution",
+    "hipLaunchKernel",
+    "hipExtModuleLaunchKernel",
+    "hipModuleLaunchKernel",
+    "hipMemcpyAsync",
+    "hipMemsetAsync",
+    "hipMemcpyWithStream",
+};
+
 int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
                    int32_t *ids) {
   sqlite3_stmt *st = 0;

@@ -125,23 +125,9 @@ static const char qfSchema[] =
     " relative_duration REAL, trace_id INTEGER,"
     " max_queue_length HIDDEN, include_last_profiler_step HIDDEN, hta_tie_order HIDDEN)";
 
-/* QL-1 */
-static const char *const qlRuntimeNames[] = {
-    "cudaLaunchKernel",
-    "cudaLaunchKernelExC",
-    "cuLaunchKernel",
-    "cuLaunchKernelEx",
-    "cudaMemcpyAsync",
-    "cudaMemsetAsync",
-    "runFunction - job_prep_and_submit_for_execution",
-    "hipLaunchKernel",
-    "hipExtModuleLaunchKernel",
-    "hipModuleLaunchKernel",
-    "hipMemcpyAsync",
-    "hipMemsetAsync",
-    "hipMemcpyWithStream",
-};
-#define QL_NRUNTIME (sizeof qlRuntimeNames / sizeof qlRuntimeNames[0])
+/* QL-1: hta_queue_launch_names (names.c) */
+#define qlRuntimeNames hta_queue_launch_names
+#define QL_NRUNTIME HTA_NQUEUE_LAUNCH
 
 /* One change of a stream's queue; after qlBuild also the point it makes. */
 typedef struct ql_point {

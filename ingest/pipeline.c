@@ -261,6 +261,16 @@ static void wait_done(pl_ctx *c, const pl_file *pf) {
   pthread_mutex_unlock(&c->mu);
 }
 
+/* Tells the writer that file I is skipped (pf->message says why) and, when this thread
+** holds the writer, waits until it is done with the file. */
+static void skip_file(pl_ctx *c, int i, int early, int have_writer) {
+  pl_msg *sk = new_msg(M_SKIP, i);
+  if (!sk) return;
+  sk->early = early;
+  send(c, sk);
+  if (have_writer) wait_done(c, &c->files[i]);
+}
+
 /* 1 when a trace of SIZE bytes is in the database or this run (content hashes end in
 ** "-SIZE"): a file of that size may be a duplicate, so its scan writes nothing. */
 static int size_seen(pl_ctx *c, uint64_t size) {
@@ -419,12 +429,7 @@ static void parse_file(pl_ctx *c, int i) {
     snprintf(pf->message, sizeof pf->message, "rank %lld not in %lld-%lld", (long long)rank,
              (long long)c->o->rank_lo, (long long)c->o->rank_hi);
     pf->off_range = 1;
-    pl_msg *sk = new_msg(M_SKIP, i);
-    if (sk) {
-      sk->early = early;
-      send(c, sk);
-      if (have_writer) wait_done(c, pf);
-    }
+    skip_file(c, i, early, have_writer);
     goto done;
   }
   char hash[48];
@@ -440,12 +445,7 @@ static void parse_file(pl_ctx *c, int i) {
   if (known >= 0 && !c->o->replace) {
     pthread_mutex_unlock(&c->mu);
     snprintf(pf->message, sizeof pf->message, "already ingested (same content)");
-    pl_msg *sk = new_msg(M_SKIP, i);
-    if (sk) {
-      sk->early = early;
-      send(c, sk);
-      if (have_writer) wait_done(c, pf);
-    }
+    skip_file(c, i, early, have_writer);
     goto done;
   }
   replace = known >= 0;
