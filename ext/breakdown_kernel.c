@@ -38,7 +38,9 @@
 **     quantile of the cumsums (linear, pandas); a name folds into "others" when
 **     its cumsum > q or its 0-based position >= num_kernels (both rules, HTA's).
 **     "others" reports the statistics over all instances of the folded names (D3).
-**  7. Rows come by (rank, trace_id, kernel_type, name), names in byte order.
+**  7. Rows come by (rank, trace_id, kernel_type), then the kept names by sum
+**     descending (ties by name, byte order) and "others" last: the biggest first,
+**     as a reader of the table expects.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -195,6 +197,15 @@ static int kbRowCmp(const void *a, const void *b) {
   return x->slot < y->slot ? -1 : x->slot > y->slot;
 }
 
+/* KB-7: sum descending, ties by name, "others" (the row of the folded names) last. */
+static int kbOutCmp(const void *a, const void *b) {
+  const hta_topk_row *x = a, *y = b;
+  int xo = !strcmp(x->name, "others"), yo = !strcmp(y->name, "others");
+  if (xo != yo) return xo - yo;
+  if (x->sum_us != y->sum_us) return x->sum_us > y->sum_us ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
 /* The rows of type KT of one trace (KB-5, KB-6 through hta_topk_aggregate). */
 static int kbType(kb_ctx *k, const hta_trace *t, const hta_gpu_rows *g, int kt) {
   kb_row *r = 0;
@@ -225,7 +236,8 @@ static int kbType(kb_ctx *k, const hta_trace *t, const hta_gpu_rows *g, int kt) 
     grp[ng - 1].n++;
   }
   rc = hta_topk_aggregate(grp, ng, k->num_kernels, k->ratio, &rows, &nrows);
-  for (size_t i = 0; rc == SQLITE_OK && i < nrows; i++) { /* KB-7: by name */
+  if (rc == SQLITE_OK) qsort(rows, nrows, sizeof *rows, kbOutCmp);
+  for (size_t i = 0; rc == SQLITE_OK && i < nrows; i++) {
     hta_cell *row = hta_table_add_row(k->out);
     if (!row) {
       rc = SQLITE_NOMEM;

@@ -733,7 +733,7 @@ static void hrTopKernels(hr_ctx *x) {
                               src);
     if (!st) break;
     sqlite3_bind_int64(st, 1, x->shown[r]);
-    hr_strs names = {0}, full = {0};
+    hr_strs names = {0}, full = {0}, raw = {0}; /* raw: the shortened names as they came */
     hr_vec v = {0};
     int64_t cur_trace = -1;
     char cur_type[32] = "", title[128];
@@ -753,7 +753,17 @@ static void hrTopKernels(hr_ctx *x) {
       snprintf(cur_type, sizeof cur_type, "%s", type ? type : "");
       const char *shortname = (const char *)sqlite3_column_text(st, 3);
       const char *name = (const char *)sqlite3_column_text(st, 2);
-      bad |= hrPushStr(&names, shortname && *shortname ? shortname : name);
+      const char *label = shortname && *shortname ? shortname : name;
+      int same = 0; /* two kernels may shorten alike (cutlass::Kernel2): number them */
+      for (size_t k = from; label && k < raw.n; k++) same += !strcmp(raw.v[k], label);
+      bad |= hrPushStr(&raw, label);
+      if (same && label) {
+        char *numbered = sqlite3_mprintf("%s (%d)", label, same + 1);
+        bad |= !numbered || hrPushStr(&names, numbered);
+        sqlite3_free(numbered);
+      } else {
+        bad |= hrPushStr(&names, label);
+      }
       bad |= hrPushStr(&full, name);
       bad |= hrPush(&v, hrCol(st, 4));
       if (bad) break;
@@ -762,6 +772,7 @@ static void hrTopKernels(hr_ctx *x) {
     if (bad) hrOom(x);
     hrStrsFree(&names);
     hrStrsFree(&full);
+    hrStrsFree(&raw);
     free(v.v);
   }
   sv_puts(x->o, "</div>\n");

@@ -174,5 +174,20 @@ $ING -q --report two.html two.db; rc=$?
 check "shared rank: 0" [ $rc = 0 ]
 check "shared rank: labels" grep -q 'rank 0 / trace 2' two.html
 
+# 10. two kernels that shorten alike (cutlass::Kernel2) keep apart in the pies: numbered
+mkdir -p alike
+python3 - alike/r.json <<'PY'
+import json, sys
+k1 = "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_align4>(cutlass_80_tensorop_s1688gemm_64x64_16x6_tn_align4::Params)"
+k2 = "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x64_8x5_nn_align1>(cutlass_80_simt_sgemm_128x64_8x5_nn_align1::Params)"
+ev = [{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1 + 10 * i,
+       "dur": 2, "args": {"correlation": i + 1}} for i in range(2)]
+ev += [{"ph": "X", "cat": "kernel", "name": k, "pid": 0, "tid": 7, "ts": 5 + 10 * i, "dur": 4 + i,
+        "args": {"correlation": i + 1, "stream": 7, "device": 0}} for i, k in enumerate((k1, k2))]
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+$ING -q alike.db alike && $ING -q --report alike.html alike.db
+check "alike: both numbered" grep -q 'cutlass::Kernel2 (2)' alike.html
+
 [ $fails = 0 ] && echo "ok: report cli"
 [ $fails = 0 ]

@@ -62,8 +62,8 @@ SELECT 'kb_rule_needs_more_names', (SELECT count(*) FROM hta_kernel_breakdown(0.
 SELECT 'kb_all_others', count = 6 AND sum_us = 100 AND max_us = 40 AND min_us = 5 AND abs(mean_us - 100.0 / 6) < 1e-12
   AND abs(stddev_us - 12.516655570345725) < 1e-9
   FROM hta_kernel_breakdown(0.8, 0) WHERE rank = 0 AND kernel_type = 'COMPUTATION';
--- Equal sums order by name (x, y, z); "others" sorts by byte order among the names.
-SELECT 'kb_ties_by_name', (SELECT group_concat(name, ',') FROM hta_kernel_breakdown(1.0, 2) WHERE trace_id = 2) = 'others,x,y';
+-- Equal sums order by name (x, y, z); "others" comes last (KB-7).
+SELECT 'kb_ties_by_name', (SELECT group_concat(name, ',') FROM hta_kernel_breakdown(1.0, 2) WHERE trace_id = 2) = 'x,y,others';
 SELECT 'kb_others_single', (SELECT count = 1 AND stddev_us = 0 FROM hta_kernel_breakdown(1.0, 2) WHERE trace_id = 2 AND name = 'others');
 SELECT 'kb_rank_filter', (SELECT count(*) FROM hta_kernel_breakdown WHERE rank = 1) = 4 AND (SELECT count(*) FROM hta_kernel_breakdown WHERE rank = 7) = 0;
 -- A user rule moves kernels between types (KT-1).
