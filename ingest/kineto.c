@@ -393,7 +393,9 @@ static void ktMetaFix(kt_file *f);
 static int ktFail(kt_file *f) {
   if (f->state != KS_ERROR) {
     js_fail(&f->js, f->js.tok_off, "internal error"); /* no-op if set */
-    snprintf(f->err, sizeof f->err, "byte %llu: %s", (unsigned long long)f->js.err_off, f->js.err);
+    /* a .json.gz error's offset counts decompressed bytes: say so */
+    snprintf(f->err, sizeof f->err, "byte %llu: %s%s", (unsigned long long)f->js.err_off, f->js.err,
+             f->rd.gz ? " (offset in the decompressed JSON)" : "");
     f->rc_error = f->js.nomem ? KT_NOMEM : KT_ERROR;
     f->state = KS_ERROR;
     ktMetaFix(f); /* a member cut short may have moved the buffers */

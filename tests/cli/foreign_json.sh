@@ -29,5 +29,10 @@ printf '{"traceEvents": [{"ph": "X", "ts": 1, "dur": ' > job/broken.json
 $HTA_INGEST c.db job 2> err.txt; rc=$?
 [ $rc = 1 ] || fail "a broken Kineto file: exit $rc, expected 1"
 grep -q "job/broken.json: byte" err.txt || fail "broken file message: $(cat err.txt)"
+# a .json.gz error's offset counts decompressed bytes, and says so
+gzip -dc "$top/examples/traces/rank0.pt.trace.json.gz" | head -c 5000 | gzip > cut.json.gz
+$HTA_INGEST d.db cut.json.gz 2> err.txt
+grep -q "cut.json.gz: byte 5000: unexpected end of input (offset in the decompressed JSON)" err.txt \
+  || fail "gzip offset: $(cat err.txt)"
 [ $fails = 0 ] && echo "ok: foreign json"
 [ $fails = 0 ]
