@@ -58,7 +58,7 @@ static int job_of(in_list *l, const char *name, const char *source) {
   return l->njobs++;
 }
 
-static int add_file(in_list *l, const char *path, int job) {
+static int add_file(in_list *l, const char *path, int job, int from_dir) {
   if (l->nfiles == l->capf) {
     int c = l->capf ? l->capf * 2 : 64;
     in_file *v = realloc(l->files, (size_t)c * sizeof *v);
@@ -66,6 +66,7 @@ static int add_file(in_list *l, const char *path, int job) {
     l->files = v, l->capf = c;
   }
   if (!(l->files[l->nfiles].path = strdup(path))) return -2;
+  l->files[l->nfiles].from_dir = from_dir;
   l->files[l->nfiles++].job = job;
   return 0;
 }
@@ -140,7 +141,7 @@ static int add_dir_files(in_list *l, const dir_list *d, const char *name, const 
   int job = job_of(l, name, source);
   if (job < 0) return -2;
   for (int i = 0; i < d->ntraces; i++)
-    if (add_file(l, d->traces[i], job)) return -2;
+    if (add_file(l, d->traces[i], job, 1)) return -2;
   return 0;
 }
 
@@ -165,7 +166,7 @@ int in_add(in_list *l, const char *path, const char *job, in_say say, void *ctx)
       free(dir);
     }
     int j = job_of(l, job ? job : name, abs);
-    return j < 0 ? -2 : add_file(l, path, j);
+    return j < 0 ? -2 : add_file(l, path, j, 0);
   }
   dir_list d;
   int rc = list_dir(path, &d, say, ctx, 1);

@@ -24,7 +24,8 @@ typedef struct in_job {
 
 typedef struct in_file {
   char *path;
-  int job; /* index in in_list.jobs */
+  int job;      /* index in in_list.jobs */
+  int from_dir; /* found in a directory's listing (not named on the command line) */
 } in_file;
 
 typedef struct in_list {

@@ -47,10 +47,11 @@ typedef struct cli {
   double start;
 } cli;
 
-/* A file that is JSON but no Kineto trace (an execution trace beside the Kineto files is a
-** common layout) is reported and skipped; --strict makes it a failure. */
+/* A file of a directory that is JSON but no Kineto trace (an execution trace beside the
+** Kineto files is a common layout) is reported and skipped; --strict makes it a failure, and
+** so is such a file named on the command line. */
 static int is_foreign(const cli *c, const pl_file *f) {
-  return f->status == PL_FAILED && f->not_a_trace && !c->strict;
+  return f->status == PL_FAILED && f->not_a_trace && f->from_dir && !c->strict;
 }
 
 /* The temporary database being built, removed if we are interrupted (signal-safe use only). */
@@ -412,6 +413,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     }
     pf[n].path = in.files[i].path;
     pf[n].job = in.jobs[in.files[i].job].name;
+    pf[n].from_dir = in.files[i].from_dir;
     pf[n].job_source = in.jobs[in.files[i].job].source;
     n++;
   }

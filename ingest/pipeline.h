@@ -30,6 +30,7 @@ typedef struct pl_file {
   int halves;             /* the scan read it in two halves at once (split.h) */
   int off_range;          /* PL_SKIPPED because its rank is outside pl_options' range */
   int not_a_trace;        /* PL_FAILED because it is JSON but no Kineto trace (kt_not_a_trace) */
+  int from_dir;           /* found in a directory given on the command line (set by the caller) */
   double write_start;
   /* live progress, read by the progress callback (plain reads; display only) */
   volatile uint64_t done_bytes;
