@@ -34,46 +34,65 @@ static double hrScalar(hr_ctx *x, const char *sql, const char *what) {
   return v;
 }
 
-/* "1 KiB", "32 MiB", ... for a power of two 2^K. */
-static void hrPow2Label(char *out, size_t n, int k) {
+/* BYTES readably: "4 B", "24 MiB", "27.04 MiB". */
+static void hrBytesLabel(char *out, size_t n, double bytes) {
   static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = k / 10;
-  if (u > 6) u = 6;
-  snprintf(out, n, "\xE2\x89\xA4 %.0f %s", ldexp(1, k - 10 * u), units[u]);
+  int u = 0;
+  while (u < 6 && bytes >= 1024) bytes /= 1024, u++;
+  snprintf(out, n, "%.*f %s", bytes == floor(bytes) ? 0 : 2, bytes, units[u]);
 }
 
 /* ---------------------------------------------------------------- 11. collectives */
 
 #define HR_BW_BUCKETS 64
 
-/* Bus bandwidth by message size: one bar per power-of-two bucket of msg_bytes
-** (mean, whiskers min and max) over temp.hr_ci. */
+/* Bus bandwidth by message size over temp.hr_ci: one bar per size (mean, whiskers
+** min and max) when there are at most HR_BW_EXACT sizes, else per power-of-two
+** bucket of msg_bytes. */
+#define HR_BW_EXACT 24
 static void hrBusBw(hr_ctx *x, const char *src) {
-  double sum[HR_BW_BUCKETS] = {0}, lo[HR_BW_BUCKETS], hi[HR_BW_BUCKETS];
+  double sum[HR_BW_BUCKETS] = {0}, lo[HR_BW_BUCKETS], hi[HR_BW_BUCKETS], key[HR_BW_BUCKETS];
   long cnt[HR_BW_BUCKETS] = {0};
+  double sizes = hrScalar(x,
+                          "SELECT count(DISTINCT msg_bytes) FROM temp.hr_ci"
+                          " WHERE msg_bytes > 0 AND busbw_gibps IS NOT NULL",
+                          src);
+  int exact = sizes <= HR_BW_EXACT, nexact = 0;
   sqlite3_stmt *st = hrPrep(x,
                             "SELECT msg_bytes, busbw_gibps FROM temp.hr_ci"
-                            " WHERE msg_bytes > 0 AND busbw_gibps IS NOT NULL",
+                            " WHERE msg_bytes > 0 AND busbw_gibps IS NOT NULL ORDER BY msg_bytes",
                             src);
   if (!st) return;
   while (hrStep(x, st, src) == SQLITE_ROW) {
     double b = sqlite3_column_double(st, 0), bw = sqlite3_column_double(st, 1);
-    int k = (int)ceil(log2(b));
-    if (k < 0) k = 0;
-    if (k > HR_BW_BUCKETS - 1) k = HR_BW_BUCKETS - 1;
+    int k;
+    if (exact) { /* sizes come in order: a new one opens the next bar */
+      if (!nexact || key[nexact - 1] != b) {
+        if (nexact == HR_BW_BUCKETS) continue;
+        key[nexact++] = b;
+      }
+      k = nexact - 1;
+    } else {
+      k = (int)ceil(log2(b));
+      if (k < 0) k = 0;
+      if (k > HR_BW_BUCKETS - 1) k = HR_BW_BUCKETS - 1;
+      key[k] = ldexp(1, k);
+    }
     if (!cnt[k]++) lo[k] = hi[k] = bw;
     sum[k] += bw;
     if (bw < lo[k]) lo[k] = bw;
     if (bw > hi[k]) hi[k] = bw;
   }
   sqlite3_finalize(st);
-  char labels[HR_BW_BUCKETS][32];
+  char labels[HR_BW_BUCKETS][40];
   const char *cats[HR_BW_BUCKETS];
   double v[HR_BW_BUCKETS], vlo[HR_BW_BUCKETS], vhi[HR_BW_BUCKETS];
   int n = 0;
   for (int k = 0; k < HR_BW_BUCKETS; k++) {
     if (!cnt[k]) continue;
-    hrPow2Label(labels[n], sizeof labels[n], k);
+    char size[32];
+    hrBytesLabel(size, sizeof size, key[k]);
+    snprintf(labels[n], sizeof labels[n], "%s%s", exact ? "" : "\xE2\x89\xA4 ", size);
     cats[n] = labels[n];
     v[n] = sum[k] / (double)cnt[k], vlo[n] = lo[k], vhi[n] = hi[k];
     n++;
@@ -84,6 +103,8 @@ static void hrBusBw(hr_ctx *x, const char *src) {
             "type).</p>\n");
     return;
   }
+  if (!exact)
+    sv_puts(x->o, "<p class=\"note\">Message sizes grouped by powers of two.</p>\n");
   sv_bars c = {.title = "Bus bandwidth by message size (GiB/s)",
                .ylabel = "bus bandwidth (GiB/s)",
                .ncat = n,
@@ -114,7 +135,7 @@ static void hrSkew(hr_ctx *x, const char *src) {
   if (ds.oom) {
     hrOom(x);
   } else {
-    sv_series s = {.name = "start skew (latest \xE2\x88\x92 earliest rank's start)", .d = &ds};
+    sv_series s = {.name = "start skew", .d = &ds};
     sv_lines c = {.title = "Start skew of each collective instance (\xC2\xB5s)",
                   .xlabel = ms ? "instance start, time since the job's first event (ms)"
                                : "instance start, time since the job's first event (\xC2\xB5s)",
@@ -178,9 +199,9 @@ void hrCollectives(hr_ctx *x) {
     return;
   }
   sv_puts(x->o,
-          "<h3>Bus bandwidth by message size</h3>\n<p class=\"what\">Instances grouped by "
-          "message size (<code>msg_bytes</code>) into powers of two: the bar is the mean bus "
-          "bandwidth, the whisker the lowest and highest instance.</p>\n");
+          "<h3>Bus bandwidth by message size</h3>\n<p class=\"what\">Instances by message size "
+          "(<code>msg_bytes</code>): the bar is their mean bus bandwidth, the whisker the lowest "
+          "and highest instance.</p>\n");
   hrBusBw(x, src);
   hrTableOf(x,
             "SELECT collective_name, dtype, msg_bytes, count(*) AS instances,\n"
@@ -276,6 +297,21 @@ void hrMemory(hr_ctx *x) {
 
 /* ---------------------------------------------------------------- 13. critical path */
 
+/* A short label for the bound_by value B. */
+static const char *hrBoundLabel(const char *b) {
+  static const struct {
+    const char *b, *label;
+  } m[] = {{"", "dependency / sync"},
+           {"cpu_bound", "CPU"},
+           {"gpu_compute_bound", "GPU compute"},
+           {"gpu_communication_bound", "GPU communication"},
+           {"gpu_kernel_kernel_overhead", "kernel-kernel gap"},
+           {"gpu_kernel_launch_overhead", "launch overhead"}};
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+    if (!strcmp(b ? b : "", m[i].b)) return m[i].label;
+  return b;
+}
+
 /* Bars of the time on the critical path by bound_by, for RANK (temp.hr_cpsum). */
 static void hrCritBars(hr_ctx *x, int64_t rank, const char *src) {
   sqlite3_stmt *st = hrPrep(x,
@@ -291,7 +327,7 @@ static void hrCritBars(hr_ctx *x, int64_t rank, const char *src) {
     const char *b = (const char *)sqlite3_column_text(st, 1);
     char label[128];
     snprintf(label, sizeof label, "%s%s%s", x->dup ? hrLabel(x, sqlite3_column_int64(st, 0)) : "",
-             x->dup ? ": " : "", b && *b ? b : "dependency / sync");
+             x->dup ? ": " : "", hrBoundLabel(b));
     bad |= hrPushStr(&cats, label);
     bad |= hrPush(&v, hrCol(st, 2));
   }
