@@ -346,8 +346,7 @@ int hrMat(hr_ctx *x, const char *name, const char *src) {
 
 /* The table of TMPL (hrSub): shown with SRC, run over temp.NAME (hrMat) when
 ** NAME is not NULL, else over SRC itself (HR-1). */
-void hrTableOf(hr_ctx *x, const char *tmpl, const char *src, const char *name,
-                      const char *what) {
+void hrTableOf(hr_ctx *x, const char *tmpl, const char *src, const char *name, const char *what) {
   char *shown = hrSub(x, tmpl, src);
   char tmp[64];
   snprintf(tmp, sizeof tmp, "temp.%s", name ? name : "");
@@ -937,7 +936,7 @@ static void hrOverlap(hr_ctx *x) {
 /* One chart per shown rank of the series of SQL (?1 = rank; columns trace_id,
 ** key (stream or kind), ts_us, value), downsampled (HR-3). */
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
-                     const char *ylabel, const char *unit) {
+              const char *ylabel, const char *unit) {
   int ms = x->span_us > 20000;
   double scale = ms ? 1e-3 : 1;
   for (int r = 0; r < x->nshown && !x->fatal; r++) {
@@ -1220,8 +1219,9 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
     sv_puts(o, "</a></li>");
   }
   sv_puts(o, "</ol></nav>\n");
-  void (*const parts[])(hr_ctx *) = {hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,
-                                     hrIdle,     hrOverlap,  hrQueue,       hrMemBw,      hrLaunch, hrCollectives, hrMemory, hrCritPath};
+  void (*const parts[])(hr_ctx *) = {
+      hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,  hrAcross, hrIdle,    hrOverlap,
+      hrQueue,    hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

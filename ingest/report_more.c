@@ -103,8 +103,7 @@ static void hrBusBw(hr_ctx *x, const char *src) {
             "type).</p>\n");
     return;
   }
-  if (!exact)
-    sv_puts(x->o, "<p class=\"note\">Message sizes grouped by powers of two.</p>\n");
+  if (!exact) sv_puts(x->o, "<p class=\"note\">Message sizes grouped by powers of two.</p>\n");
   sv_bars c = {.title = "Bus bandwidth by message size (GiB/s)",
                .ylabel = "bus bandwidth (GiB/s)",
                .ncat = n,
@@ -380,7 +379,8 @@ void hrCritPath(hr_ctx *x) {
           ok++;
           continue;
         }
-        sv_printf(x->o, "<p class=\"note\">%s: no critical path (", hrLabel(x, sqlite3_column_int64(st, 0)));
+        sv_printf(x->o, "<p class=\"note\">%s: no critical path (",
+                  hrLabel(x, sqlite3_column_int64(st, 0)));
         if (status && !strcmp(status, "no_annotation"))
           sv_puts(x->o, "no event whose name contains <code>ProfilerStep</code>");
         else sv_esc(x->o, status ? status : "no status");
