@@ -192,8 +192,8 @@ void hrCollectives(hr_ctx *x) {
   if (!(n > 0)) {
     if (!x->fatal)
       sv_puts(x->o,
-              "<p class=\"note\">No collectives: this job has no collective kernels that run on "
-              "several ranks (<code>hta_collective_instances</code> is empty).</p>\n");
+              "<p class=\"note\">No collectives: this job has no NCCL or RCCL kernels of the "
+              "implicit-sync types (<code>hta_collective_instances</code> is empty).</p>\n");
     hrEndSection(x);
     return;
   }
@@ -247,10 +247,6 @@ void hrMemory(hr_ctx *x) {
     hrEndSection(x);
     return;
   }
-  double peak = hrScalar(x,
-                         "SELECT max(coalesce(max(peak_allocated_bytes), 0),"
-                         " coalesce(max(peak_reserved_bytes), 0)) FROM temp.hr_ms",
-                         src);
   double n = hrScalar(x, "SELECT count(*) FROM temp.hr_ms", src);
   if (!(n > 0)) {
     if (!x->fatal)
@@ -260,21 +256,42 @@ void hrMemory(hr_ctx *x) {
     hrEndSection(x);
     return;
   }
-  int gib = peak >= 1073741824.0;
   hrShownNote(x);
   char *tsrc = sqlite3_mprintf("hta_memory_timeline WHERE rank IN %s", x->in_shown);
   if (!tsrc) {
     hrOom(x);
   } else if (hrMat(x, "hr_mt", tsrc) == 0) {
-    char sql[640];
-    snprintf(sql, sizeof sql,
-             "SELECT trace_id, device || ' allocated', ts_us, allocated_bytes / %s FROM temp.hr_mt"
-             " WHERE rank = ?1 AND allocated_bytes IS NOT NULL UNION ALL"
-             " SELECT trace_id, device || ' reserved', ts_us, reserved_bytes / %s FROM temp.hr_mt"
-             " WHERE rank = ?1 AND reserved_bytes IS NOT NULL ORDER BY 1, 2, 3",
-             gib ? "1073741824.0" : "1048576.0", gib ? "1073741824.0" : "1048576.0");
-    hrSeries(x, sql, "hta_memory_timeline", "", gib ? "memory (GiB)" : "memory (MiB)",
-             gib ? " GiB" : " MiB");
+    /* GPUs (and other devices), then the CPU: apart, each in the unit of its peak */
+    static const struct {
+      const char *title, *cond;
+    } groups[] = {{"GPU memory", "device <> 'CPU'"}, {"CPU memory", "device = 'CPU'"}};
+    static const struct {
+      double div;
+      const char *name;
+    } units[] = {{1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}, {1.0, "B"}};
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0] && !x->fatal; g++) {
+      char sql[720];
+      snprintf(sql, sizeof sql,
+               "SELECT max(coalesce(max(allocated_bytes), 0), coalesce(max(reserved_bytes), 0))"
+               " FROM temp.hr_mt WHERE %s HAVING count(*) > 0",
+               groups[g].cond);
+      double peak = hrScalar(x, sql, "hta_memory_timeline");
+      if (isnan(peak)) continue; /* no records of these devices on the shown ranks */
+      size_t u = 0;
+      while (u + 1 < sizeof units / sizeof units[0] && peak < units[u].div) u++;
+      char ylabel[48], unit[8];
+      snprintf(ylabel, sizeof ylabel, "%s (%s)", groups[g].title, units[u].name);
+      snprintf(unit, sizeof unit, " %s", units[u].name);
+      snprintf(sql, sizeof sql,
+               "SELECT trace_id, device || ' allocated', ts_us, allocated_bytes / %.1f"
+               " FROM temp.hr_mt WHERE rank = ?1 AND %s AND allocated_bytes IS NOT NULL"
+               " UNION ALL SELECT trace_id, device || ' reserved', ts_us, reserved_bytes / %.1f"
+               " FROM temp.hr_mt WHERE rank = ?1 AND %s AND reserved_bytes IS NOT NULL"
+               " ORDER BY 1, 2, 3",
+               units[u].div, groups[g].cond, units[u].div, groups[g].cond);
+      sv_printf(x->o, "<h3>%s</h3>\n", groups[g].title); /* static text */
+      hrSeries(x, sql, "hta_memory_timeline", "", ylabel, unit);
+    }
   }
   sqlite3_free(tsrc);
   sv_puts(x->o,
