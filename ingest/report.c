@@ -1388,7 +1388,10 @@ int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *er
                "EXISTS temp.hr_kb;"
                " DROP TABLE IF EXISTS temp.hr_kba; DROP TABLE IF EXISTS temp.hr_it; DROP TABLE IF "
                "EXISTS temp.hr_cc;"
-               " DROP TABLE IF EXISTS temp.hr_ls;",
+               " DROP TABLE IF EXISTS temp.hr_ls; DROP TABLE IF EXISTS temp.hr_ci;"
+               " DROP TABLE IF EXISTS temp.hr_cr; DROP TABLE IF EXISTS temp.hr_ms;"
+               " DROP TABLE IF EXISTS temp.hr_mt; DROP TABLE IF EXISTS temp.hr_cps;"
+               " DROP TABLE IF EXISTS temp.hr_cpsum; DROP TABLE IF EXISTS temp.hr_cp;",
                NULL, NULL, NULL);
   int rc;
   if (out.oom || x.fatal) {
