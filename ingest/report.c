@@ -22,6 +22,7 @@
 **  10. Kernel launch statistics: log-scale histograms of CPU launch duration,
 **      launch delay (with the runtime and launch-delay cutoffs) and of the GPU
 **      duration of short kernels; per-rank counts and the worst delays.
+**  11. Collectives, 12. memory, 13. critical path: in report_more.c.
 **
 ** Requirements (tests cite them as HR-n):
 **  1. Every analysis runs through SQL on the caller's connection with HTA's
@@ -66,6 +67,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report_int.h"
 #include "svg.h"
 #include "version.h"
 
@@ -75,46 +77,8 @@
 __attribute__((weak)) int sqlite3_hta_init(sqlite3 *db, char **pzErrMsg,
                                            const sqlite3_api_routines *pApi);
 
-#define HR_MAX_RANKS 4    /* ranks with per-rank detail (HR-2) */
-#define HR_TABLE_ROWS 200 /* rows shown per table (HR-4) */
-#define HR_TOP_ACROSS 3   /* kernels per type in "duration across ranks" */
-#define HR_MAX_SERIES 16  /* lines per time-series chart */
-#define HR_BUCKETS 870    /* downsampling buckets: the plot's width in px */
-#define HR_STR(x) #x
-#define HR_XSTR(x) HR_STR(x)
-
-/* ---------------------------------------------------------------- context */
-
-typedef struct hr_trace {
-  int64_t trace_id, rank;
-  char label[48]; /* "rank 3", or "rank 3 / trace 7" when the rank is shared (HR-7) */
-} hr_trace;
-
-typedef struct hr_ctx {
-  sqlite3 *db;
-  sv_buf *o;
-  int64_t job_id; /* the job of this part of the page (HR-8) */
-  char *job_q;    /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
-  char idp[24];   /* prefix of the section ids: "" for one job, "jN-" for several */
-  hr_trace *tr;   /* traces with analysable events, by (rank, trace_id) */
-  int ntr;
-  struct hr_idref {
-    int64_t trace_id;
-    int i;    /* index into tr */
-  } * by_id;  /* by trace_id (hrLabel) */
-  int nranks; /* distinct ranks among them */
-  int dup;    /* some rank has several traces */
-  int64_t shown[HR_MAX_RANKS];
-  int nshown;
-  char in_shown[200]; /* "(0, 1)": the shown ranks for SQL */
-  double span_us;     /* job length: the x range of the time series */
-  int failures;
-  int fatal; /* SQLITE_NOMEM / SQLITE_INTERRUPT: stop everything */
-  char err[HR_ERR_MAX];
-} hr_ctx;
-
 /* Records a failed statement and shows its message in the current section. */
-static void hrFail(hr_ctx *x, const char *what) {
+void hrFail(hr_ctx *x, const char *what) {
   int rc = sqlite3_errcode(x->db);
   const char *msg = sqlite3_errmsg(x->db);
   if (!x->failures++) snprintf(x->err, sizeof x->err, "%s: %s", what, msg);
@@ -125,8 +89,6 @@ static void hrFail(hr_ctx *x, const char *what) {
   sv_esc(x->o, msg);
   sv_puts(x->o, "</p>\n");
 }
-
-static void hrOom(hr_ctx *x);
 
 /* The length of the identifier at P (letters, digits, '_'). */
 static size_t hrIdent(const char *p) {
@@ -189,7 +151,7 @@ static char *hrScoped(hr_ctx *x, const char *sql) {
 
 /* Prepares SQL in the job's scope (NULL after recording the failure). WHAT names
 ** it in messages. */
-static sqlite3_stmt *hrPrep(hr_ctx *x, const char *sql, const char *what) {
+sqlite3_stmt *hrPrep(hr_ctx *x, const char *sql, const char *what) {
   sqlite3_stmt *st = NULL;
   if (x->fatal) return NULL;
   char *scoped = hrScoped(x, sql);
@@ -208,7 +170,7 @@ static sqlite3_stmt *hrPrep(hr_ctx *x, const char *sql, const char *what) {
 }
 
 /* sqlite3_step(); an error is recorded and reads as the end of the rows. */
-static int hrStep(hr_ctx *x, sqlite3_stmt *st, const char *what) {
+int hrStep(hr_ctx *x, sqlite3_stmt *st, const char *what) {
   int rc = sqlite3_step(st);
   if (rc == SQLITE_ROW || rc == SQLITE_DONE) return rc;
   hrFail(x, what);
@@ -216,7 +178,7 @@ static int hrStep(hr_ctx *x, sqlite3_stmt *st, const char *what) {
 }
 
 /* The label of TRACE_ID ("?" for a trace the analyses do not see). */
-static const char *hrLabel(const hr_ctx *x, int64_t trace_id) {
+const char *hrLabel(const hr_ctx *x, int64_t trace_id) {
   int lo = 0, hi = x->by_id ? x->ntr : 0;
   while (lo < hi) {
     int mid = lo + (hi - lo) / 2;
@@ -233,17 +195,11 @@ static int hrCmpId(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static double hrCol(sqlite3_stmt *st, int i) {
+double hrCol(sqlite3_stmt *st, int i) {
   return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
 }
 
-/* Growable arrays for chart data. */
-typedef struct hr_vec {
-  double *v;
-  size_t n, cap;
-} hr_vec;
-
-static int hrPush(hr_vec *a, double v) {
+int hrPush(hr_vec *a, double v) {
   if (a->n == a->cap) {
     size_t cap = a->cap ? a->cap * 2 : 64;
     double *p = realloc(a->v, cap * sizeof *p);
@@ -254,12 +210,7 @@ static int hrPush(hr_vec *a, double v) {
   return 0;
 }
 
-typedef struct hr_strs {
-  char **v;
-  size_t n, cap;
-} hr_strs;
-
-static int hrPushStr(hr_strs *a, const char *s) {
+int hrPushStr(hr_strs *a, const char *s) {
   if (a->n == a->cap) {
     size_t cap = a->cap ? a->cap * 2 : 64;
     char **p = realloc(a->v, cap * sizeof *p);
@@ -272,13 +223,13 @@ static int hrPushStr(hr_strs *a, const char *s) {
   return 0;
 }
 
-static void hrStrsFree(hr_strs *a) {
+void hrStrsFree(hr_strs *a) {
   for (size_t i = 0; i < a->n; i++) free(a->v[i]);
   free(a->v);
   memset(a, 0, sizeof *a);
 }
 
-static void hrOom(hr_ctx *x) {
+void hrOom(hr_ctx *x) {
   if (!x->fatal) {
     x->fatal = SQLITE_NOMEM;
     if (!x->failures++) snprintf(x->err, sizeof x->err, "out of memory");
@@ -351,7 +302,7 @@ static void hrRows(hr_ctx *x, sqlite3_stmt *st, const char *sql, const char *wha
 }
 
 /* The table of the query SQL (shown as it is run). */
-static void hrTable(hr_ctx *x, const char *sql, const char *what) {
+void hrTable(hr_ctx *x, const char *sql, const char *what) {
   sqlite3_stmt *st = hrPrep(x, sql, what);
   if (st) hrRows(x, st, sql, what);
 }
@@ -375,7 +326,7 @@ static char *hrSub(hr_ctx *x, const char *tmpl, const char *src) {
 /* Runs the table-valued function call SRC (e.g. "hta_idle_time_breakdown(30)") once
 ** into temp.NAME, so that a chart and the tables under it read the same rows
 ** (and the analysis runs once). 0, or -1 with the failure recorded. */
-static int hrMat(hr_ctx *x, const char *name, const char *src) {
+int hrMat(hr_ctx *x, const char *name, const char *src) {
   char *raw = sqlite3_mprintf(
       "DROP TABLE IF EXISTS temp.%s; CREATE TEMP TABLE %s AS SELECT * FROM %s", name, name, src);
   char *sql = raw ? hrScoped(x, raw) : NULL;
@@ -395,8 +346,7 @@ static int hrMat(hr_ctx *x, const char *name, const char *src) {
 
 /* The table of TMPL (hrSub): shown with SRC, run over temp.NAME (hrMat) when
 ** NAME is not NULL, else over SRC itself (HR-1). */
-static void hrTableOf(hr_ctx *x, const char *tmpl, const char *src, const char *name,
-                      const char *what) {
+void hrTableOf(hr_ctx *x, const char *tmpl, const char *src, const char *name, const char *what) {
   char *shown = hrSub(x, tmpl, src);
   char tmp[64];
   snprintf(tmp, sizeof tmp, "temp.%s", name ? name : "");
@@ -462,9 +412,12 @@ static const struct {
     {"queue", "Queue length over time"},
     {"membw", "Memory bandwidth over time"},
     {"launch", "Kernel launch statistics"},
+    {"collectives", "Collectives"},
+    {"memory", "Memory"},
+    {"critical-path", "Critical path"},
 };
 
-static void hrSection(hr_ctx *x, int i, const char *what) {
+void hrSection(hr_ctx *x, int i, const char *what) {
   sv_printf(x->o, "<section id=\"%s%s\"><h2>%d. ", x->idp, hr_sections[i].id, i + 1);
   sv_esc(x->o, hr_sections[i].title);
   sv_puts(x->o, "</h2>\n<p class=\"what\">");
@@ -472,7 +425,7 @@ static void hrSection(hr_ctx *x, int i, const char *what) {
   sv_puts(x->o, "</p>\n");
 }
 
-static void hrEndSection(hr_ctx *x) { sv_puts(x->o, "</section>\n"); }
+void hrEndSection(hr_ctx *x) { sv_puts(x->o, "</section>\n"); }
 
 /* ---------------------------------------------------------------- traces, shown ranks */
 
@@ -547,7 +500,7 @@ static int hrLoadTraces(hr_ctx *x) {
 }
 
 /* A sentence saying which ranks the per-rank detail shows (HR-2). */
-static void hrShownNote(hr_ctx *x) {
+void hrShownNote(hr_ctx *x) {
   if (x->nranks <= x->nshown) return;
   sv_printf(x->o, "<p class=\"note\">Per-rank detail for %d of %d ranks: ", x->nshown, x->nranks);
   for (int i = 0; i < x->nshown; i++)
@@ -993,8 +946,8 @@ static void hrOverlap(hr_ctx *x) {
 
 /* One chart per shown rank of the series of SQL (?1 = rank; columns trace_id,
 ** key (stream or kind), ts_us, value), downsampled (HR-3). */
-static void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
-                     const char *ylabel, const char *unit) {
+void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
+              const char *ylabel, const char *unit) {
   int ms = x->span_us > 20000;
   double scale = ms ? 1e-3 : 1;
   for (int r = 0; r < x->nshown && !x->fatal; r++) {
@@ -1277,8 +1230,9 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
     sv_puts(o, "</a></li>");
   }
   sv_puts(o, "</ol></nav>\n");
-  void (*const parts[])(hr_ctx *) = {hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,
-                                     hrIdle,     hrOverlap,  hrQueue,       hrMemBw,      hrLaunch};
+  void (*const parts[])(hr_ctx *) = {
+      hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,  hrAcross, hrIdle,    hrOverlap,
+      hrQueue,    hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 
@@ -1445,7 +1399,10 @@ int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *er
                "EXISTS temp.hr_kb;"
                " DROP TABLE IF EXISTS temp.hr_kba; DROP TABLE IF EXISTS temp.hr_it; DROP TABLE IF "
                "EXISTS temp.hr_cc;"
-               " DROP TABLE IF EXISTS temp.hr_ls;",
+               " DROP TABLE IF EXISTS temp.hr_ls; DROP TABLE IF EXISTS temp.hr_ci;"
+               " DROP TABLE IF EXISTS temp.hr_cr; DROP TABLE IF EXISTS temp.hr_ms;"
+               " DROP TABLE IF EXISTS temp.hr_mt; DROP TABLE IF EXISTS temp.hr_cps;"
+               " DROP TABLE IF EXISTS temp.hr_cpsum; DROP TABLE IF EXISTS temp.hr_cp;",
                NULL, NULL, NULL);
   int rc;
   if (out.oom || x.fatal) {

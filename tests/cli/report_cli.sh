@@ -54,15 +54,27 @@ bad += p.errors[:10]
 if p.stack: bad.append("unclosed: " + " ".join(p.stack[-5:]))
 if re.search(r"url\(|@import", text): bad.append("url() or @import in the CSS")
 if text.count("<svg") != text.count("</svg>"): bad.append("<svg> not closed")
-if p.count.get("section", 0) != 10: bad.append("%d sections, 10 expected" % p.count.get("section", 0))
+if p.count.get("section", 0) != 13: bad.append("%d sections, 13 expected" % p.count.get("section", 0))
 if re.search(r"\bNaN\b|\binf\b", " ".join(re.findall(r'(?:d|x|y|width|height|cx|cy)="([^"]*)"', text))):
     bad.append("NaN or inf in SVG coordinates")
 if demo:
     if re.search(r"https?://", text): bad.append("a URL in the demo report")
     ids = re.findall(r'<section id="([^"]+)"', text)
-    want = ["overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch"]
+    want = ["overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch",
+            "collectives", "memory", "critical-path"]
     if ids != want: bad.append("sections %s" % ids)
-    if p.count.get("svg", 0) < 20: bad.append("only %d charts" % p.count.get("svg", 0))
+    if p.count.get("svg", 0) < 27: bad.append("only %d charts" % p.count.get("svg", 0))
+    # sections 11-13 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
+    # ProfilerSteps: collectives 3 (bandwidth, skew, waits), memory and critical path 1 per rank
+    for sec, charts, texts in (("collectives", 3, ("Bus bandwidth by message size", "27.04 MiB", "start skew", "Total wait in collectives per rank")),
+                               ("memory", 2, ("GPU0 allocated", "GPU1 reserved", " GiB", "peak:", "1663577856")),
+                               ("critical-path", 2, ("GPU compute", "GPU communication", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))):
+        m = re.search(r'<section id="%s">(.*?)</section>' % sec, text, re.S)
+        body = m.group(1) if m else ""
+        if body.count("<svg") != charts: bad.append("%s: %d charts, %d expected" % (sec, body.count("<svg"), charts))
+        if body.count("<table") < 2: bad.append("%s: %d tables" % (sec, body.count("<table")))
+        for t in texts:
+            if t not in body: bad.append("%s: missing %r" % (sec, t))
     if p.titles_in_svg < 150: bad.append("only %d hover titles" % p.titles_in_svg)
     if 'class="error"' in text: bad.append("an analysis failed")
     for want_text in ("rank 0", "rank 1", "COMPUTATION overlapping COMMUNICATION", "stream 7", "Memcpy HtoD",
@@ -146,6 +158,8 @@ $ING -q --report empty.html empty.db; rc=$?
 check "empty db: 0" [ $rc = 0 ]
 check "empty db: html" check_html empty.html
 check "empty db: says so" grep -q 'no data' empty.html
+check "empty db: no collectives" grep -q 'No collectives' empty.html
+check "empty db: no memory records" grep -q 'No memory records' empty.html
 
 # 7. an appended database (WAL mode) opened read-only
 $ING -q wal.db "$top/examples/traces/rank0.pt.trace.json.gz" && $ING -q wal.db "$top/examples/traces/rank1.pt.trace.json.gz"
@@ -188,6 +202,15 @@ json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
 PY
 $ING -q alike.db alike && $ING -q --report alike.html alike.db
 check "alike: both numbered" grep -q 'cutlass::Kernel2 (2)' alike.html
+
+# 11. a trace without ProfilerStep: the critical path section says so, with no chart
+mkdir -p nostep
+gzip -dc "$top/examples/traces/rank0.pt.trace.json.gz" | sed 's/ProfilerStep#/Iteration#/g' > nostep/r0.json
+$ING -q nostep.db nostep 2>/dev/null
+$ING -q --report nostep.html nostep.db; rc=$?
+check "no ProfilerStep: 0" [ $rc = 0 ]
+check "no ProfilerStep: says so" grep -q 'rank 0: no critical path (no event whose name contains <code>ProfilerStep</code>)' nostep.html
+check "no ProfilerStep: html" check_html nostep.html
 
 [ $fails = 0 ] && echo "ok: report cli"
 [ $fails = 0 ]

@@ -1,0 +1,440 @@
+/*
+** report_more.c: sections 11-13 of the HTML report (report.c has the page, the
+** helpers and sections 1-10; report_int.h what they share).
+**
+**  11. Collectives: bus bandwidth by message size (power-of-two buckets, mean
+**      with min/max whiskers), start skew of each instance over time, total wait
+**      per rank; or a note when the job has no collective kernels.
+**  12. Memory: per shown rank, allocated and reserved bytes over time per device
+**      (downsampled like the other series, the peak marked), the peak per device
+**      and the per-step summary.
+**  13. Critical path: per shown rank, the time on HTA's critical path by bound_by
+**      (default parameters: annotation 'ProfilerStep', its first instance), the
+**      top 10 events on the path; a rank without a path says why (its status).
+**
+** Every statement goes through hrPrep / hrMat / hrTableOf (report.c), so each
+** reads the current job only (HR-8); charts read the temp.hr_* copy that the
+** tables under them show the SQL of (HR-1).
+*/
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_int.h"
+
+#define HR_CP_TOP 10 /* events per rank in the critical path's top table */
+
+/* One value of a single query (NAN when it fails or is NULL). */
+static double hrScalar(hr_ctx *x, const char *sql, const char *what) {
+  double v = NAN;
+  sqlite3_stmt *st = hrPrep(x, sql, what);
+  if (st && hrStep(x, st, what) == SQLITE_ROW) v = hrCol(st, 0);
+  sqlite3_finalize(st);
+  return v;
+}
+
+/* BYTES readably: "4 B", "24 MiB", "27.04 MiB". */
+static void hrBytesLabel(char *out, size_t n, double bytes) {
+  static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = 0;
+  while (u < 6 && bytes >= 1024) bytes /= 1024, u++;
+  snprintf(out, n, "%.*f %s", bytes == floor(bytes) ? 0 : 2, bytes, units[u]);
+}
+
+/* ---------------------------------------------------------------- 11. collectives */
+
+#define HR_BW_BUCKETS 64
+
+/* Bus bandwidth by message size over temp.hr_ci: one bar per size (mean, whiskers
+** min and max) when there are at most HR_BW_EXACT sizes, else per power-of-two
+** bucket of msg_bytes. */
+#define HR_BW_EXACT 24
+static void hrBusBw(hr_ctx *x, const char *src) {
+  double sum[HR_BW_BUCKETS] = {0}, lo[HR_BW_BUCKETS], hi[HR_BW_BUCKETS], key[HR_BW_BUCKETS];
+  long cnt[HR_BW_BUCKETS] = {0};
+  double sizes = hrScalar(x,
+                          "SELECT count(DISTINCT msg_bytes) FROM temp.hr_ci"
+                          " WHERE msg_bytes > 0 AND busbw_gibps IS NOT NULL",
+                          src);
+  int exact = sizes <= HR_BW_EXACT, nexact = 0;
+  sqlite3_stmt *st = hrPrep(x,
+                            "SELECT msg_bytes, busbw_gibps FROM temp.hr_ci"
+                            " WHERE msg_bytes > 0 AND busbw_gibps IS NOT NULL ORDER BY msg_bytes",
+                            src);
+  if (!st) return;
+  while (hrStep(x, st, src) == SQLITE_ROW) {
+    double b = sqlite3_column_double(st, 0), bw = sqlite3_column_double(st, 1);
+    int k;
+    if (exact) { /* sizes come in order: a new one opens the next bar */
+      if (!nexact || key[nexact - 1] != b) {
+        if (nexact == HR_BW_BUCKETS) continue;
+        key[nexact++] = b;
+      }
+      k = nexact - 1;
+    } else {
+      k = (int)ceil(log2(b));
+      if (k < 0) k = 0;
+      if (k > HR_BW_BUCKETS - 1) k = HR_BW_BUCKETS - 1;
+      key[k] = ldexp(1, k);
+    }
+    if (!cnt[k]++) lo[k] = hi[k] = bw;
+    sum[k] += bw;
+    if (bw < lo[k]) lo[k] = bw;
+    if (bw > hi[k]) hi[k] = bw;
+  }
+  sqlite3_finalize(st);
+  char labels[HR_BW_BUCKETS][40];
+  const char *cats[HR_BW_BUCKETS];
+  double v[HR_BW_BUCKETS], vlo[HR_BW_BUCKETS], vhi[HR_BW_BUCKETS];
+  int n = 0;
+  for (int k = 0; k < HR_BW_BUCKETS; k++) {
+    if (!cnt[k]) continue;
+    char size[32];
+    hrBytesLabel(size, sizeof size, key[k]);
+    snprintf(labels[n], sizeof labels[n], "%s%s", exact ? "" : "\xE2\x89\xA4 ", size);
+    cats[n] = labels[n];
+    v[n] = sum[k] / (double)cnt[k], vlo[n] = lo[k], vhi[n] = hi[k];
+    n++;
+  }
+  if (!n) {
+    sv_puts(x->o,
+            "<p class=\"note\">No instance has a bus bandwidth (unknown dtype or collective "
+            "type).</p>\n");
+    return;
+  }
+  if (!exact) sv_puts(x->o, "<p class=\"note\">Message sizes grouped by powers of two.</p>\n");
+  sv_bars c = {.title = "Bus bandwidth by message size (GiB/s)",
+               .ylabel = "bus bandwidth (GiB/s)",
+               .ncat = n,
+               .nser = 1,
+               .cats = cats,
+               .v = v,
+               .lo = vlo,
+               .hi = vhi,
+               .unit = " GiB/s"};
+  sv_bar_chart(x->o, &c);
+}
+
+/* The start skew of each instance at its start time (step line, downsampled). */
+static void hrSkew(hr_ctx *x, const char *src) {
+  int ms = x->span_us > 20000;
+  double scale = ms ? 1e-3 : 1;
+  sqlite3_stmt *st = hrPrep(x,
+                            "SELECT ts_us, start_skew_us FROM temp.hr_ci"
+                            " WHERE ts_us IS NOT NULL AND start_skew_us IS NOT NULL ORDER BY ts_us",
+                            src);
+  if (!st) return;
+  sv_ds ds;
+  sv_ds_init(&ds, 0, x->span_us * scale, HR_BUCKETS);
+  while (hrStep(x, st, src) == SQLITE_ROW)
+    sv_ds_add(&ds, sqlite3_column_double(st, 0) * scale, sqlite3_column_double(st, 1));
+  sqlite3_finalize(st);
+  sv_ds_finish(&ds);
+  if (ds.oom) {
+    hrOom(x);
+  } else {
+    sv_series s = {.name = "start skew", .d = &ds};
+    sv_lines c = {.title = "Start skew of each collective instance (\xC2\xB5s)",
+                  .xlabel = ms ? "instance start, time since the job's first event (ms)"
+                               : "instance start, time since the job's first event (\xC2\xB5s)",
+                  .ylabel = "start skew (\xC2\xB5s)",
+                  .nser = 1,
+                  .s = &s,
+                  .x0 = 0,
+                  .x1 = x->span_us * scale,
+                  .unit = " \xC2\xB5s"};
+    sv_step_chart(x->o, &c);
+  }
+  sv_ds_free(&ds);
+}
+
+/* Total wait per rank (hta_collective_ranks, in temp.hr_cr). */
+static void hrWaits(hr_ctx *x, const char *src) {
+  sqlite3_stmt *st = hrPrep(x, "SELECT trace_id, total_wait_us FROM temp.hr_cr", src);
+  hr_vec v = {0};
+  hr_strs cats = {0};
+  int bad = 0;
+  while (st && hrStep(x, st, src) == SQLITE_ROW) {
+    bad |= hrPushStr(&cats, hrLabel(x, sqlite3_column_int64(st, 0)));
+    bad |= hrPush(&v, hrCol(st, 1));
+  }
+  sqlite3_finalize(st);
+  if (bad) hrOom(x);
+  else if (st) {
+    sv_bars c = {.title = "Total wait in collectives per rank (\xC2\xB5s)",
+                 .ylabel = "total wait (\xC2\xB5s)",
+                 .ncat = (int)cats.n,
+                 .nser = 1,
+                 .cats = (const char *const *)cats.v,
+                 .v = v.v,
+                 .unit = " \xC2\xB5s"};
+    sv_bar_chart(x->o, &c);
+  }
+  free(v.v);
+  hrStrsFree(&cats);
+}
+
+void hrCollectives(hr_ctx *x) {
+  hrSection(x, 10,
+            "The collective-communication kernels (NCCL, RCCL) matched across ranks into "
+            "<i>instances</i> (one collective of one process group), as AMD TraceLens does: "
+            "implicit-sync types only (allreduce, reducescatter, allgather, alltoall). Bus "
+            "bandwidth is nccl-tests' <code>busbw</code> in GiB/s over the fastest rank's kernel; "
+            "<b>start skew</b> is how long the first rank waited for the last one; a rank's "
+            "<b>wait</b> is the time its kernel waited for the last rank to arrive.");
+  static const char src[] = "hta_collective_instances";
+  if (hrMat(x, "hr_ci", src) != 0) {
+    hrEndSection(x);
+    return;
+  }
+  double n = hrScalar(x, "SELECT count(*) FROM temp.hr_ci", src);
+  if (!(n > 0)) {
+    if (!x->fatal)
+      sv_puts(x->o,
+              "<p class=\"note\">No collectives: this job has no NCCL or RCCL kernels of the "
+              "implicit-sync types (<code>hta_collective_instances</code> is empty).</p>\n");
+    hrEndSection(x);
+    return;
+  }
+  sv_puts(x->o,
+          "<h3>Bus bandwidth by message size</h3>\n<p class=\"what\">Instances by message size "
+          "(<code>msg_bytes</code>): the bar is their mean bus bandwidth, the whisker the lowest "
+          "and highest instance.</p>\n");
+  hrBusBw(x, src);
+  hrTableOf(x,
+            "SELECT collective_name, dtype, msg_bytes, count(*) AS instances,\n"
+            "       avg(busbw_gibps) AS busbw_gibps_mean, min(busbw_gibps) AS busbw_gibps_min,\n"
+            "       max(busbw_gibps) AS busbw_gibps_max, avg(comm_latency_us) AS latency_us_mean\n"
+            "FROM {src}\nGROUP BY collective_name, dtype, msg_bytes ORDER BY msg_bytes, "
+            "collective_name, dtype",
+            src, "hr_ci", src);
+  sv_puts(x->o,
+          "<h3>Start skew over time</h3>\n<p class=\"what\">Each instance's start skew (latest "
+          "\xE2\x88\x92 earliest start over its ranks) at its start; the table lists the "
+          "instances, largest skew first, with the rank that arrived last.</p>\n");
+  hrSkew(x, src);
+  hrTableOf(x,
+            "SELECT pg_name, index_in_group, collective_name, msg_bytes, ts_us, comm_latency_us,\n"
+            "       start_skew_us, end_skew_us, first_rank, last_rank, busbw_gibps\n"
+            "FROM {src}\nORDER BY start_skew_us DESC, ts_us",
+            src, "hr_ci", src);
+  static const char rsrc[] = "hta_collective_ranks";
+  sv_puts(x->o,
+          "<h3>Wait per rank</h3>\n<p class=\"what\">The time each rank's collective kernels "
+          "waited for the last rank. The straggler is the rank that waits least.</p>\n");
+  if (hrMat(x, "hr_cr", rsrc) == 0) {
+    hrWaits(x, rsrc);
+    hrTableOf(x,
+              "SELECT rank, trace_id, total_wait_us, mean_wait_us, times_arrived_last,\n"
+              "       times_arrived_first, pct_arrived_last, num_collectives, "
+              "total_collective_dur_us\nFROM {src}",
+              rsrc, "hr_cr", rsrc);
+  }
+  hrEndSection(x);
+}
+
+/* ---------------------------------------------------------------- 12. memory */
+
+void hrMemory(hr_ctx *x) {
+  hrSection(x, 11,
+            "The allocator's <b>allocated</b> and <b>reserved</b> bytes after each allocation or "
+            "free, from the <code>[memory]</code> events the PyTorch profiler writes with "
+            "<code>profile_memory=True</code> (the TensorBoard plugin's Memory View; HTA has no "
+            "memory analysis). The dot on each line marks its peak; hover for the value.");
+  static const char src[] = "hta_memory_summary";
+  if (hrMat(x, "hr_ms", src) != 0) {
+    hrEndSection(x);
+    return;
+  }
+  double n = hrScalar(x, "SELECT count(*) FROM temp.hr_ms", src);
+  if (!(n > 0)) {
+    if (!x->fatal)
+      sv_puts(x->o,
+              "<p class=\"note\">No memory records: the traces have no <code>[memory]</code> "
+              "events (profile with <code>profile_memory=True</code>).</p>\n");
+    hrEndSection(x);
+    return;
+  }
+  hrShownNote(x);
+  char *tsrc = sqlite3_mprintf("hta_memory_timeline WHERE rank IN %s", x->in_shown);
+  if (!tsrc) {
+    hrOom(x);
+  } else if (hrMat(x, "hr_mt", tsrc) == 0) {
+    /* GPUs (and other devices), then the CPU: apart, each in the unit of its peak */
+    static const struct {
+      const char *title, *cond;
+    } groups[] = {{"GPU memory", "device <> 'CPU'"}, {"CPU memory", "device = 'CPU'"}};
+    static const struct {
+      double div;
+      const char *name;
+    } units[] = {{1073741824.0, "GiB"}, {1048576.0, "MiB"}, {1024.0, "KiB"}, {1.0, "B"}};
+    for (size_t g = 0; g < sizeof groups / sizeof groups[0] && !x->fatal; g++) {
+      char sql[720];
+      snprintf(sql, sizeof sql,
+               "SELECT max(coalesce(max(allocated_bytes), 0), coalesce(max(reserved_bytes), 0))"
+               " FROM temp.hr_mt WHERE %s HAVING count(*) > 0",
+               groups[g].cond);
+      double peak = hrScalar(x, sql, "hta_memory_timeline");
+      if (isnan(peak)) continue; /* no records of these devices on the shown ranks */
+      size_t u = 0;
+      while (u + 1 < sizeof units / sizeof units[0] && peak < units[u].div) u++;
+      char ylabel[48], unit[8];
+      snprintf(ylabel, sizeof ylabel, "%s (%s)", groups[g].title, units[u].name);
+      snprintf(unit, sizeof unit, " %s", units[u].name);
+      snprintf(sql, sizeof sql,
+               "SELECT trace_id, device || ' allocated', ts_us, allocated_bytes / %.1f"
+               " FROM temp.hr_mt WHERE rank = ?1 AND %s AND allocated_bytes IS NOT NULL"
+               " UNION ALL SELECT trace_id, device || ' reserved', ts_us, reserved_bytes / %.1f"
+               " FROM temp.hr_mt WHERE rank = ?1 AND %s AND reserved_bytes IS NOT NULL"
+               " ORDER BY 1, 2, 3",
+               units[u].div, groups[g].cond, units[u].div, groups[g].cond);
+      sv_printf(x->o, "<h3>%s</h3>\n", groups[g].title); /* static text */
+      hrSeries(x, sql, "hta_memory_timeline", "", ylabel, unit);
+    }
+  }
+  sqlite3_free(tsrc);
+  sv_puts(x->o,
+          "<h3>Peak per device, every rank</h3>\n<p class=\"what\">The highest allocated bytes "
+          "of each trace and device, when it was first reached and in which operator.</p>\n");
+  hrTableOf(x,
+            "SELECT rank, trace_id, device, max(peak_allocated_bytes) AS peak_allocated_bytes,\n"
+            "       peak_ts_us, step AS peak_step, peak_operator\n"
+            "FROM {src}\nGROUP BY trace_id, device ORDER BY rank, trace_id, device",
+            src, "hr_ms", src);
+  sv_puts(x->o, "<h3>Per ProfilerStep, every rank</h3>\n");
+  hrTableOf(x,
+            "SELECT rank, trace_id, device, step, peak_allocated_bytes, peak_reserved_bytes, "
+            "peak_ts_us,\n       peak_operator, allocations, allocated_bytes, frees, freed_bytes, "
+            "live_bytes_at_end\nFROM {src}",
+            src, "hr_ms", src);
+  hrEndSection(x);
+}
+
+/* ---------------------------------------------------------------- 13. critical path */
+
+/* A short label for the bound_by value B. */
+static const char *hrBoundLabel(const char *b) {
+  static const struct {
+    const char *b, *label;
+  } m[] = {{"", "dependency / sync"},
+           {"cpu_bound", "CPU"},
+           {"gpu_compute_bound", "GPU compute"},
+           {"gpu_communication_bound", "GPU communication"},
+           {"gpu_kernel_kernel_overhead", "kernel-kernel gap"},
+           {"gpu_kernel_launch_overhead", "launch overhead"}};
+  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
+    if (!strcmp(b ? b : "", m[i].b)) return m[i].label;
+  return b;
+}
+
+/* Bars of the time on the critical path by bound_by, for RANK (temp.hr_cpsum). */
+static void hrCritBars(hr_ctx *x, int64_t rank, const char *src) {
+  sqlite3_stmt *st = hrPrep(x,
+                            "SELECT trace_id, bound_by, duration_us FROM temp.hr_cpsum"
+                            " WHERE rank = ?1 ORDER BY trace_id, bound_by",
+                            src);
+  if (!st) return;
+  sqlite3_bind_int64(st, 1, rank);
+  hr_vec v = {0};
+  hr_strs cats = {0};
+  int bad = 0;
+  while (hrStep(x, st, src) == SQLITE_ROW) {
+    const char *b = (const char *)sqlite3_column_text(st, 1);
+    char label[128];
+    snprintf(label, sizeof label, "%s%s%s", x->dup ? hrLabel(x, sqlite3_column_int64(st, 0)) : "",
+             x->dup ? ": " : "", hrBoundLabel(b));
+    bad |= hrPushStr(&cats, label);
+    bad |= hrPush(&v, hrCol(st, 2));
+  }
+  sqlite3_finalize(st);
+  if (bad) {
+    hrOom(x);
+  } else if (cats.n) {
+    char title[96];
+    snprintf(title, sizeof title, "Critical path by bound_by, rank %lld (\xC2\xB5s)",
+             (long long)rank);
+    sv_bars c = {.title = title,
+                 .ylabel = "time on the critical path (\xC2\xB5s)",
+                 .ncat = (int)cats.n,
+                 .nser = 1,
+                 .cats = (const char *const *)cats.v,
+                 .v = v.v,
+                 .unit = " \xC2\xB5s"};
+    sv_bar_chart(x->o, &c);
+  }
+  free(v.v);
+  hrStrsFree(&cats);
+}
+
+void hrCritPath(hr_ctx *x) {
+  hrSection(x, 12,
+            "HTA's lightweight critical path analysis with its default parameters: the window is "
+            "the first <code>ProfilerStep</code> of each rank, the graph has CPU operators, "
+            "runtime calls, GPU kernels and their dependencies, and the longest path through it "
+            "is what bounds the step. <b>bound_by</b> says what each part of the path waits on.");
+  hrShownNote(x);
+  char *ssrc = sqlite3_mprintf("hta_critical_path_stats WHERE rank IN %s", x->in_shown);
+  char *msrc = sqlite3_mprintf("hta_critical_path_summary WHERE rank IN %s", x->in_shown);
+  char *psrc = sqlite3_mprintf("hta_critical_path WHERE rank IN %s", x->in_shown);
+  if (!ssrc || !msrc || !psrc) {
+    hrOom(x);
+  } else if (hrMat(x, "hr_cps", ssrc) == 0 && hrMat(x, "hr_cpsum", msrc) == 0 &&
+             hrMat(x, "hr_cp", psrc) == 0) {
+    for (int r = 0; r < x->nshown && !x->fatal; r++) {
+      sv_printf(x->o, "<h3>Rank %lld</h3>\n", (long long)x->shown[r]);
+      sqlite3_stmt *st = hrPrep(x,
+                                "SELECT trace_id, status, path_length_us FROM temp.hr_cps"
+                                " WHERE rank = ?1 ORDER BY trace_id",
+                                "hta_critical_path_stats");
+      if (!st) break;
+      sqlite3_bind_int64(st, 1, x->shown[r]);
+      int ok = 0;
+      while (hrStep(x, st, "hta_critical_path_stats") == SQLITE_ROW) {
+        const char *status = (const char *)sqlite3_column_text(st, 1);
+        if (status && !strcmp(status, "ok")) {
+          ok++;
+          continue;
+        }
+        sv_printf(x->o, "<p class=\"note\">%s: no critical path (",
+                  hrLabel(x, sqlite3_column_int64(st, 0)));
+        if (status && !strcmp(status, "no_annotation"))
+          sv_puts(x->o, "no event whose name contains <code>ProfilerStep</code>");
+        else sv_esc(x->o, status ? status : "no status");
+        sv_puts(x->o, ").</p>\n");
+      }
+      sqlite3_finalize(st);
+      if (ok) hrCritBars(x, x->shown[r], "hta_critical_path_summary");
+    }
+    sv_puts(x->o, "<h3>Status, shown ranks</h3>\n");
+    hrTableOf(x,
+              "SELECT rank, trace_id, status, window_start_us, window_end_us, graph_nodes, "
+              "graph_edges,\n       path_nodes, path_length_us\nFROM {src} WHERE rank IN {ranks}",
+              "hta_critical_path_stats", "hr_cps", "hta_critical_path_stats");
+    sv_puts(x->o, "<h3>Time by bound_by, shown ranks</h3>\n");
+    hrTableOf(x,
+              "SELECT rank, trace_id, bound_by, duration_us, percentage\n"
+              "FROM {src} WHERE rank IN {ranks}",
+              "hta_critical_path_summary", "hr_cpsum", "hta_critical_path_summary");
+    sv_printf(x->o,
+              "<h3>Top %d events on the path, shown ranks</h3>\n<p class=\"what\">The path's "
+              "time per event name and bound_by (a kernel's own time is "
+              "<code>gpu_compute_bound</code> or <code>gpu_communication_bound</code>, the gap "
+              "before it <code>gpu_kernel_kernel_overhead</code>).</p>\n",
+              HR_CP_TOP);
+    hrTableOf(x,
+              "SELECT rank, trace_id, name, cat, bound_by, duration_us, edges\n"
+              "FROM (SELECT rank, trace_id, name, cat, bound_by, sum(duration_us) AS "
+              "duration_us,\n"
+              "             count(*) AS edges, row_number() OVER (PARTITION BY trace_id\n"
+              "               ORDER BY sum(duration_us) DESC, name) AS pos\n"
+              "      FROM {src} WHERE rank IN {ranks} AND name <> ''\n"
+              "      GROUP BY trace_id, name, cat, bound_by)\n"
+              "WHERE pos <= " HR_XSTR(HR_CP_TOP) " ORDER BY rank, trace_id, pos",
+              "hta_critical_path", "hr_cp", "hta_critical_path");
+  }
+  sqlite3_free(ssrc);
+  sqlite3_free(msrc);
+  sqlite3_free(psrc);
+  hrEndSection(x);
+}
