@@ -13,7 +13,8 @@
 #       datasette DB with the extension and the metadata.
 #   sh examples/datasette/datasette.sh check DB            (make datasette-check)
 #       Runs every canned query through Datasette (datasette --get, no server), with
-#       empty parameters and with rank=0; fails unless every one answers. Without
+#       empty parameters, with rank=0 and with job set to the first job; fails unless
+#       every one answers. Without
 #       datasette installed it says so and exits 0.
 #
 # Needs the sqlite3 shell. env: HTA_EXT (default ./hta.so), DATASETTE (default datasette; else
@@ -73,7 +74,8 @@ databases:
   $name:
     description: >-
       Traces ingested by hta-ingest. The canned queries run HTA's analyses; leave a
-      parameter empty for its default, and rank empty for every rank.
+      parameter empty for its default, rank empty for every rank and job empty for
+      every job (the jobs query lists them).
 EOF
   [ $docs = 1 ] || echo "    tables: {}"
   [ $docs = 0 ] || echo "    tables:"
@@ -133,8 +135,9 @@ case $cmd in
     meta=$(mktemp) out=$(mktemp) && trap 'rm -f "$meta" "$out"' EXIT
     metadata lenient > "$meta"
     fails=0 n=0
+    job1=$(sqlite3 -readonly "$db" "SELECT name FROM job ORDER BY job_id LIMIT 1" 2>/dev/null | sed 's/%/%25/g; s/ /%20/g; s/&/%26/g; s/#/%23/g; s/+/%2B/g') || job1=""
     for q in $(awk '/^-- name: / { print substr($0, 10) }' "$here/queries.sql"); do
-      for args in "" "?rank=0"; do
+      for args in "" "?rank=0" ${job1:+"?job=$job1"}; do
         n=$((n + 1))
         if run_datasette "$db" --load-extension "$HTA_EXT" --metadata "$meta" \
              --get "/$name/$q.json$args" > "$out" 2>&1 && grep -q '"ok": *true' "$out"; then

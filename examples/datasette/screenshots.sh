@@ -1,6 +1,7 @@
 #!/bin/sh
 # Screenshots of the Datasette plugin's pages with headless Chromium, into
-# examples/datasette/screenshots/: index.png (the instance), job.png (a job's report charts),
+# examples/datasette/screenshots/: index.png (the instance), jobs.png (the jobs canned query),
+# job.png (a job's report charts),
 # event.png (the event table: names, not ids), query.png (a canned analysis).
 #   PYTHON=venv/bin/python sh examples/datasette/screenshots.sh [DB]
 # PYTHON must import datasette and the installed hta-sqlite wheel (make wheel); DB defaults to
@@ -26,7 +27,7 @@ for _ in range(100):
         time.sleep(0.1)
 PY
 mkdir -p "$here/screenshots"
-for page in "index:/" "job:/-/hta/$name/job/all" "event:/$name/event" "query:/$name/temporal_breakdown"; do
+for page in "index:/" "jobs:/$name/jobs" "job:/-/hta/$name/job/all" "event:/$name/event" "query:/$name/temporal_breakdown"; do
   out=${page%%:*} path=${page#*:}
   if [ "$out" = job ]; then  # the first job in the database
     j=$("$PYTHON" -c "import sqlite3,sys,datasette_hta; from datasette.utils import tilde_encode; print(tilde_encode(datasette_hta.list_jobs(sqlite3.connect(sys.argv[1]))[0]))" "$db")

@@ -108,6 +108,8 @@ def canned(database, datasette=None):
             notes.append("Empty fields take the defaults: " + ", ".join("%s = %s" % (p, d.strip("'")) for p, d in defaults.items()) + ".")
         if "rank" in params:
             notes.append("rank: an integer, or empty for every rank.")
+        if "job" in params:
+            notes.append("job: a job's name (the Jobs query lists them), or empty for every job.")
         text = desc + (" " + " ".join(notes) if notes else "")
         # hide_sql: the rank check makes the SQL long; "show" displays it.
         entry = {"sql": sql, "title": title, "description": text, "params": params, "hide_sql": True}
@@ -115,7 +117,7 @@ def canned(database, datasette=None):
             url = _url(datasette, database, QUERY_CSV[name], suffix=".csv")
             entry["description_html"] = (
                 html.escape(text) + ' The page shows the first rows only: <a href="%s">every row as CSV</a> '
-                "(add ?rank=N to the address for one rank)." % html.escape(url)
+                "(add ?rank=N or ?job=NAME to the address for one rank or job)." % html.escape(url)
             )
         q[name] = entry
     return q
@@ -253,7 +255,8 @@ def _database_metadata(datasette, database, info):
     desc_html = (
         "PyTorch profiler (Kineto) traces ingested by hta-ingest, with HTA's analyses as canned queries "
         "(hta.so). Times in tables are integer nanoseconds (absolute timestamps); analyses report "
-        "microseconds (columns ending in _us). Leave a query's field empty for its default. "
+        "microseconds (columns ending in _us). Leave a query's field empty for its default, its "
+        "job field empty for every job (each analysed on its own; the job column names it). "
         "Reports with charts: %s. Full series as CSV: <a href=\"%s\">downloads</a>." % (jobs, html.escape(_url(datasette, database)))
     )
     tables = {}

@@ -2,7 +2,8 @@
 # The Datasette plugin (python/datasette_hta) in real Datasette, through Datasette's own test
 # client (tests/datasette/test_plugin.py): the wheel is built from the binaries under test and
 # installed into a venv of Debian's /usr/bin/python3, so the plugin is found through its entry
-# point as users get it. Three databases: the demo (examples/traces) under the name demo.db,
+# point as users get it. Three databases: the demo (make demo's two jobs: examples/traces and
+# examples/recorded_h200) under the name demo.db,
 # timed (every canned query within Datasette's 1 s limit); the same file under another name,
 # served immutable (-i); a generated 64-rank job (tools/gen_trace.py, one small step).
 # Datasette itself is not vendored: it must be importable by /usr/bin/python3, installed or
@@ -34,7 +35,7 @@ PYTHON=$py sh "$top/python/build_wheel.sh" "$work/dist" "$HTA_INGEST" "$HTA_EXT"
 "$work/venv/bin/python" -m pip install -q --no-index --disable-pip-version-check "$work"/dist/hta_sqlite-*.whl \
   > "$work/pip.log" 2>&1 || { cat "$work/pip.log"; echo "FAIL: pip install --no-index"; exit 1; }
 
-"$HTA_INGEST" -q "$work/demo.db" "$top/examples/traces" || { echo "FAIL: ingest the demo"; exit 1; }
+"$HTA_INGEST" -q "$work/demo.db" "$top/examples/traces" "$top/examples/recorded_h200" || { echo "FAIL: ingest the demo"; exit 1; }
 cp "$work/demo.db" "$work/my_traces-v2.db"
 python3 "$top/tools/gen_trace.py" -q --ranks 64 --steps 1 --layers 1 "$work/r64" || { echo "FAIL: gen_trace.py"; exit 1; }
 "$HTA_INGEST" -q "$work/ranks64.db" "$work/r64" || { echo "FAIL: ingest 64 ranks"; exit 1; }

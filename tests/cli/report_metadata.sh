@@ -7,7 +7,9 @@
 #     demo database, and the generated part of docs/schema.md what `schema-md` makes.
 #  4. Every canned query of examples/datasette/queries.sql runs through the sqlite3
 #     shell with the extension, its parameters empty (Datasette's '' = the defaults)
-#     and set to text values (as Datasette passes them), and returns rows on the demo.
+#     and set to text values (as Datasette passes them), job set to each of the demo's two
+#     jobs, and returns rows on the demo (with some job); job=nope is an error that says
+#     what job must be, in every query that takes a job.
 # Starts no server: `make datasette-check` runs the queries through Datasette itself.
 # Works in a scratch directory of its own. env: HTA_INGEST, HTA_EXT, HTA_BUILD (the objects), CC.
 set -u
@@ -60,7 +62,7 @@ sqlite3 schema.db "SELECT table_name, column_name, description FROM _hta_column 
 cmp -s docs.txt docs2.txt || fail "hr_write_column_docs is not idempotent"
 
 # 2. the demo database, with _hta_column from hta-ingest when it writes one
-"$HTA_INGEST" -q demo.db "$top/examples/traces" || { echo "FAIL: ingest"; exit 1; }
+"$HTA_INGEST" -q demo.db "$top/examples/traces" "$top/examples/recorded_h200" || { echo "FAIL: ingest"; exit 1; }
 if [ "$(sqlite3 demo.db "SELECT count(*) FROM sqlite_schema WHERE name = '_hta_column'")" = 1 ]; then
   sqlite3 demo.db "SELECT table_name, column_name, description FROM _hta_column ORDER BY rowid" > ingest_docs.txt
   cmp -s docs.txt ingest_docs.txt || fail "hta-ingest's _hta_column differs from hr_write_column_docs()"
@@ -95,18 +97,21 @@ nq=0
 for f in q_*.sql; do
   nq=$((nq + 1))
   q=${f#q_}; q=${q%.sql}
-  for mode in empty set; do
+  setrows=0
+  for mode in empty traces recorded_h200 nope; do
     {
       for p in $(grep -o ':[a-z_]*' "$f" | sort -u); do
         v="''"
-        if [ $mode = set ]; then
+        if [ $mode != empty ]; then
           case $p in
+            :job) v="'$mode'" ;;
             :rank|:control_rank|:test_rank) v="'0'" ;;
             :operator_name) v="'AddmmBackward0'" ;;
             :control_iteration) v="'5'" ;; :test_iteration) v="'6'" ;;
             :duration_ratio) v="'0.9'" ;; :num_kernels) v="'5'" ;; :limit) v="'3'" ;;
             :consecutive_kernel_delay_us) v="'10'" ;; :runtime_cutoff_us) v="'20'" ;;
             :launch_delay_cutoff_us) v="'50'" ;; :max_queue_length) v="'4'" ;; :num_candidates) v="'1'" ;;
+            :annotation) v="'ProfilerStep'" ;;
             *) v="'1'" ;;
           esac
         fi
@@ -114,13 +119,30 @@ for f in q_*.sql; do
       done
       cat "$f"
     } > run.sql
-    if ! sqlite3 -bail -batch demo.db -cmd ".load $HTA_EXT" < run.sql > out.txt 2>&1; then
+    if [ $mode = nope ]; then
+      grep -q ':job' "$f" || continue
+      if sqlite3 -bail -batch demo.db -cmd ".load $HTA_EXT" < run.sql > out.txt 2>&1; then
+        fail "canned query $q: job=nope is no error"
+      elif ! grep -q "job must be the name of a job of this database.*not nope" out.txt; then
+        fail "canned query $q: job=nope: $(head -n 3 out.txt)"
+      fi
+    elif ! sqlite3 -bail -batch demo.db -cmd ".load $HTA_EXT" < run.sql > out.txt 2>&1; then
       fail "canned query $q ($mode parameters): $(head -n 3 out.txt)"
-    elif [ ! -s out.txt ] && [ "$q" != cupti_counters ] && [ "$q" != queue_full_time ]; then
-      fail "canned query $q ($mode parameters) returns no rows on the demo"
+    elif [ $mode = empty ]; then
+      [ -s out.txt ] || [ "$q" = cupti_counters ] || [ "$q" = queue_full_time ] \
+        || fail "canned query $q (empty parameters) returns no rows on the demo"
+    elif [ -s out.txt ]; then
+      setrows=1
+      # a job given: that job's rows only (the job column is the last of the analyses')
+      if grep -q ':job' "$f" && grep -v "|$mode\$" out.txt | grep -q "|traces$\||recorded_h200$"; then
+        fail "canned query $q (job=$mode): rows of another job: $(grep -v "|$mode\$" out.txt | head -n 2)"
+      fi
     fi
   done
+  [ $setrows = 1 ] || [ "$q" = cupti_counters ] || [ "$q" = queue_full_time ] \
+    || fail "canned query $q (parameters set) returns no rows on the demo for either job"
 done
+grep -q '^-- name: jobs$' "$ds/queries.sql" || fail "no canned query jobs"
 [ "$nq" -ge 20 ] || fail "only $nq canned queries"
 [ "$(grep -c '^      [a-z_]*:$' "$ds/metadata.yml")" -ge "$nq" ] || fail "metadata.yml lacks canned queries"
 
