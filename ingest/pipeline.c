@@ -381,7 +381,10 @@ static void parse_file(pl_ctx *c, int i) {
     }
     if ((++nev & 4095) == 0) {
       pf->done_bytes = kt_json_offset(scan);
-      atomic_store_explicit(&pf->scan_raw, kt_raw_offset(scan), memory_order_relaxed);
+      /* both halves of a split scan; never backwards (a half given up is read again) */
+      uint64_t raw = kt_raw_offset(scan) + sp_read(half);
+      if (raw > atomic_load_explicit(&pf->scan_raw, memory_order_relaxed))
+        atomic_store_explicit(&pf->scan_raw, raw, memory_order_relaxed);
     }
   }
   if (!sp_joined(half)) sp_free(half), half = NULL; /* never joined (a wrong guess, an error) */

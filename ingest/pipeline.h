@@ -38,7 +38,7 @@ typedef struct pl_file {
   volatile uint64_t done_bytes;
   /* raw (on-disk) bytes the scan pass and the full pass have read so far, stored by the
   ** parser thread every 4096 events (relaxed atomics: any thread may read them); the
-  ** second half of a split scan (split.h) is counted when it joins */
+  ** scan's counts both halves of a split scan (split.h) */
   _Atomic uint64_t scan_raw, full_raw;
   volatile uint64_t done_events; /* events written so far */
   volatile int pass;             /* 0 waiting, 1 scan, 2 writing, 3 done */
