@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -29,6 +30,7 @@
 #include "list.h"
 #include "merge.h"
 #include "pipeline.h"
+#include "progress.h"
 #include "rank.h"
 #include "report.h"
 #include "upgrade.h"
@@ -39,11 +41,12 @@
 #define EXIT_USAGE 2
 
 typedef struct cli {
-  int verbosity; /* 0 silent, 1 errors, 2 summary (default), 3 each file */
-  int off_range; /* files skipped by --ranks so far */
-  int progress;  /* draw progress on a terminal */
-  int drawn;     /* a progress line is on screen */
-  int strict;    /* --strict: a JSON file that is no Kineto trace fails the run */
+  int verbosity;  /* 0 silent, 1 errors, 2 summary (default), 3 each file */
+  int off_range;  /* files skipped by --ranks so far */
+  int progress;   /* draw progress on a terminal */
+  int drawn;      /* a progress line is on screen */
+  int strict;     /* --strict: a JSON file that is no Kineto trace fails the run */
+  uint64_t total; /* bytes on disk of the files given to the pipeline (the progress total) */
   double start;
 } cli;
 
@@ -57,7 +60,17 @@ static int is_foreign(const cli *c, const pl_file *f) {
 /* The temporary database being built, removed if we are interrupted (signal-safe use only). */
 static char tmp_db[4096];
 
+/* A progress line is on screen (no newline yet): on_signal ends it. */
+static volatile sig_atomic_t line_open;
+
+/* SIGINT, SIGTERM, SIGHUP: ends the progress line, says so, removes the temporary database
+** and dies of the signal (exit status 128+sig in a shell). Async-signal-safe calls only. */
 static void on_signal(int sig) {
+  static const char msg[] = "hta-ingest: interrupted\n";
+  ssize_t w = 0;
+  if (line_open) w = write(2, "\n", 1);
+  w += write(2, msg, sizeof msg - 1);
+  (void)w;
   if (tmp_db[0]) unlink(tmp_db);
   signal(sig, SIG_DFL);
   raise(sig);
@@ -124,7 +137,9 @@ static void usage(FILE *out) {
 static void clear_progress(cli *c) {
   if (c->drawn) {
     fprintf(stderr, "\r\033[K");
+    fflush(stderr);
     c->drawn = 0;
+    line_open = 0;
   }
 }
 
@@ -142,28 +157,53 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
+/* Terminal columns of stderr (80 when unknown: --progress on a pipe or a file). */
+static int term_width(void) {
+  struct winsize ws;
+  return ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+}
+
+/* Progress counts input bytes, the files' sizes on disk (compressed for .json.gz): each file
+** is read twice, a scan pass then a full pass, so a byte counts half when the scan has read
+** it and half when the full pass has: done = (scan bytes + full bytes) / 2 against the sum of
+** the sizes. It moves during the scans (about 40% of a run) and is the total once every file
+** is done (written, skipped or failed, whatever its passes read). The rate, done / seconds,
+** is the summary line's MB/s of input. */
 static void on_progress(void *ctx, const pl_file *files, int n, double seconds) {
   cli *c = ctx;
   if (!c->progress || c->verbosity < 2) return;
-  uint64_t bytes = 0, events = 0;
-  int done = 0;
+  uint64_t twice = 0;
+  pg_info p = {.total = c->total, .seconds = seconds, .files = n};
   const pl_file *cur = NULL;
   for (int i = 0; i < n; i++) {
-    if (files[i].pass == 3)
-      done++, bytes += files[i].json_bytes, events += (uint64_t)files[i].events;
-    else if (files[i].pass) {
-      events += files[i].done_events;
-      if (files[i].pass == 2) bytes += files[i].done_bytes; /* counted once written */
-      if (!cur || files[i].pass == 2) cur = &files[i];
+    const pl_file *f = &files[i];
+    if (f->pass == 3) {
+      p.files_done++, twice += 2 * f->size;
+    } else if (f->pass) {
+      uint64_t s = atomic_load_explicit(&f->scan_raw, memory_order_relaxed);
+      uint64_t w = atomic_load_explicit(&f->full_raw, memory_order_relaxed);
+      twice += (s < f->size ? s : f->size) + (w < f->size ? w : f->size);
+      if (!cur || f->pass == 2) cur = f;
     }
   }
-  double mb = (double)bytes / 1e6;
-  fprintf(stderr, "\r\033[K%d/%d files, %.0f MB written, %.0f MB/s, %.2fM events/s%s%s%s", done, n,
-          mb, seconds > 0 ? mb / seconds : 0.0, seconds > 0 ? (double)events / 1e6 / seconds : 0.0,
-          cur ? ", " : "", cur ? base_name(cur->path) : "",
-          cur ? (cur->pass == 1 ? " (scanning)" : " (writing)") : "");
+  p.done = twice / 2;
+  if (cur) p.current = base_name(cur->path), p.scanning = cur->pass == 1;
+  char line[512];
+  pg_format(line, sizeof line, &p, term_width());
+  fprintf(stderr, "\r\033[K%s", line);
   fflush(stderr);
   c->drawn = 1;
+  line_open = 1;
+}
+
+/* After the pipeline: the line drawn last is redrawn with the final numbers and ended with a
+** newline, so it stays above the summary. */
+static void end_progress(cli *c, const pl_file *files, int n, double seconds) {
+  if (!c->drawn) return;
+  on_progress(c, files, n, seconds);
+  fputc('\n', stderr);
+  c->drawn = 0;
+  line_open = 0;
 }
 
 static void on_done(void *ctx, const pl_file *f) {
@@ -424,6 +464,9 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     pf[n].job = in.jobs[in.files[i].job].name;
     pf[n].from_dir = in.files[i].from_dir;
     pf[n].job_source = in.jobs[in.files[i].job].source;
+    struct stat sb;
+    pf[n].size = stat(pf[n].path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
+    c->total += pf[n].size;
     n++;
   }
   c->off_range = peeked_out;
@@ -440,24 +483,23 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) o->split_min = 0; /* no second core to use */
   c->start = now_s();
   pl_stats st = {0};
-  if (pl_run(db, pf, n, o, &st, err, sizeof err)) {
-    clear_progress(c);
+  int prc = pl_run(db, pf, n, o, &st, err, sizeof err);
+  double secs = now_s() - c->start;
+  end_progress(c, pf, n, secs);
+  if (prc) {
     fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
     code = EXIT_USAGE;
     goto end;
   }
-  double secs = now_s() - c->start;
   if (st.upgraded) say_upgraded(c, db, st.up_traces, st.up_jobs);
   int ok = 0, skipped = 0, failed = 0, foreign = 0;
   int64_t events = 0;
-  uint64_t bytes = 0;
   int64_t *ranks = calloc((size_t)n, sizeof *ranks);
   int nranks = 0;
   for (int i = 0; i < n; i++) {
     if (pf[i].status == PL_OK) {
       ok++;
       events += pf[i].events;
-      bytes += pf[i].json_bytes;
       int seen = 0;
       for (int k = 0; ranks && k < nranks; k++) seen |= ranks[k] == pf[i].rank;
       if (ranks && !seen) ranks[nranks++] = pf[i].rank;
@@ -481,8 +523,10 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
         (long long)o->rank_hi);
   if (foreign) say(c, 2, ", %d not a Kineto trace (skipped)", foreign);
   if (failed) say(c, 2, ", %d failed", failed);
-  say(c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s\n", nranks, nranks == 1 ? "" : "s",
-      (long long)events, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0.0);
+  /* MB/s of input, as the progress line: every file given to the pipeline was read */
+  say(c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s of input\n", nranks,
+      nranks == 1 ? "" : "s", (long long)events, secs,
+      secs > 0 ? (double)c->total / 1e6 / secs : 0.0);
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)
     say(c, 3,

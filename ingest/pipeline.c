@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,7 +389,13 @@ static void parse_file(pl_ctx *c, int i) {
       rc = KT_NOMEM;
       break;
     }
-    if ((++nev & 4095) == 0) pf->done_bytes = kt_json_offset(scan);
+    if ((++nev & 4095) == 0) {
+      pf->done_bytes = kt_json_offset(scan);
+      /* both halves of a split scan; never backwards (a half given up is read again) */
+      uint64_t raw = kt_raw_offset(scan) + sp_read(half);
+      if (raw > atomic_load_explicit(&pf->scan_raw, memory_order_relaxed))
+        atomic_store_explicit(&pf->scan_raw, raw, memory_order_relaxed);
+    }
   }
   if (!sp_joined(half)) sp_free(half), half = NULL; /* never joined (a wrong guess, an error) */
   /* Flows below early_until were sent during the scan, or are being sent: the second
@@ -419,6 +426,7 @@ static void parse_file(pl_ctx *c, int i) {
   pf->spilled = dv_spilled(dv);
   pf->write_start = now_s();
   pf->json_bytes = kt_json_offset(scan);
+  atomic_store_explicit(&pf->scan_raw, kt_file_size(scan), memory_order_relaxed);
   int64_t rank;
   const char *rank_source = "distributedInfo";
   if (meta->has_rank) rank = meta->rank;
@@ -481,6 +489,7 @@ static void parse_file(pl_ctx *c, int i) {
   pf->pass = 2;
   pf->done_bytes = 0;
   int64_t events = 0;
+  uint64_t nread = 0;
   if (!b && !(b = bt_new())) {
     snprintf(msg, sizeof msg, "out of memory");
     rc = KT_NOMEM;
@@ -497,8 +506,10 @@ static void parse_file(pl_ctx *c, int i) {
         break;
       }
       events += k;
-      if ((events & 4095) == 0)
+      if ((++nread & 4095) == 0) { /* events counts rows (k may be 0 or 2): not this */
         pf->done_bytes = kt_json_offset(full), pf->done_events = (uint64_t)events;
+        atomic_store_explicit(&pf->full_raw, kt_raw_offset(full), memory_order_relaxed);
+      }
     }
     if (rc == KT_ERROR) snprintf(msg, sizeof msg, "%s", kt_errmsg(full));
     else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "%s", dv_error(dv));

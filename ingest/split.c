@@ -29,12 +29,14 @@ struct sp_half {
   dv_state *part;
   pthread_t thread;
   int running;
-  atomic_int stop; /* the first reader asks the second to give up */
-  int rc;          /* the second reader's last kt_next(), or KT_ERROR when it gave up */
-  int64_t base;    /* seq of its first event, once joined */
-  int keep;        /* keeping flows (while they fit) */
-  int64_t unkept;  /* local seq of the first flow not kept, INT64_MAX */
-  char *flows;     /* sp_flow records */
+  atomic_int stop;       /* the first reader asks the second to give up */
+  uint64_t at;           /* file offset of its first byte */
+  _Atomic uint64_t read; /* bytes it has read, for progress (sp_read) */
+  int rc;                /* the second reader's last kt_next(), or KT_ERROR when it gave up */
+  int64_t base;          /* seq of its first event, once joined */
+  int keep;              /* keeping flows (while they fit) */
+  int64_t unkept;        /* local seq of the first flow not kept, INT64_MAX */
+  char *flows;           /* sp_flow records */
   size_t nflows, capflows;
 };
 
@@ -114,6 +116,10 @@ static void *sp_run(void *arg) {
   unsigned n = 0;
   while ((rc = kt_next(h->kt, &e)) == KT_EVENT) {
     if (h->keep && is_flow(e->ph) && keep_flow(h, e)) h->keep = 0, h->unkept = e->seq;
+    if ((n & 4095) == 4095) {
+      uint64_t raw = kt_raw_offset(h->kt);
+      atomic_store_explicit(&h->read, raw > h->at ? raw - h->at : 0, memory_order_relaxed);
+    }
     if (dv_add(h->part, e) || ((++n & 1023) == 0 && atomic_load(&h->stop))) {
       rc = KT_ERROR; /* gave up: the first reader reads on */
       break;
@@ -121,6 +127,10 @@ static void *sp_run(void *arg) {
   }
   h->rc = rc;
   return NULL;
+}
+
+uint64_t sp_read(const sp_half *h) {
+  return h ? atomic_load_explicit(&((sp_half *)h)->read, memory_order_relaxed) : 0;
 }
 
 void sp_free(sp_half *h) {
@@ -146,6 +156,8 @@ sp_half *sp_start(kt_file *scan, const char *path, dv_state *dv, size_t mem, int
   h->base = h->unkept = INT64_MAX;
   h->keep = keep_flows;
   atomic_init(&h->stop, 0);
+  atomic_init(&h->read, 0);
+  h->at = at;
   if (!(h->part = dv_new_part(dv, mem)) ||
       kt_open_at(&h->kt, path, at, kt_meta_get(scan)->is_array, KT_SCAN, err) != KT_OK ||
       pthread_create(&h->thread, NULL, sp_run, h) != 0) {

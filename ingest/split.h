@@ -51,6 +51,10 @@ int sp_joined(const sp_half *h);
 int sp_flows(const sp_half *h, int (*fn)(void *ctx, const kt_event *e), void *ctx);
 int64_t sp_flows_from(const sp_half *h);
 
+/* Bytes the second half has read so far (updated every 4096 events; any thread may ask,
+** for progress; NULL: 0). */
+uint64_t sp_read(const sp_half *h);
+
 /* Stops the second half if it still runs; NULL is fine. */
 void sp_free(sp_half *h);
 

@@ -97,7 +97,7 @@ check "ts+dur overflow message" grep -q 'over.json: byte [0-9]*: number out of r
 
 # 6. summary line (the M event goes to thread, not event: 4 + 1 events)
 $ING s.db good 2>err.txt
-check "summary" grep -q "^hta-ingest: 2 files ingested; 2 ranks, 5 events, .* MB/s$" err.txt
+check "summary" grep -q "^hta-ingest: 2 files ingested; 2 ranks, 5 events, .* MB/s of input$" err.txt
 
 # 8. flows are written while the file is scanned (the writer is free and no trace has the
 #    file's size): ids in file order, all gone when the file fails or is a duplicate
