@@ -194,30 +194,153 @@ enum {
   CI_NVISIBLE
 };
 
-/* CO-3: the GPU row before kernel K on its trace. */
+/* CO-3: the GPU row before kernel K on its trace (trace_id and stream: the partial index
+** event_gpu covers it, a tenth of the trace's rows). */
 #define CO_SQL_PREV_KERNEL                                                                         \
   "SELECT (SELECT value FROM $S.string WHERE string_id = x.name_id), x.en FROM (SELECT e.name_id," \
-  " e.ts + e.dur AS en FROM $S.event e WHERE e.event_id BETWEEN ?1 AND ?2 AND e.event_id <> ?3"    \
+  " e.ts + e.dur AS en FROM $S.event e WHERE e.trace_id = ?1 >> 32 AND e.event_id <> ?3"           \
   " AND e.stream IS NOT NULL AND e.ts IS NOT NULL AND e.dur IS NOT NULL AND e.ts + e.dur <= ?4"    \
   " ORDER BY e.ts + e.dur DESC, e.ts DESC, e.event_id DESC LIMIT 1) x"
-/* CO-3: the cpu_op of the launching thread (launch ?3) before its collective. */
-#define CO_SQL_PREV_OP                                                                            \
-  "WITH RECURSIVE up(id, d) AS (SELECT ?3, 0 UNION ALL SELECT e.parent_id, up.d + 1"              \
-  " FROM $S.event e JOIN up ON e.event_id = up.id WHERE e.parent_id IS NOT NULL AND up.d < 256)," \
-  " root(ts) AS (SELECT coalesce((SELECT e.ts FROM up JOIN $S.event e ON e.event_id = up.id"      \
-  " WHERE up.d > 0 AND e.name_id = (SELECT string_id FROM $S.string"                              \
-  " WHERE value = 'record_param_comms') ORDER BY up.d LIMIT 1), l.ts)"                            \
-  " FROM $S.event l WHERE l.event_id = ?3)"                                                       \
-  " SELECT (SELECT value FROM $S.string WHERE string_id = x.name_id) FROM (SELECT e.name_id"      \
-  " FROM $S.event l, root, $S.event e WHERE l.event_id = ?3 AND e.event_id BETWEEN ?1 AND ?2"     \
-  " AND e.pid IS l.pid AND e.tid IS l.tid AND e.category_id = (SELECT category_id"                \
-  " FROM $S.category WHERE name = 'cpu_op') AND e.ts IS NOT NULL AND e.dur IS NOT NULL"           \
-  " AND e.ts + e.dur <= root.ts ORDER BY e.ts + e.dur DESC, e.ts DESC, e.event_id DESC LIMIT 1) x"
+/* CO-3: the launch ?3's thread and the time its collective started on the host: the
+** start of the nearest record_param_comms above the launch, else the launch's own. */
+#define CO_SQL_ROOT                                                                              \
+  "WITH RECURSIVE up(id, d) AS (SELECT ?1, 0 UNION ALL SELECT e.parent_id, up.d + 1"             \
+  " FROM $S.event e JOIN up ON e.event_id = up.id WHERE e.parent_id IS NOT NULL AND up.d < 256)" \
+  " SELECT l.pid, l.tid, coalesce((SELECT e.ts FROM up JOIN $S.event e ON e.event_id = up.id"    \
+  " WHERE up.d > 0 AND e.name_id = (SELECT string_id FROM $S.string"                             \
+  " WHERE value = 'record_param_comms') ORDER BY up.d LIMIT 1), l.ts)"                           \
+  " FROM $S.event l WHERE l.event_id = ?1"
+/* CO-3: the cpu_ops of one thread of one trace. */
+#define CO_SQL_OPS                                                                      \
+  "SELECT ts, dur, event_id, name_id FROM $S.event WHERE event_id BETWEEN ?1 AND ?2"    \
+  " AND pid IS ?3 AND tid IS ?4 AND category_id = (SELECT category_id FROM $S.category" \
+  " WHERE name = 'cpu_op') AND ts IS NOT NULL AND dur IS NOT NULL"
 
-static int coPrev(sqlite3_stmt *pk, sqlite3_stmt *po, const coll_kernel *k, hta_cell *r) {
+/* The cpu_ops of one launching thread, by (end, ts, event_id): read once per thread,
+** not once per instance (a scan of the trace each). */
+typedef struct co_op {
+  int64_t end, ts, id, name_id;
+} co_op;
+typedef struct co_thread {
+  int64_t trace_id;
+  sqlite3_value *pid, *tid;
+  co_op *a;
+  size_t n;
+} co_thread;
+typedef struct co_prev {
+  sqlite3_stmt *pk, *root, *ops, *name;
+  co_thread *t;
+  size_t nt, capt;
+} co_prev;
+
+static void coPrevFree(co_prev *p) {
+  sqlite3_finalize(p->pk);
+  sqlite3_finalize(p->root);
+  sqlite3_finalize(p->ops);
+  sqlite3_finalize(p->name);
+  for (size_t i = 0; i < p->nt; i++) {
+    sqlite3_value_free(p->t[i].pid);
+    sqlite3_value_free(p->t[i].tid);
+    sqlite3_free(p->t[i].a);
+  }
+  sqlite3_free(p->t);
+}
+
+/* pid and tid as `IS` compares them (integers, or text as written). */
+static int coSameValue(sqlite3_value *a, sqlite3_value *b) {
+  int ta = sqlite3_value_type(a), tb = sqlite3_value_type(b);
+  if (ta == SQLITE_NULL || tb == SQLITE_NULL) return ta == tb;
+  if (ta == SQLITE_INTEGER && tb == SQLITE_INTEGER)
+    return sqlite3_value_int64(a) == sqlite3_value_int64(b);
+  if (ta != tb) return 0;
+  const char *x = (const char *)sqlite3_value_text(a), *y = (const char *)sqlite3_value_text(b);
+  return x && y && !strcmp(x, y);
+}
+
+static int coOpCmp(const void *pa, const void *pb) {
+  const co_op *x = pa, *y = pb;
+  if (x->end != y->end) return x->end < y->end ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The ops of (TRACE_ID, PID, TID), loaded on first use. NULL on error (*prc set). */
+static co_thread *coThread(co_prev *p, int64_t trace_id, sqlite3_value *pid, sqlite3_value *tid,
+                           int *prc) {
+  for (size_t i = 0; i < p->nt; i++) {
+    co_thread *t = &p->t[i];
+    if (t->trace_id == trace_id && coSameValue(t->pid, pid) && coSameValue(t->tid, tid)) return t;
+  }
+  co_thread t = {trace_id, sqlite3_value_dup(pid), sqlite3_value_dup(tid), 0, 0};
+  size_t cap = 0;
+  int rc = t.pid && t.tid ? SQLITE_OK : SQLITE_NOMEM;
+  sqlite3_bind_int64(p->ops, 1, hta_trace_first_id(trace_id));
+  sqlite3_bind_int64(p->ops, 2, hta_trace_last_id(trace_id));
+  sqlite3_bind_value(p->ops, 3, pid);
+  sqlite3_bind_value(p->ops, 4, tid);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(p->ops)) == SQLITE_ROW) {
+    co_op o = {
+        hta_end(sqlite3_column_int64(p->ops, 0), sqlite3_column_int64(p->ops, 1)),
+        sqlite3_column_int64(p->ops, 0), sqlite3_column_int64(p->ops, 2),
+        sqlite3_column_type(p->ops, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(p->ops, 3)};
+    rc = SQLITE_OK;
+    HTA_PUSH(t.a, t.n, cap, 64, o, co_thread_oom);
+    continue;
+  co_thread_oom:
+    rc = SQLITE_NOMEM;
+  }
+  sqlite3_reset(p->ops);
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  if (rc == SQLITE_OK && t.n) qsort(t.a, t.n, sizeof *t.a, coOpCmp);
+  if (rc == SQLITE_OK) HTA_PUSH(p->t, p->nt, p->capt, 4, t, co_list_oom);
+  if (rc == SQLITE_OK) return &p->t[p->nt - 1];
+  goto co_fail;
+co_list_oom:
+  rc = SQLITE_NOMEM;
+co_fail:
+  sqlite3_value_free(t.pid);
+  sqlite3_value_free(t.tid);
+  sqlite3_free(t.a);
+  *prc = rc;
+  return 0;
+}
+
+/* CO-3: last_rank_prev_op of kernel K into R. */
+static int coPrevOp(co_prev *p, const coll_kernel *k, hta_cell *r) {
+  int rc;
+  sqlite3_bind_int64(p->root, 1, k->launch_id);
+  rc = sqlite3_step(p->root);
+  if (rc == SQLITE_ROW && sqlite3_column_type(p->root, 2) != SQLITE_NULL) {
+    int64_t root_ts = sqlite3_column_int64(p->root, 2);
+    co_thread *t = coThread(p, k->trace_id, sqlite3_column_value(p->root, 0),
+                            sqlite3_column_value(p->root, 1), &rc);
+    if (t) {
+      size_t lo = 0, hi = t->n; /* the first op that ends after root_ts */
+      while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->a[mid].end <= root_ts) lo = mid + 1;
+        else hi = mid;
+      }
+      rc = SQLITE_OK;
+      if (lo > 0 && t->a[lo - 1].name_id >= 0) {
+        sqlite3_bind_int64(p->name, 1, t->a[lo - 1].name_id);
+        if ((rc = sqlite3_step(p->name)) == SQLITE_ROW)
+          rc = coCopy(&r[CI_PREV_OP], (const char *)sqlite3_column_text(p->name, 0));
+        else if (rc == SQLITE_DONE) rc = SQLITE_OK;
+        sqlite3_reset(p->name);
+      }
+    }
+  } else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
+    rc = SQLITE_OK;
+  }
+  sqlite3_reset(p->root);
+  return rc;
+}
+
+static int coPrev(co_prev *p, const coll_kernel *k, hta_cell *r) {
+  sqlite3_stmt *pk = p->pk;
   int rc;
   sqlite3_bind_int64(pk, 1, hta_trace_first_id(k->trace_id));
-  sqlite3_bind_int64(pk, 2, hta_trace_last_id(k->trace_id));
   sqlite3_bind_int64(pk, 3, k->event_id);
   sqlite3_bind_int64(pk, 4, k->ts);
   rc = sqlite3_step(pk);
@@ -231,14 +354,7 @@ static int coPrev(sqlite3_stmt *pk, sqlite3_stmt *po, const coll_kernel *k, hta_
   }
   sqlite3_reset(pk);
   if (rc != SQLITE_OK || k->launch_id == 0) return rc;
-  sqlite3_bind_int64(po, 1, hta_trace_first_id(k->trace_id));
-  sqlite3_bind_int64(po, 2, hta_trace_last_id(k->trace_id));
-  sqlite3_bind_int64(po, 3, k->launch_id);
-  rc = sqlite3_step(po);
-  if (rc == SQLITE_ROW) rc = coCopy(&r[CI_PREV_OP], (const char *)sqlite3_column_text(po, 0));
-  else if (rc == SQLITE_DONE) rc = SQLITE_OK;
-  sqlite3_reset(po);
-  return rc;
+  return coPrevOp(p, k, r);
 }
 
 static double coBw(double algbw_bpns, double factor, double scale) {
@@ -277,22 +393,24 @@ static int ciRow(const coll_job *j, const coll_inst *in, hta_cell *r) {
 
 static int ciRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   coll_job j;
-  sqlite3_stmt *pk = 0, *po = 0;
+  co_prev p;
   int rc = coll_load(db, &a->scope, (int)a->p[1], &j);
   (void)pzErr;
   if (rc != SQLITE_OK) return rc;
-  rc = hta_prepare(db, a->scope.schema, CO_SQL_PREV_KERNEL, &pk);
-  if (rc == SQLITE_OK) rc = hta_prepare(db, a->scope.schema, CO_SQL_PREV_OP, &po);
+  memset(&p, 0, sizeof p);
+  rc = hta_prepare(db, a->scope.schema, CO_SQL_PREV_KERNEL, &p.pk);
+  if (rc == SQLITE_OK) rc = hta_prepare(db, a->scope.schema, CO_SQL_ROOT, &p.root);
+  if (rc == SQLITE_OK) rc = hta_prepare(db, a->scope.schema, CO_SQL_OPS, &p.ops);
+  if (rc == SQLITE_OK) rc = hta_prepare(db, a->scope.schema, HTA_SQL_NAME_OF_ID, &p.name);
   for (size_t i = 0; rc == SQLITE_OK && i < j.ninst; i++) {
     const coll_inst *in = &j.inst[i];
     hta_cell *r;
     if (!coListed(in, a)) continue;
     if (hta_interrupted(db)) rc = SQLITE_INTERRUPT;
     else if (!(r = hta_table_add_row(out))) rc = SQLITE_NOMEM;
-    else if ((rc = ciRow(&j, in, r)) == SQLITE_OK) rc = coPrev(pk, po, in->k[in->last], r);
+    else if ((rc = ciRow(&j, in, r)) == SQLITE_OK) rc = coPrev(&p, in->k[in->last], r);
   }
-  sqlite3_finalize(pk);
-  sqlite3_finalize(po);
+  coPrevFree(&p);
   coll_free(&j);
   return rc;
 }

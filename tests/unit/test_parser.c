@@ -186,36 +186,38 @@ static void testGzipErrors(void) {
   CHECK_INT(drainMem(gz, n, KT_FULL, msg, &nev), KT_END);
   CHECK_INT(nev, 1);
 
+  /* A .json.gz error's offset counts decompressed bytes, and says so. */
+#define GZ_OFF " (offset in the decompressed JSON)"
   /* R3: cut inside the data: 20 of 28 bytes come out, then the error. */
-  expectErrMem(__LINE__, gz, 15 + 20, "byte 20: truncated gzip stream");
+  expectErrMem(__LINE__, gz, 15 + 20, "byte 20: truncated gzip stream" GZ_OFF);
   /* R3: cut inside the trailer: all 28 bytes decode, the event is handed
   ** out, and the check for the end of input reports the truncation. */
-  expectErrMem(__LINE__, gz, 51 - 4, "byte 28: truncated gzip stream");
-  expectErrMem(__LINE__, gz, 12, "byte 0: truncated gzip stream");
-  expectErrMem(__LINE__, gz, 3, "byte 0: truncated gzip stream");
+  expectErrMem(__LINE__, gz, 51 - 4, "byte 28: truncated gzip stream" GZ_OFF);
+  expectErrMem(__LINE__, gz, 12, "byte 0: truncated gzip stream" GZ_OFF);
+  expectErrMem(__LINE__, gz, 3, "byte 0: truncated gzip stream" GZ_OFF);
 
   /* R5: wrong CRC (the data has come out when zlib checks it). */
   unsigned char bad[128];
   memcpy(bad, gz, n);
   bad[15 + 28] ^= 0xff;
-  expectErrMem(__LINE__, bad, n, "byte 28: invalid gzip data: incorrect data check");
+  expectErrMem(__LINE__, bad, n, "byte 28: invalid gzip data: incorrect data check" GZ_OFF);
   /* R5: reserved block type 3. */
   memcpy(bad, gz, n);
   bad[10] = 0x07;
-  expectErrMem(__LINE__, bad, n, "byte 0: invalid gzip data: invalid block type");
+  expectErrMem(__LINE__, bad, n, "byte 0: invalid gzip data: invalid block type" GZ_OFF);
 
   /* R4: garbage after a complete member; a lone 1f is a truncated member. */
   memcpy(bad, gz, n);
   memcpy(bad + n, "xx", 2);
-  expectErrMem(__LINE__, bad, n + 2, "byte 28: trailing garbage after gzip member");
+  expectErrMem(__LINE__, bad, n + 2, "byte 28: trailing garbage after gzip member" GZ_OFF);
   bad[n] = 0x1f;
-  expectErrMem(__LINE__, bad, n + 1, "byte 28: truncated gzip stream");
+  expectErrMem(__LINE__, bad, n + 1, "byte 28: truncated gzip stream" GZ_OFF);
   bad[n + 1] = 0x00;
-  expectErrMem(__LINE__, bad, n + 2, "byte 28: trailing garbage after gzip member");
+  expectErrMem(__LINE__, bad, n + 2, "byte 28: trailing garbage after gzip member" GZ_OFF);
 
   /* The same through a file (kt_open): the reader is the same. */
   writeFile("trunc.json.gz", gz, 15 + 20);
-  expectFileErr("trunc.json.gz", "byte 20: truncated gzip stream");
+  expectFileErr("trunc.json.gz", "byte 20: truncated gzip stream" GZ_OFF);
 }
 
 static void testMultiMember(void) {
@@ -1117,7 +1119,8 @@ static void testDecoderErrors(void) {
   /* An empty gzip member is no JSON at all. */
   unsigned char gz[64];
   size_t n = storedGz(gz, "", 0);
-  expectErrMem(__LINE__, gz, n, "byte 0: unexpected end of input");
+  expectErrMem(__LINE__, gz, n,
+               "byte 0: unexpected end of input (offset in the decompressed JSON)");
 
   /* After an error kt_next keeps failing with the same message. */
   kt_file *f = openStr("{\"traceEvents\":[{\"ts\":\"1\"}]}", KT_FULL);
