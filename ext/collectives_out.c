@@ -194,13 +194,10 @@ enum {
   CI_NVISIBLE
 };
 
-/* CO-3: the GPU row before kernel K on its trace (trace_id and stream: the partial index
-** event_gpu covers it, a tenth of the trace's rows). */
-#define CO_SQL_PREV_KERNEL                                                                         \
-  "SELECT (SELECT value FROM $S.string WHERE string_id = x.name_id), x.en FROM (SELECT e.name_id," \
-  " e.ts + e.dur AS en FROM $S.event e WHERE e.trace_id = ?1 >> 32 AND e.event_id <> ?3"           \
-  " AND e.stream IS NOT NULL AND e.ts IS NOT NULL AND e.dur IS NOT NULL AND e.ts + e.dur <= ?4"    \
-  " ORDER BY e.ts + e.dur DESC, e.ts DESC, e.event_id DESC LIMIT 1) x"
+/* CO-3: the GPU rows of one trace (the partial index event_gpu covers them). */
+#define CO_SQL_GPU                                                                             \
+  "SELECT ts, dur, event_id, name_id FROM $S.event WHERE trace_id = ?1 AND stream IS NOT NULL" \
+  " AND ts IS NOT NULL AND dur IS NOT NULL"
 /* CO-3: the launch ?3's thread and the time its collective started on the host: the
 ** start of the nearest record_param_comms above the launch, else the launch's own. */
 #define CO_SQL_ROOT                                                                              \
@@ -228,13 +225,13 @@ typedef struct co_thread {
   size_t n;
 } co_thread;
 typedef struct co_prev {
-  sqlite3_stmt *pk, *root, *ops, *name;
-  co_thread *t;
+  sqlite3_stmt *gpu, *root, *ops, *name;
+  co_thread *t; /* threads read so far (CPU ops), and traces (GPU rows: pid and tid NULL) */
   size_t nt, capt;
 } co_prev;
 
 static void coPrevFree(co_prev *p) {
-  sqlite3_finalize(p->pk);
+  sqlite3_finalize(p->gpu);
   sqlite3_finalize(p->root);
   sqlite3_finalize(p->ops);
   sqlite3_finalize(p->name);
@@ -264,32 +261,39 @@ static int coOpCmp(const void *pa, const void *pb) {
   return (x->id > y->id) - (x->id < y->id);
 }
 
-/* The ops of (TRACE_ID, PID, TID), loaded on first use. NULL on error (*prc set). */
+/* The cpu_ops of (TRACE_ID, PID, TID), or with PID NULL the GPU rows of TRACE_ID, read on
+** first use. NULL on error (*prc set). */
 static co_thread *coThread(co_prev *p, int64_t trace_id, sqlite3_value *pid, sqlite3_value *tid,
                            int *prc) {
   for (size_t i = 0; i < p->nt; i++) {
     co_thread *t = &p->t[i];
-    if (t->trace_id == trace_id && coSameValue(t->pid, pid) && coSameValue(t->tid, tid)) return t;
+    if (t->trace_id != trace_id || !t->pid != !pid) continue;
+    if (!pid || (coSameValue(t->pid, pid) && coSameValue(t->tid, tid))) return t;
   }
-  co_thread t = {trace_id, sqlite3_value_dup(pid), sqlite3_value_dup(tid), 0, 0};
+  co_thread t = {trace_id, pid ? sqlite3_value_dup(pid) : 0, pid ? sqlite3_value_dup(tid) : 0, 0,
+                 0};
+  sqlite3_stmt *q = pid ? p->ops : p->gpu;
   size_t cap = 0;
-  int rc = t.pid && t.tid ? SQLITE_OK : SQLITE_NOMEM;
-  sqlite3_bind_int64(p->ops, 1, hta_trace_first_id(trace_id));
-  sqlite3_bind_int64(p->ops, 2, hta_trace_last_id(trace_id));
-  sqlite3_bind_value(p->ops, 3, pid);
-  sqlite3_bind_value(p->ops, 4, tid);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(p->ops)) == SQLITE_ROW) {
-    co_op o = {
-        hta_end(sqlite3_column_int64(p->ops, 0), sqlite3_column_int64(p->ops, 1)),
-        sqlite3_column_int64(p->ops, 0), sqlite3_column_int64(p->ops, 2),
-        sqlite3_column_type(p->ops, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(p->ops, 3)};
+  int rc = !pid || (t.pid && t.tid) ? SQLITE_OK : SQLITE_NOMEM;
+  if (pid) {
+    sqlite3_bind_int64(q, 1, hta_trace_first_id(trace_id));
+    sqlite3_bind_int64(q, 2, hta_trace_last_id(trace_id));
+    sqlite3_bind_value(q, 3, pid);
+    sqlite3_bind_value(q, 4, tid);
+  } else {
+    sqlite3_bind_int64(q, 1, trace_id);
+  }
+  while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+    co_op o = {hta_end(sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 1)),
+               sqlite3_column_int64(q, 0), sqlite3_column_int64(q, 2),
+               sqlite3_column_type(q, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 3)};
     rc = SQLITE_OK;
     HTA_PUSH(t.a, t.n, cap, 64, o, co_thread_oom);
     continue;
   co_thread_oom:
     rc = SQLITE_NOMEM;
   }
-  sqlite3_reset(p->ops);
+  sqlite3_reset(q);
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   if (rc == SQLITE_OK && t.n) qsort(t.a, t.n, sizeof *t.a, coOpCmp);
   if (rc == SQLITE_OK) HTA_PUSH(p->t, p->nt, p->capt, 4, t, co_list_oom);
@@ -305,6 +309,33 @@ co_fail:
   return 0;
 }
 
+/* The index in T of the last row that ends at or before TS, skipping event SKIP; -1 when
+** none. T is sorted by (end, ts, event_id): that row is the one that ends last, the later
+** start and then the later event on ties (CO-3). */
+static ptrdiff_t coLastBefore(const co_thread *t, int64_t ts, int64_t skip) {
+  size_t lo = 0, hi = t->n; /* the first row that ends after ts */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->a[mid].end <= ts) lo = mid + 1;
+    else hi = mid;
+  }
+  ptrdiff_t i = (ptrdiff_t)lo - 1;
+  while (i >= 0 && t->a[i].id == skip) i--;
+  return i;
+}
+
+/* The name of string NAME_ID into cell C (NULL when it has none). */
+static int coName(co_prev *p, int64_t name_id, hta_cell *c) {
+  int rc;
+  if (name_id < 0) return SQLITE_OK;
+  sqlite3_bind_int64(p->name, 1, name_id);
+  if ((rc = sqlite3_step(p->name)) == SQLITE_ROW)
+    rc = coCopy(c, (const char *)sqlite3_column_text(p->name, 0));
+  else if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  sqlite3_reset(p->name);
+  return rc;
+}
+
 /* CO-3: last_rank_prev_op of kernel K into R. */
 static int coPrevOp(co_prev *p, const coll_kernel *k, hta_cell *r) {
   int rc;
@@ -315,20 +346,8 @@ static int coPrevOp(co_prev *p, const coll_kernel *k, hta_cell *r) {
     co_thread *t = coThread(p, k->trace_id, sqlite3_column_value(p->root, 0),
                             sqlite3_column_value(p->root, 1), &rc);
     if (t) {
-      size_t lo = 0, hi = t->n; /* the first op that ends after root_ts */
-      while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (t->a[mid].end <= root_ts) lo = mid + 1;
-        else hi = mid;
-      }
-      rc = SQLITE_OK;
-      if (lo > 0 && t->a[lo - 1].name_id >= 0) {
-        sqlite3_bind_int64(p->name, 1, t->a[lo - 1].name_id);
-        if ((rc = sqlite3_step(p->name)) == SQLITE_ROW)
-          rc = coCopy(&r[CI_PREV_OP], (const char *)sqlite3_column_text(p->name, 0));
-        else if (rc == SQLITE_DONE) rc = SQLITE_OK;
-        sqlite3_reset(p->name);
-      }
+      ptrdiff_t i = coLastBefore(t, root_ts, -1);
+      rc = i >= 0 ? coName(p, t->a[i].name_id, &r[CI_PREV_OP]) : SQLITE_OK;
     }
   } else if (rc == SQLITE_ROW || rc == SQLITE_DONE) {
     rc = SQLITE_OK;
@@ -337,22 +356,16 @@ static int coPrevOp(co_prev *p, const coll_kernel *k, hta_cell *r) {
   return rc;
 }
 
+/* CO-3: last_rank_prev_kernel, last_rank_gap_us and last_rank_prev_op of K into R. */
 static int coPrev(co_prev *p, const coll_kernel *k, hta_cell *r) {
-  sqlite3_stmt *pk = p->pk;
-  int rc;
-  sqlite3_bind_int64(pk, 1, hta_trace_first_id(k->trace_id));
-  sqlite3_bind_int64(pk, 3, k->event_id);
-  sqlite3_bind_int64(pk, 4, k->ts);
-  rc = sqlite3_step(pk);
-  if (rc == SQLITE_ROW) {
-    rc = coCopy(&r[CI_PREV_K], (const char *)sqlite3_column_text(pk, 0));
-    if (sqlite3_column_type(pk, 1) == SQLITE_INTEGER) {
-      hta_cell_double(&r[CI_GAP], hta_sub_sat(k->ts, sqlite3_column_int64(pk, 1)) / 1000.0);
-    }
-  } else if (rc == SQLITE_DONE) {
-    rc = SQLITE_OK;
+  int rc = SQLITE_OK;
+  co_thread *g = coThread(p, k->trace_id, 0, 0, &rc);
+  if (!g) return rc;
+  ptrdiff_t i = coLastBefore(g, k->ts, k->event_id);
+  if (i >= 0) {
+    rc = coName(p, g->a[i].name_id, &r[CI_PREV_K]);
+    hta_cell_double(&r[CI_GAP], hta_sub_sat(k->ts, g->a[i].end) / 1000.0);
   }
-  sqlite3_reset(pk);
   if (rc != SQLITE_OK || k->launch_id == 0) return rc;
   return coPrevOp(p, k, r);
 }
@@ -398,7 +411,7 @@ static int ciRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   (void)pzErr;
   if (rc != SQLITE_OK) return rc;
   memset(&p, 0, sizeof p);
-  rc = hta_prepare(db, a->scope.schema, CO_SQL_PREV_KERNEL, &p.pk);
+  rc = hta_prepare(db, a->scope.schema, CO_SQL_GPU, &p.gpu);
   if (rc == SQLITE_OK) rc = hta_prepare(db, a->scope.schema, CO_SQL_ROOT, &p.root);
   if (rc == SQLITE_OK) rc = hta_prepare(db, a->scope.schema, CO_SQL_OPS, &p.ops);
   if (rc == SQLITE_OK) rc = hta_prepare(db, a->scope.schema, HTA_SQL_NAME_OF_ID, &p.name);
