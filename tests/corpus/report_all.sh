@@ -75,10 +75,10 @@ fails=0
 printf '%-46s %9s %8s %8s %11s %8s\n' job "MB(json)" wall_s cpu_s cpu_s/100MB render_s
 for job in $jobs; do
   read -r _ mb rc wall cpu < "$work/$job.time"
-  # 2 s of CPU per 100 MB for HTA's sections, and up to 7 more for the critical path section
+  # 2 s of CPU per 100 MB for HTA's sections, and up to 10 more for the critical path section
   # (HTA's graph of the first step of each shown rank, for the path and again for its summary:
   # 2.2 s each on tracelens_mi300_owlv2's 61 MB)
-  budget=$(echo "$mb" | awk '{ b = 9 * $1 / 100; printf "%.3f", (b < 0.5 ? 0.5 : b) }')
+  budget=$(echo "$mb" | awk '{ b = 12 * $1 / 100; printf "%.3f", (b < 0.5 ? 0.5 : b) }')
   per=$(echo "$cpu $mb" | awk '{ printf "%.3f", ($2 > 0 ? 100 * $1 / $2 : 0) }')
   render=$(sed -n 's/^render_s=//p' "$work/$job.render" 2>/dev/null)
   msg=""
