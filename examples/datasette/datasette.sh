@@ -9,8 +9,9 @@
 #       its extension). examples/datasette/metadata.yml is this for examples/demo.db.
 #   sh examples/datasette/datasette.sh schema-md DB
 #       The same descriptions as Markdown tables (the generated part of docs/schema.md).
-#   sh examples/datasette/datasette.sh serve DB            (make datasette)
-#       datasette DB with the extension and the metadata.
+#   sh examples/datasette/datasette.sh serve DB [DATASETTE OPTIONS...]   (make datasette)
+#       datasette DB with the extension and the metadata; the options after DB go to
+#       datasette as they are (-p 8002, -h 0.0.0.0, --setting sql_time_limit_ms 3000).
 #   sh examples/datasette/datasette.sh check DB            (make datasette-check)
 #       Runs every canned query through Datasette (datasette --get, no server), with
 #       empty parameters, with rank=0 and with job set to the first job; fails unless
@@ -28,7 +29,8 @@ die() { echo "datasette.sh: $*" >&2; exit 2; }
 [ $# -ge 2 ] || die "usage: datasette.sh metadata|schema-md|serve|check DB [NAME]"
 cmd=$1 db=$2
 [ -f "$db" ] || die "$db: no such database"
-name=${3:-$(basename "$db")}
+name=$(basename "$db")
+case $cmd in serve) ;; *) name=${3:-$name} ;; esac
 name=${name%.*}
 
 has_docs() {
@@ -125,7 +127,8 @@ case $cmd in
     have_datasette || die "datasette is not installed (pip install datasette)"
     meta=$(mktemp) && trap 'rm -f "$meta"' EXIT
     metadata lenient > "$meta"
-    run_datasette "$db" --load-extension "$HTA_EXT" --metadata "$meta"
+    shift 2
+    run_datasette "$db" --load-extension "$HTA_EXT" --metadata "$meta" "$@"
     ;;
   check)
     if ! have_datasette; then
