@@ -284,7 +284,6 @@ static int mg_failures(mg_ctx *m) {
 typedef struct mg_src_trace {
   int64_t id;
   char *file; /* file_name */
-  int dup;    /* OUT has its content_hash */
 } mg_src_trace;
 
 /* Copies every trace of IN that OUT lacks, one transaction each. */
@@ -293,12 +292,7 @@ static int mg_copy_all(mg_ctx *m, mg_stats *st, mg_note note, void *ctx) {
   mg_src_trace *v = NULL;
   size_t n = 0, cap = 0;
   int rc = -1;
-  if (sqlite3_prepare_v2(m->db,
-                         "SELECT trace_id, file_name, EXISTS (SELECT 1 FROM main.trace o"
-                         " JOIN main.job oj ON oj.job_id = o.job_id"
-                         " WHERE o.content_hash = t.content_hash AND oj.name IS"
-                         " (SELECT name FROM temp.mg_job WHERE trace_id = t.trace_id))"
-                         " FROM mg_src.trace t ORDER BY trace_id",
+  if (sqlite3_prepare_v2(m->db, "SELECT trace_id, file_name FROM mg_src.trace ORDER BY trace_id",
                          -1, &sel, NULL) != SQLITE_OK)
     return mg_fail(m, NULL, "reading traces");
   int r;
@@ -311,7 +305,6 @@ static int mg_copy_all(mg_ctx *m, mg_stats *st, mg_note note, void *ctx) {
     }
     v[n].id = sqlite3_column_int64(sel, 0);
     v[n].file = strdup((const char *)sqlite3_column_text(sel, 1));
-    v[n].dup = sqlite3_column_int(sel, 2);
     if (!v[n++].file) break;
   }
   sqlite3_finalize(sel);
@@ -322,14 +315,14 @@ static int mg_copy_all(mg_ctx *m, mg_stats *st, mg_note note, void *ctx) {
   }
   for (size_t i = 0; i < n; i++) {
     char msg[1200];
-    /* OUT may have gained it from an earlier IN or trace of this run */
-    if (v[i].dup || mg_int(m,
-                           "SELECT EXISTS (SELECT 1 FROM main.trace o JOIN mg_src.trace t"
-                           " ON t.content_hash = o.content_hash"
-                           " JOIN main.job oj ON oj.job_id = o.job_id"
-                           " WHERE t.trace_id = ?1 AND oj.name IS"
-                           " (SELECT name FROM temp.mg_job WHERE trace_id = t.trace_id))",
-                           1, v[i].id) == 1) {
+    /* asked per trace: OUT may have gained it from an earlier IN or trace of this run */
+    if (mg_int(m,
+               "SELECT EXISTS (SELECT 1 FROM main.trace o JOIN mg_src.trace t"
+               " ON t.content_hash = o.content_hash"
+               " JOIN main.job oj ON oj.job_id = o.job_id"
+               " WHERE t.trace_id = ?1 AND oj.name IS"
+               " (SELECT name FROM temp.mg_job WHERE trace_id = t.trace_id))",
+               1, v[i].id) == 1) {
       snprintf(msg, sizeof msg,
                "hta-ingest: %.400s: %.600s: skipped: already in the output (same content)", m->in,
                v[i].file);

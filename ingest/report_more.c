@@ -175,6 +175,19 @@ static void hrWaits(hr_ctx *x, const char *src) {
   hrStrsFree(&cats);
 }
 
+/* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 with NOTE (static HTML) shown
+** when nothing failed. */
+static int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note) {
+  if (hrMat(x, name, src) != 0) return 0;
+  char *sql = sqlite3_mprintf("SELECT count(*) FROM temp.%s", name);
+  double n = sql ? hrScalar(x, sql, src) : 0;
+  sqlite3_free(sql);
+  if (!sql) hrOom(x);
+  if (n > 0) return 1;
+  if (!x->fatal) sv_printf(x->o, "<p class=\"note\">%s</p>\n", note);
+  return 0;
+}
+
 void hrCollectives(hr_ctx *x) {
   hrSection(x, 10,
             "The collective-communication kernels (NCCL, RCCL) matched across ranks into "
@@ -184,16 +197,9 @@ void hrCollectives(hr_ctx *x) {
             "<b>start skew</b> is how long the first rank waited for the last one; a rank's "
             "<b>wait</b> is the time its kernel waited for the last rank to arrive.");
   static const char src[] = "hta_collective_instances";
-  if (hrMat(x, "hr_ci", src) != 0) {
-    hrEndSection(x);
-    return;
-  }
-  double n = hrScalar(x, "SELECT count(*) FROM temp.hr_ci", src);
-  if (!(n > 0)) {
-    if (!x->fatal)
-      sv_puts(x->o,
-              "<p class=\"note\">No collectives: this job has no NCCL or RCCL kernels of the "
-              "implicit-sync types (<code>hta_collective_instances</code> is empty).</p>\n");
+  if (!hrMatRows(x, "hr_ci", src,
+                 "No collectives: this job has no NCCL or RCCL kernels of the implicit-sync "
+                 "types (<code>hta_collective_instances</code> is empty).")) {
     hrEndSection(x);
     return;
   }
@@ -243,16 +249,9 @@ void hrMemory(hr_ctx *x) {
             "<code>profile_memory=True</code> (the TensorBoard plugin's Memory View; HTA has no "
             "memory analysis). The dot on each line marks its peak; hover for the value.");
   static const char src[] = "hta_memory_summary";
-  if (hrMat(x, "hr_ms", src) != 0) {
-    hrEndSection(x);
-    return;
-  }
-  double n = hrScalar(x, "SELECT count(*) FROM temp.hr_ms", src);
-  if (!(n > 0)) {
-    if (!x->fatal)
-      sv_puts(x->o,
-              "<p class=\"note\">No memory records: the traces have no <code>[memory]</code> "
-              "events (profile with <code>profile_memory=True</code>).</p>\n");
+  if (!hrMatRows(x, "hr_ms", src,
+                 "No memory records: the traces have no <code>[memory]</code> events (profile "
+                 "with <code>profile_memory=True</code>).")) {
     hrEndSection(x);
     return;
   }
