@@ -390,7 +390,6 @@ static void parse_file(pl_ctx *c, int i) {
       break;
     }
     if ((++nev & 4095) == 0) {
-      pf->done_bytes = kt_json_offset(scan);
       /* both halves of a split scan; never backwards (a half given up is read again) */
       uint64_t raw = kt_raw_offset(scan) + sp_read(half);
       if (raw > atomic_load_explicit(&pf->scan_raw, memory_order_relaxed))
@@ -487,7 +486,6 @@ static void parse_file(pl_ctx *c, int i) {
   m->replace = replace;
   if (!ask(c, m)) goto done; /* the writer recorded the failure */
   pf->pass = 2;
-  pf->done_bytes = 0;
   int64_t events = 0;
   uint64_t nread = 0;
   if (!b && !(b = bt_new())) {
@@ -507,7 +505,6 @@ static void parse_file(pl_ctx *c, int i) {
       }
       events += k;
       if ((++nread & 4095) == 0) { /* events counts rows (k may be 0 or 2): not this */
-        pf->done_bytes = kt_json_offset(full), pf->done_events = (uint64_t)events;
         atomic_store_explicit(&pf->full_raw, kt_raw_offset(full), memory_order_relaxed);
       }
     }

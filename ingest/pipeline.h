@@ -35,14 +35,11 @@ typedef struct pl_file {
   double write_start;
   /* set by the caller before pl_run: the file's size on disk (the progress total) */
   uint64_t size;
-  /* live progress, read by the progress callback (plain reads; display only) */
-  volatile uint64_t done_bytes;
   /* raw (on-disk) bytes the scan pass and the full pass have read so far, stored by the
   ** parser thread every 4096 events (relaxed atomics: any thread may read them); the
   ** scan's counts both halves of a split scan (split.h) */
   _Atomic uint64_t scan_raw, full_raw;
-  volatile uint64_t done_events; /* events written so far */
-  volatile int pass;             /* 0 waiting, 1 scan, 2 writing, 3 done */
+  volatile int pass; /* 0 waiting, 1 scan, 2 writing, 3 done */
 } pl_file;
 
 typedef struct pl_options {
