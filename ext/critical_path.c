@@ -102,22 +102,6 @@ static const char *boundBy(const cp_graph *g, const cp_edge *e, const char *snam
   return isComm(sname) ? "gpu_communication_bound" : "gpu_compute_bound";
 }
 
-/* The path's edges in order (CP-2). *pe is sqlite3_malloc'd. */
-static int pathEdges(const cp_graph *g, const cp_edge ***pe) {
-  const cp_edge **e = sqlite3_malloc64((g->npath ? g->npath : 1) * sizeof *e);
-  if (!e) return SQLITE_NOMEM;
-  for (size_t k = 0; k + 1 < g->npath; k++) {
-    e[k] = 0;
-    for (size_t j = 0; j < g->nedge; j++) /* few path edges per node: scan the marked ones */
-      if (g->edge[j].on_path && g->edge[j].u == g->path[k] && g->edge[j].v == g->path[k + 1]) {
-        e[k] = &g->edge[j];
-        break;
-      }
-  }
-  *pe = e;
-  return SQLITE_OK;
-}
-
 typedef struct ev_info {
   char *sname;
   const char *cat;
@@ -162,7 +146,7 @@ static int emitPath(sqlite3 *db, const hta_traces *tr, const hta_trace *t, const
   const cp_edge **pe = 0;
   hta_classifier *cls = 0;
   sqlite3_stmt *q = 0;
-  int rc = pathEdges(g, &pe);
+  int rc = cp_path_edges(g, &pe);
   if (rc == SQLITE_OK) rc = hta_classifier_open(db, t->schema, &cls);
   if (rc == SQLITE_OK)
     rc = hta_prepare(db, t->schema,

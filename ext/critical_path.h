@@ -69,6 +69,9 @@ typedef struct cp_graph {
 int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int64_t a, int64_t b,
                    int zero_weight_launch, cp_graph *g);
 void cp_graph_free(cp_graph *g);
+/* The path's edges in path order: (*pe)[k] joins path nodes k and k+1 (NULL where
+** none is marked). *pe is sqlite3_malloc'd. SQLITE_OK or SQLITE_NOMEM. */
+int cp_path_edges(const cp_graph *g, const cp_edge ***pe);
 const char *cp_edge_type_name(int type);
 /* instance_id: NULL -> [0, 0], an integer i -> [i, i], the text '[a, b]'; 0 when invalid. */
 int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b);

@@ -875,3 +875,28 @@ done:
   sqlite3_free(x.hash);
   return rc;
 }
+
+/* The path's edges in order (CP-2): edge k joins path nodes k and k+1. One pass
+** over the edges with each node's position on the path (a node is on it once). */
+int cp_path_edges(const cp_graph *g, const cp_edge ***pe) {
+  const cp_edge **e = sqlite3_malloc64((g->npath ? g->npath : 1) * sizeof *e);
+  int64_t *pos = sqlite3_malloc64((g->nnode ? g->nnode : 1) * sizeof *pos);
+  if (!e || !pos) {
+    sqlite3_free(e);
+    sqlite3_free(pos);
+    return SQLITE_NOMEM;
+  }
+  for (size_t i = 0; i < g->nnode; i++) pos[i] = -1;
+  for (size_t k = 0; k < g->npath; k++) {
+    pos[g->path[k]] = (int64_t)k;
+    e[k] = 0;
+  }
+  for (size_t j = 0; j < g->nedge; j++) {
+    const cp_edge *x = &g->edge[j];
+    int64_t k = x->on_path ? pos[x->u] : -1;
+    if (k >= 0 && (size_t)k + 1 < g->npath && g->path[k + 1] == x->v && !e[k]) e[k] = x;
+  }
+  sqlite3_free(pos);
+  *pe = e;
+  return SQLITE_OK;
+}

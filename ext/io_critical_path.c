@@ -116,18 +116,18 @@ static int ioCpFlow(io_cp *v, tw_out *o, int *comma, const cp_edge *e, int node,
 static int ioCpAppend(void *ctx, tw_out *o, int *comma) {
   io_cp *v = ctx;
   const cp_graph *g = v->g;
+  const cp_edge **pe = 0;
   int64_t id = 0;
-  for (size_t k = 0; k + 1 < g->npath; k++) {
-    const cp_edge *e = 0;
-    for (size_t j = 0; j < g->nedge && !e; j++)
-      if (g->edge[j].on_path && g->edge[j].u == g->path[k] && g->edge[j].v == g->path[k + 1])
-        e = &g->edge[j];
+  int rc = cp_path_edges(g, &pe) == SQLITE_OK ? 0 : -1;
+  for (size_t k = 0; rc == 0 && k + 1 < g->npath; k++) {
+    const cp_edge *e = pe[k];
     if (!e || (e->type != CP_DEPENDENCY && e->type != CP_LAUNCH_DELAY && e->type != CP_SYNC))
       continue;
-    if (ioCpFlow(v, o, comma, e, e->u, id, 1) || ioCpFlow(v, o, comma, e, e->v, id, 0)) return -1;
+    rc = ioCpFlow(v, o, comma, e, e->u, id, 1) || ioCpFlow(v, o, comma, e, e->v, id, 0) ? -1 : 0;
     id++;
   }
-  return 0;
+  sqlite3_free(pe);
+  return rc;
 }
 
 static int ioCpWrite(sqlite3 *db, const hta_io_sel *sel, const char *ann, int64_t a, int64_t b,
