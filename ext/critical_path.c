@@ -95,6 +95,7 @@ static int isComm(const char *s) {
 }
 
 static const char *boundBy(const cp_graph *g, const cp_edge *e, const char *sname) {
+  if (e->type == CP_COLLECTIVE) return "gpu_communication_bound"; /* CPJ-3 */
   if (e->type == CP_KERNEL_KERNEL) return "gpu_kernel_kernel_overhead";
   if (e->type == CP_LAUNCH_DELAY) return "gpu_kernel_launch_overhead";
   if (e->type != CP_OPERATOR || e->attr < 0) return "";
@@ -140,16 +141,18 @@ static int evInfo(sqlite3_stmt *q, const hta_classifier *cls, int64_t event_id, 
   return rc;
 }
 
-/* hta_critical_path rows of one trace. */
+/* hta_critical_path rows of trace T, or with T NULL hta_critical_path_job rows of
+** the job's graph (each row's rank and trace are its dst event's; column 22 is the
+** src event's rank; with HAS_RANK only the rows of RANK). */
 static int emitPath(sqlite3 *db, const hta_traces *tr, const hta_trace *t, const cp_graph *g,
-                    hta_table *out) {
+                    int has_rank, int64_t rank, hta_table *out) {
   const cp_edge **pe = 0;
   hta_classifier *cls = 0;
   sqlite3_stmt *q = 0;
   int rc = cp_path_edges(g, &pe);
-  if (rc == SQLITE_OK) rc = hta_classifier_open(db, t->schema, &cls);
+  if (rc == SQLITE_OK) rc = hta_classifier_open(db, tr->scope.schema, &cls);
   if (rc == SQLITE_OK)
-    rc = hta_prepare(db, t->schema,
+    rc = hta_prepare(db, tr->scope.schema,
                      "SELECT s.value, c.name, e.pid, e.tid FROM $S.event e"
                      " LEFT JOIN $S.string s ON s.string_id = e.name_id"
                      " LEFT JOIN $S.category c ON c.category_id = e.category_id"
@@ -158,12 +161,14 @@ static int emitPath(sqlite3 *db, const hta_traces *tr, const hta_trace *t, const
   for (size_t k = 0; rc == SQLITE_OK && k + 1 < g->npath; k++) {
     const cp_edge *e = pe[k];
     const cp_node *s = &g->node[g->path[k]], *d = &g->node[g->path[k + 1]];
+    const hta_trace *dt = t ? t : &tr->a[g->ev[d->ev].tix];
+    if (has_rank && dt->rank != rank) continue;
     hta_cell *row = hta_table_add_row(out);
     if (!row) {
       rc = SQLITE_NOMEM;
       break;
     }
-    hta_cell_int(&row[0], t->rank);
+    hta_cell_int(&row[0], dt->rank);
     hta_cell_int(&row[1], (int64_t)k);
     hta_cell_int(&row[2], g->ev[s->ev].seq);
     hta_cell_int(&row[3], s->is_start);
@@ -171,6 +176,8 @@ static int emitPath(sqlite3 *db, const hta_traces *tr, const hta_trace *t, const
     hta_cell_int(&row[5], g->ev[d->ev].seq);
     hta_cell_int(&row[6], d->is_start);
     hta_cell_double(&row[7], relUs(d->ts, tr->job_min_ts));
+    hta_cell_int(&row[21], dt->trace_id);
+    if (!t) hta_cell_int(&row[22], tr->a[g->ev[s->ev].tix].rank);
     if (!e) continue;
     hta_cell_static(&row[8], cp_edge_type_name(e->type));
     hta_cell_double(&row[9], e->gw / 1000.0);
@@ -185,7 +192,6 @@ static int emitPath(sqlite3 *db, const hta_traces *tr, const hta_trace *t, const
     if (rc == SQLITE_OK) rc = hta_cell_text(&row[17], boundBy(g, e, row[12].v.s));
     hta_cell_int(&row[18], g->ev[s->ev].event_id);
     hta_cell_int(&row[19], g->ev[d->ev].event_id);
-    hta_cell_int(&row[21], t->trace_id);
   }
   sqlite3_finalize(q);
   hta_classifier_free(cls);
@@ -193,41 +199,79 @@ static int emitPath(sqlite3 *db, const hta_traces *tr, const hta_trace *t, const
   return rc;
 }
 
-/* hta_critical_path_summary rows of one trace (CP-6): over the path rows just
-** computed into TMP (hta_critical_path's columns). */
-static int emitSummary(const hta_trace *t, const hta_table *tmp, hta_table *out) {
+/* hta_critical_path_summary rows (CP-6) over the path rows just computed into TMP
+** (hta_critical_path's columns): per (rank, trace_id) in that order, then bound_by;
+** the percentage is of the whole path (every rank's rows, for the job's path). With
+** HAS_RANK only the rows of RANK. */
+static int emitSummary(const hta_table *tmp, int has_rank, int64_t rank, hta_table *out) {
   static const char *const kinds[] = {"",
                                       "cpu_bound",
                                       "gpu_communication_bound",
                                       "gpu_compute_bound",
                                       "gpu_kernel_kernel_overhead",
                                       "gpu_kernel_launch_overhead"};
-  int64_t sum[6] = {0}, total = 0;
-  int seen[6] = {0};
-  for (size_t r = 0; r < tmp->nrow; r++) {
+  typedef struct {
+    int64_t rank, trace_id, sum[6];
+    int seen[6];
+  } acc;
+  acc *v = 0;
+  size_t n = 0, cap = 0, hit = 0;
+  int64_t total = 0;
+  int rc = SQLITE_OK;
+  for (size_t r = 0; r < tmp->nrow && rc == SQLITE_OK; r++) {
     const hta_cell *row = tmp->cells + r * tmp->ncol;
     const char *b = row[17].type == SQLITE_TEXT ? row[17].v.s : "";
     int64_t ns = row[10].type == SQLITE_FLOAT
                      ? (int64_t)(row[10].v.d * 1000.0 + (row[10].v.d < 0 ? -0.5 : 0.5))
                      : 0;
+    if (hit >= n || v[hit].trace_id != row[21].v.i) { /* rows of one rank come in runs */
+      for (hit = 0; hit < n && v[hit].trace_id != row[21].v.i; hit++) {
+      }
+      if (hit == n) {
+        if (n == cap) {
+          acc *w = sqlite3_realloc64(v, (cap = cap ? 2 * cap : 8) * sizeof *w);
+          if (!w) {
+            rc = SQLITE_NOMEM;
+            break;
+          }
+          v = w;
+        }
+        memset(&v[n], 0, sizeof v[n]);
+        v[n].rank = row[0].v.i;
+        v[n++].trace_id = row[21].v.i;
+      }
+    }
     for (int k = 0; k < 6; k++)
       if (!strcmp(b, kinds[k])) {
-        sum[k] = hta_add_sat(sum[k], ns);
-        seen[k] = 1;
+        v[hit].sum[k] = hta_add_sat(v[hit].sum[k], ns);
+        v[hit].seen[k] = 1;
       }
     total = hta_add_sat(total, ns);
   }
-  for (int k = 0; k < 6; k++) {
-    if (!seen[k]) continue;
-    hta_cell *row = hta_table_add_row(out);
-    if (!row) return SQLITE_NOMEM;
-    hta_cell_int(&row[0], t->rank);
-    hta_cell_static(&row[1], kinds[k]);
-    hta_cell_double(&row[2], sum[k] / 1000.0);
-    if (total != 0) hta_cell_double(&row[3], (sum[k] / 1000.0) / (total / 1000.0) * 100.0);
-    hta_cell_int(&row[4], t->trace_id);
+  for (size_t i = 0; i < n && rc == SQLITE_OK; i++) { /* (rank, trace_id) order */
+    size_t m = i;
+    for (size_t x = i + 1; x < n; x++)
+      if (v[x].rank < v[m].rank || (v[x].rank == v[m].rank && v[x].trace_id < v[m].trace_id))
+        m = x;
+    acc t = v[i];
+    v[i] = v[m];
+    v[m] = t;
+    for (int k = 0; k < 6 && rc == SQLITE_OK; k++) {
+      if (!v[i].seen[k] || (has_rank && v[i].rank != rank)) continue;
+      hta_cell *row = hta_table_add_row(out);
+      if (!row) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      hta_cell_int(&row[0], v[i].rank);
+      hta_cell_static(&row[1], kinds[k]);
+      hta_cell_double(&row[2], v[i].sum[k] / 1000.0);
+      if (total != 0) hta_cell_double(&row[3], (v[i].sum[k] / 1000.0) / (total / 1000.0) * 100.0);
+      hta_cell_int(&row[4], v[i].trace_id);
+    }
   }
-  return SQLITE_OK;
+  sqlite3_free(v);
+  return rc;
 }
 
 static int emitGraph(const hta_traces *tr, const hta_trace *t, const cp_graph *g, hta_table *out) {
@@ -256,6 +300,14 @@ static int emitGraph(const hta_traces *tr, const hta_trace *t, const cp_graph *g
   return SQLITE_OK;
 }
 
+/* CP-1: a build's status as hta_critical_path_stats shows it (sqlite3_malloc'd). */
+static char *statusText(int status, const char *why) {
+  if (status == CP_OK) return sqlite3_mprintf("ok");
+  if (status == CP_NO_ANNOTATION) return sqlite3_mprintf("no_annotation");
+  if (status == CP_INVALID) return sqlite3_mprintf("invalid");
+  return sqlite3_mprintf("failed: %s", why ? why : "?");
+}
+
 static int emitStats(const hta_traces *tr, const hta_trace *t, const cp_graph *g, hta_table *out) {
   hta_cell *row = hta_table_add_row(out);
   int rc = SQLITE_OK;
@@ -263,15 +315,10 @@ static int emitStats(const hta_traces *tr, const hta_trace *t, const cp_graph *g
   size_t ngn = 0;
   if (!row) return SQLITE_NOMEM;
   hta_cell_int(&row[0], t->rank);
-  if (g->status == CP_OK) hta_cell_static(&row[1], "ok");
-  else if (g->status == CP_NO_ANNOTATION) hta_cell_static(&row[1], "no_annotation");
-  else if (g->status == CP_INVALID) hta_cell_static(&row[1], "invalid");
-  else {
-    char *z = sqlite3_mprintf("failed: %s", g->why ? g->why : "?");
-    if (!z) return SQLITE_NOMEM;
-    rc = hta_cell_text(&row[1], z);
-    sqlite3_free(z);
-  }
+  char *z = statusText(g->status, g->why);
+  if (!z) return SQLITE_NOMEM;
+  rc = hta_cell_text(&row[1], z);
+  sqlite3_free(z);
   if (g->node || g->status == CP_OK) {
     hta_cell_double(&row[2], relUs(g->win_start, tr->job_min_ts));
     hta_cell_double(&row[3], relUs(g->win_end, tr->job_min_ts));
@@ -313,17 +360,96 @@ static int cpRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
     if (rc == SQLITE_OK) {
       if (what == F_STATS) rc = emitStats(&tr, &tr.a[i], &g, out);
       else if (what == F_GRAPH) rc = emitGraph(&tr, &tr.a[i], &g, out);
-      else if (g.status == CP_OK && what == F_PATH) rc = emitPath(db, &tr, &tr.a[i], &g, out);
+      else if (g.status == CP_OK && what == F_PATH)
+        rc = emitPath(db, &tr, &tr.a[i], &g, 0, 0, out);
       else if (g.status == CP_OK) {
         hta_table tmp = {22, 0, 0, 0};
-        rc = emitPath(db, &tr, &tr.a[i], &g, &tmp);
-        if (rc == SQLITE_OK) rc = emitSummary(&tr.a[i], &tmp, out);
+        rc = emitPath(db, &tr, &tr.a[i], &g, 0, 0, &tmp);
+        if (rc == SQLITE_OK) rc = emitSummary(&tmp, 0, 0, out);
         hta_table_free(&tmp);
       }
     }
     cp_graph_free(&g);
     if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   }
+  hta_traces_free(&tr);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- the job's path */
+
+enum { F_JOB_PATH, F_JOB_SUMMARY, F_JOB_STATS };
+
+/* hta_critical_path_job_stats' row (CPJ-1): with no path, why (the first rank left
+** out says its own reason). */
+static int emitJobStats(const hta_traces *tr, const cp_graph *g, const cp_job_info *info,
+                        hta_table *out) {
+  hta_cell *row = hta_table_add_row(out);
+  if (!row) return SQLITE_NOMEM;
+  char *z = 0, *r = 0;
+  if (g->status == CP_OK) z = sqlite3_mprintf("ok");
+  else if (info->nleft && (r = statusText(info->left_status, info->left_why)))
+    z = sqlite3_mprintf("%s (rank %lld: %s)", g->why ? g->why : "failed",
+                        (long long)info->left_rank, r);
+  else if (!info->nleft) z = sqlite3_mprintf("%s", g->why ? g->why : "failed");
+  sqlite3_free(r);
+  if (!z) return SQLITE_NOMEM;
+  int rc = hta_cell_text(&row[0], z);
+  sqlite3_free(z);
+  hta_cell_int(&row[1], tr->n);
+  hta_cell_int(&row[2], info->nleft);
+  hta_cell_int(&row[3], (int64_t)info->nlinked);
+  hta_cell_int(&row[4], (int64_t)g->nnode);
+  hta_cell_int(&row[5], (int64_t)g->nedge);
+  if (g->status == CP_OK) {
+    int64_t len = 0, ranks = 0;
+    unsigned char *seen = sqlite3_malloc64(tr->n + 1);
+    if (!seen) return SQLITE_NOMEM;
+    memset(seen, 0, tr->n + 1);
+    for (size_t j = 0; j < g->nedge; j++)
+      if (g->edge[j].on_path) len = hta_add_sat(len, g->edge[j].gw);
+    for (size_t k = 0; k < g->npath; k++) {
+      int x = g->ev[g->node[g->path[k]].ev].tix;
+      if (!seen[x]) ranks++;
+      seen[x] = 1;
+    }
+    sqlite3_free(seen);
+    hta_cell_int(&row[6], (int64_t)g->npath);
+    hta_cell_double(&row[7], len / 1000.0);
+    hta_cell_int(&row[8], ranks);
+    hta_cell_double(&row[9], relUs(g->win_start, tr->job_min_ts));
+    hta_cell_double(&row[10], relUs(g->win_end, tr->job_min_ts));
+  }
+  return rc;
+}
+
+static int cpJobRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr, int what,
+                    const char *fn) {
+  const char *ann;
+  int64_t ia, ib;
+  hta_traces tr;
+  cp_graph g;
+  cp_job_info info;
+  int rc = cpArgs(a, fn, &ann, &ia, &ib, pzErr);
+  if (rc != SQLITE_OK) return rc;
+  if (what == F_JOB_STATS && a->has_rank) {
+    *pzErr = sqlite3_mprintf("%s: the job's graph spans every rank: no rank to choose", fn);
+    return SQLITE_ERROR;
+  }
+  rc = cp_job_graph_build(db, &a->scope, ann, ia, ib, (int)a->p[P_ZW], (int)a->p[P_LAST], &g, &tr,
+                          &info);
+  if (rc == SQLITE_OK && tr.n > 0) {
+    if (what == F_JOB_STATS) rc = emitJobStats(&tr, &g, &info, out);
+    else if (g.status == CP_OK && what == F_JOB_PATH)
+      rc = emitPath(db, &tr, 0, &g, a->has_rank, a->rank, out);
+    else if (g.status == CP_OK) {
+      hta_table tmp = {23, 0, 0, 0};
+      rc = emitPath(db, &tr, 0, &g, 0, 0, &tmp);
+      if (rc == SQLITE_OK) rc = emitSummary(&tmp, a->has_rank, a->rank, out);
+      hta_table_free(&tmp);
+    }
+  }
+  cp_graph_free(&g);
   hta_traces_free(&tr);
   return rc;
 }
@@ -341,13 +467,28 @@ static int cpStatsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char *
   return cpRun(db, a, out, pzErr, F_STATS, "hta_critical_path_stats");
 }
 
+static int cpJobPathRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  return cpJobRun(db, a, out, pzErr, F_JOB_PATH, "hta_critical_path_job");
+}
+static int cpJobSummaryRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  return cpJobRun(db, a, out, pzErr, F_JOB_SUMMARY, "hta_critical_path_job_summary");
+}
+static int cpJobStatsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  return cpJobRun(db, a, out, pzErr, F_JOB_STATS, "hta_critical_path_job_stats");
+}
+
+#define CP_PATH_COLS                                                                            \
+  "rank INTEGER, path_pos INTEGER, src_event_seq INTEGER, src_is_start INTEGER,"               \
+  " src_ts_us REAL, dst_event_seq INTEGER, dst_is_start INTEGER, dst_ts_us REAL, edge_type TEXT," \
+  " weight_us REAL, duration_us REAL, event_seq INTEGER, name TEXT, cat TEXT, pid, tid,"       \
+  " stream INTEGER, bound_by TEXT, src_event_id INTEGER, dst_event_id INTEGER,"                \
+  " event_id INTEGER, trace_id INTEGER,"
+#define CP_SUMMARY_COLS \
+  "rank INTEGER, bound_by TEXT, duration_us REAL, percentage REAL, trace_id INTEGER,"
+
 static const hta_tvf cpPath = {
     "hta_critical_path",
-    "CREATE TABLE x(rank INTEGER, path_pos INTEGER, src_event_seq INTEGER, src_is_start INTEGER,"
-    " src_ts_us REAL, dst_event_seq INTEGER, dst_is_start INTEGER, dst_ts_us REAL, edge_type TEXT,"
-    " weight_us REAL, duration_us REAL, event_seq INTEGER, name TEXT, cat TEXT, pid, tid,"
-    " stream INTEGER, bound_by TEXT, src_event_id INTEGER, dst_event_id INTEGER,"
-    " event_id INTEGER, trace_id INTEGER," CP_PARAMS,
+    "CREATE TABLE x(" CP_PATH_COLS CP_PARAMS,
     22,
     0,
     4,
@@ -356,8 +497,7 @@ static const hta_tvf cpPath = {
 };
 static const hta_tvf cpSummary = {
     "hta_critical_path_summary",
-    "CREATE TABLE x(rank INTEGER, bound_by TEXT, duration_us REAL, percentage REAL,"
-    " trace_id INTEGER," CP_PARAMS,
+    "CREATE TABLE x(" CP_SUMMARY_COLS CP_PARAMS,
     5,
     0,
     4,
@@ -388,7 +528,41 @@ static const hta_tvf cpStats = {
     cpStatsRun,
 };
 
+static const hta_tvf cpJobPath = {
+    "hta_critical_path_job",
+    "CREATE TABLE x(" CP_PATH_COLS " src_rank INTEGER," CP_PARAMS,
+    23,
+    0,
+    4,
+    cpParams,
+    cpJobPathRun,
+};
+static const hta_tvf cpJobSummary = {
+    "hta_critical_path_job_summary",
+    "CREATE TABLE x(" CP_SUMMARY_COLS CP_PARAMS,
+    5,
+    0,
+    4,
+    cpParams,
+    cpJobSummaryRun,
+};
+static const hta_tvf cpJobStats = {
+    "hta_critical_path_job_stats",
+    "CREATE TABLE x(status TEXT, ranks INTEGER, ranks_left_out INTEGER,"
+    " collectives_joined INTEGER, graph_nodes INTEGER, graph_edges INTEGER, path_nodes INTEGER,"
+    " path_length_us REAL, path_ranks INTEGER, window_start_us REAL, window_end_us REAL,"
+    " annotation HIDDEN, instance_id HIDDEN, add_zero_weight_launch_edges HIDDEN,"
+    " include_last_profiler_step HIDDEN, rank HIDDEN)",
+    11,
+    15,
+    4,
+    cpParams,
+    cpJobStatsRun,
+};
+
 int hta_register_critical_path(sqlite3 *db) {
-  static const hta_tvf *const defs[] = {&cpPath, &cpSummary, &cpGraph, &cpStats};
+  static const hta_tvf *const defs[] = {&cpPath,    &cpSummary,    &cpGraph,
+                                        &cpStats,   &cpJobPath,    &cpJobSummary,
+                                        &cpJobStats};
   return hta_tvf_register_all(db, defs, sizeof defs / sizeof defs[0]);
 }

@@ -7,8 +7,17 @@
 
 #include "hta_common.h"
 
-/* Edge types, in HTA's names (cp_edge_type_name). */
-enum { CP_OPERATOR, CP_DEPENDENCY, CP_LAUNCH_DELAY, CP_KERNEL_KERNEL, CP_SYNC };
+/* Edge types, in HTA's names (cp_edge_type_name); the last two join ranks in the
+** job's graph (critical_path_job.c). */
+enum {
+  CP_OPERATOR,
+  CP_DEPENDENCY,
+  CP_LAUNCH_DELAY,
+  CP_KERNEL_KERNEL,
+  CP_SYNC,
+  CP_COLL_WAIT, /* a rank's collective start -> the last-arriving rank's (weight 0) */
+  CP_COLLECTIVE /* the last-arriving rank's start -> a rank's collective end */
+};
 
 typedef struct cp_ev {
   int64_t event_id, seq, ts, dur;
@@ -25,6 +34,7 @@ typedef struct cp_ev {
   int partner; /* position of the icorr row in the event array, -1 none */
   int kept;    /* in HTA's clipped table */
   int ns, ne;  /* start / end node ids, -1 without nodes */
+  int tix;     /* its trace's index in the hta_traces of the job's graph (else 0) */
 } cp_ev;
 
 typedef struct cp_node {
@@ -72,6 +82,26 @@ void cp_graph_free(cp_graph *g);
 /* The path's edges in path order: (*pe)[k] joins path nodes k and k+1 (NULL where
 ** none is marked). *pe is sqlite3_malloc'd. SQLITE_OK or SQLITE_NOMEM. */
 int cp_path_edges(const cp_graph *g, const cp_edge ***pe);
+/* Position in g->ev of the row with SEQ, -1 when not loaded. */
+int cp_ev_pos(const cp_graph *g, int64_t seq);
+/* HTA's longest path of G's edges (CPG-7, CPG-8): sets g->path and the edges'
+** gw and on_path, or g->status. SQLITE_OK or SQLITE_NOMEM. */
+int cp_longest_path(cp_graph *g);
+/* What cp_job_graph_build reports besides the graph. */
+typedef struct cp_job_info {
+  int nleft;          /* ranks whose own graph has no path: left out */
+  size_t nlinked;     /* collective instances joined */
+  int64_t left_rank;  /* the first rank left out, */
+  int left_status;    /* its status */
+  const char *left_why; /* and why (static) */
+} cp_job_info;
+/* The job's graph (critical_path_job.c): every rank's graph for the instances
+** [a, b] of ANNOTATION, joined at the collectives matched across ranks, and its
+** longest path. TR receives the job's traces (an event's tix indexes it). Free
+** with cp_graph_free and hta_traces_free. */
+int cp_job_graph_build(sqlite3 *db, const hta_scope *sc, const char *annotation, int64_t a,
+                       int64_t b, int zero_weight_launch, int include_last_step, cp_graph *g,
+                       hta_traces *tr, cp_job_info *info);
 const char *cp_edge_type_name(int type);
 /* instance_id: NULL -> [0, 0], an integer i -> [i, i], the text '[a, b]'; 0 when invalid. */
 int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b);

@@ -76,8 +76,9 @@ int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b) {
 const char *cp_edge_type_name(int type) {
   static const char *const n[] = {
       "critical_path_operator", "critical_path_dependency", "critical_path_kernel_launch_delay",
-      "critical_path_kernel_kernel_delay", "critical_path_sync_dependency"};
-  return type >= 0 && type <= CP_SYNC ? n[type] : "";
+      "critical_path_kernel_kernel_delay", "critical_path_sync_dependency",
+      "critical_path_collective_wait", "critical_path_collective"};
+  return type >= 0 && type <= CP_COLLECTIVE ? n[type] : "";
 }
 
 void cp_graph_free(cp_graph *g) {
@@ -305,8 +306,7 @@ oom:
   return SQLITE_NOMEM;
 }
 
-/* Position of the row with SEQ, -1 when not loaded. */
-static int posOf(const cp_graph *g, int64_t seq) {
+int cp_ev_pos(const cp_graph *g, int64_t seq) {
   size_t lo = 0, hi = g->nev;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
@@ -405,7 +405,7 @@ static int windowAndNodes(cp_ctx *x, const char *annotation, int64_t ia, int64_t
   g->win_end = end;
   for (size_t i = 0; i < g->nev; i++) {
     cp_ev *e = &g->ev[i];
-    e->partner = e->icorr > 0 ? posOf(g, e->icorr) : -1;
+    e->partner = e->icorr > 0 ? cp_ev_pos(g, e->icorr) : -1;
     if (e->stream == -1) e->kept = e->ts >= start && e->ts <= end && e->dur > 0;
     else if (cp_is_id(e->name_id, x->ids.fixed[N_STREAM_WAIT])) e->kept = 1;
   }
@@ -664,8 +664,7 @@ oom:
 /* ---------------------------------------------------------------- validity and the path */
 
 /* CPG-7, CPG-8. */
-static int longestPath(cp_ctx *x) {
-  cp_graph *g = x->g;
+int cp_longest_path(cp_graph *g) {
   size_t nn = g->nnode, ne = g->nedge, ng = 0;
   int rc = SQLITE_OK;
   for (size_t i = 0; i < ne; i++) { /* CPG-7 */
@@ -867,7 +866,7 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
   rc = passLock(&x);
   if (rc == SQLITE_OK) rc = passStacks(&x);
   if (rc == SQLITE_OK) rc = cp_pass_gpu(&x);
-  if (rc == SQLITE_OK && g->status == CP_OK) rc = longestPath(&x);
+  if (rc == SQLITE_OK && g->status == CP_OK) rc = cp_longest_path(g);
 done:
   sqlite3_free(x.ids.ann);
   sqlite3_free(x.ids.fwd);

@@ -245,6 +245,7 @@ class Rank:
         self.ns_ = 0 if cfg.amd else NCCL_STREAM          # NCCL stream
         straggler = cfg.straggler if cfg.straggler is not None else self.world - 1
         slow = rank == straggler and self.world > 1
+        self.slow = slow
         self.host_scale = 1.15 if slow else 1.0
         self.gpu_scale = 1.03 if slow else 1.0
         start_skew = self.rng.randint(0, 40000)
@@ -823,7 +824,7 @@ class Rank:
         self.E(bwd)
         yield from self.ln_bwd(bwd)
         layer_elems = 12 * H * H + 13 * H
-        pending = 0
+        pending = planted = 0
         for i in reversed(range(cfg.layers)):
             yield from self.backward_layer(bwd, i)
             pending += layer_elems
@@ -832,6 +833,11 @@ class Rank:
                 self.B(bwd, 'aten::div_', args=self.A('div', [(pending,), ()], ['float', 'Scalar']))
                 yield from self.launch(bwd, 'div', pending * 8 / 2.5e6)
                 self.E(bwd)
+                if self.slow and cfg.straggler_delay_us and planted == 0:
+                    self.B(bwd, 'straggler_delay')   # planted: host work before its first all-reduce
+                    self.clock[bwd] += int(cfg.straggler_delay_us * 1000)
+                    self.E(bwd)
+                    planted = 1
                 yield from self.allreduce(bwd, 'nccl_grad', pending)
                 pending = 0
         self.bwd_node(bwd, 'EmbeddingBackward0', args=self.A('embb', [(self.B_, self.S, H)], ['float']))
@@ -1119,6 +1125,9 @@ def parse_args(argv):
     ap.add_argument('--python', action='store_true', help='add python_function frames')
     ap.add_argument('--target-mb', type=float, default=0, help='run steps until N MB of JSON are written (all ranks)')
     ap.add_argument('--straggler', type=int, default=None, help='the slow rank (default: the last one)')
+    ap.add_argument('--straggler-delay-us', type=float, default=0,
+                    help="a 'straggler_delay' cpu_op of N us on the slow rank before each step's first "
+                         'gradient all-reduce (default 0: none)')
     ap.add_argument('--first-step', type=int, default=5, help='number of the first ProfilerStep (default 5)')
     ap.add_argument('--hidden', type=int, default=768, help='model width (default 768)')
     ap.add_argument('--tokens', type=int, default=4096, help='tokens per step (batch x sequence)')

@@ -32,4 +32,15 @@ check unknown "0|no_annotation" "$(run "SELECT count(*) FROM hta_critical_path('
 # the one step: aten::mm start -> launch start (1 us), launch delay 2 -> 10 (8 us),
 # the kernel (30 us): 4 nodes, 39 us
 check path "ok|4|39.0" "$(run "SELECT status, path_nodes, path_length_us FROM hta_critical_path_stats")"
+# the job's path (critical_path_job.c): the same arguments, the same messages
+check job_inst "hta_critical_path_job: instance_id must be an integer or '[a, b]'" \
+  "$(run "SELECT * FROM hta_critical_path_job('ProfilerStep', 'one')")"
+check job_ann "hta_critical_path_job_summary: annotation must be text" \
+  "$(run "SELECT * FROM hta_critical_path_job_summary(1)")"
+check job_stats_rank "hta_critical_path_job_stats: the job's graph spans every rank: no rank to choose" \
+  "$(run "SELECT * FROM hta_critical_path_job_stats WHERE rank = 0")"
+check job_unknown "0|no rank has a critical path (rank 0: no_annotation)|1" \
+  "$(run "SELECT (SELECT count(*) FROM hta_critical_path_job('Nope')), status, ranks_left_out
+          FROM hta_critical_path_job_stats('Nope')")"
+check job_one_rank "ok|4|39.0|1" "$(run "SELECT status, path_nodes, path_length_us, path_ranks FROM hta_critical_path_job_stats")"
 [ $fails = 0 ]
