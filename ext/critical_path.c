@@ -251,8 +251,7 @@ static int emitSummary(const hta_table *tmp, int has_rank, int64_t rank, hta_tab
   for (size_t i = 0; i < n && rc == SQLITE_OK; i++) { /* (rank, trace_id) order */
     size_t m = i;
     for (size_t x = i + 1; x < n; x++)
-      if (v[x].rank < v[m].rank || (v[x].rank == v[m].rank && v[x].trace_id < v[m].trace_id))
-        m = x;
+      if (v[x].rank < v[m].rank || (v[x].rank == v[m].rank && v[x].trace_id < v[m].trace_id)) m = x;
     acc t = v[i];
     v[i] = v[m];
     v[m] = t;
@@ -300,6 +299,18 @@ static int emitGraph(const hta_traces *tr, const hta_trace *t, const cp_graph *g
   return SQLITE_OK;
 }
 
+/* The graph's nodes: those some edge touches (HTA's networkx graph has no others). */
+static int graphNodes(const cp_graph *g, size_t *n) {
+  unsigned char *m = sqlite3_malloc64(g->nnode + 1);
+  if (!m) return SQLITE_NOMEM;
+  memset(m, 0, g->nnode + 1);
+  for (size_t j = 0; j < g->nedge; j++) m[g->edge[j].u] = m[g->edge[j].v] = 1;
+  *n = 0;
+  for (size_t i = 0; i < g->nnode; i++) *n += m[i];
+  sqlite3_free(m);
+  return SQLITE_OK;
+}
+
 /* CP-1: a build's status as hta_critical_path_stats shows it (sqlite3_malloc'd). */
 static char *statusText(int status, const char *why) {
   if (status == CP_OK) return sqlite3_mprintf("ok");
@@ -324,14 +335,7 @@ static int emitStats(const hta_traces *tr, const hta_trace *t, const cp_graph *g
     hta_cell_double(&row[3], relUs(g->win_end, tr->job_min_ts));
     hta_cell_int(&row[4], (int64_t)g->nkept);
     hta_cell_int(&row[5], (int64_t)g->nnode);
-    { /* graph nodes: those some edge touches */
-      unsigned char *m = sqlite3_malloc64(g->nnode + 1);
-      if (!m) return SQLITE_NOMEM;
-      memset(m, 0, g->nnode + 1);
-      for (size_t j = 0; j < g->nedge; j++) m[g->edge[j].u] = m[g->edge[j].v] = 1;
-      for (size_t n = 0; n < g->nnode; n++) ngn += m[n];
-      sqlite3_free(m);
-    }
+    if (graphNodes(g, &ngn) != SQLITE_OK) return SQLITE_NOMEM;
     hta_cell_int(&row[6], (int64_t)ngn);
     hta_cell_int(&row[7], (int64_t)g->nedge);
   }
@@ -360,8 +364,7 @@ static int cpRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
     if (rc == SQLITE_OK) {
       if (what == F_STATS) rc = emitStats(&tr, &tr.a[i], &g, out);
       else if (what == F_GRAPH) rc = emitGraph(&tr, &tr.a[i], &g, out);
-      else if (g.status == CP_OK && what == F_PATH)
-        rc = emitPath(db, &tr, &tr.a[i], &g, 0, 0, out);
+      else if (g.status == CP_OK && what == F_PATH) rc = emitPath(db, &tr, &tr.a[i], &g, 0, 0, out);
       else if (g.status == CP_OK) {
         hta_table tmp = {22, 0, 0, 0};
         rc = emitPath(db, &tr, &tr.a[i], &g, 0, 0, &tmp);
@@ -399,7 +402,9 @@ static int emitJobStats(const hta_traces *tr, const cp_graph *g, const cp_job_in
   hta_cell_int(&row[1], tr->n);
   hta_cell_int(&row[2], info->nleft);
   hta_cell_int(&row[3], (int64_t)info->nlinked);
-  hta_cell_int(&row[4], (int64_t)g->nnode);
+  size_t ngn;
+  if (graphNodes(g, &ngn) != SQLITE_OK) return SQLITE_NOMEM;
+  hta_cell_int(&row[4], (int64_t)ngn);
   hta_cell_int(&row[5], (int64_t)g->nedge);
   if (g->status == CP_OK) {
     int64_t len = 0, ranks = 0;
@@ -477,23 +482,17 @@ static int cpJobStatsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, cha
   return cpJobRun(db, a, out, pzErr, F_JOB_STATS, "hta_critical_path_job_stats");
 }
 
-#define CP_PATH_COLS                                                                            \
-  "rank INTEGER, path_pos INTEGER, src_event_seq INTEGER, src_is_start INTEGER,"               \
+#define CP_PATH_COLS                                                                              \
+  "rank INTEGER, path_pos INTEGER, src_event_seq INTEGER, src_is_start INTEGER,"                  \
   " src_ts_us REAL, dst_event_seq INTEGER, dst_is_start INTEGER, dst_ts_us REAL, edge_type TEXT," \
-  " weight_us REAL, duration_us REAL, event_seq INTEGER, name TEXT, cat TEXT, pid, tid,"       \
-  " stream INTEGER, bound_by TEXT, src_event_id INTEGER, dst_event_id INTEGER,"                \
+  " weight_us REAL, duration_us REAL, event_seq INTEGER, name TEXT, cat TEXT, pid, tid,"          \
+  " stream INTEGER, bound_by TEXT, src_event_id INTEGER, dst_event_id INTEGER,"                   \
   " event_id INTEGER, trace_id INTEGER,"
 #define CP_SUMMARY_COLS \
   "rank INTEGER, bound_by TEXT, duration_us REAL, percentage REAL, trace_id INTEGER,"
 
 static const hta_tvf cpPath = {
-    "hta_critical_path",
-    "CREATE TABLE x(" CP_PATH_COLS CP_PARAMS,
-    22,
-    0,
-    4,
-    cpParams,
-    cpPathRun,
+    "hta_critical_path", "CREATE TABLE x(" CP_PATH_COLS CP_PARAMS, 22, 0, 4, cpParams, cpPathRun,
 };
 static const hta_tvf cpSummary = {
     "hta_critical_path_summary",
@@ -561,8 +560,7 @@ static const hta_tvf cpJobStats = {
 };
 
 int hta_register_critical_path(sqlite3 *db) {
-  static const hta_tvf *const defs[] = {&cpPath,    &cpSummary,    &cpGraph,
-                                        &cpStats,   &cpJobPath,    &cpJobSummary,
-                                        &cpJobStats};
+  static const hta_tvf *const defs[] = {&cpPath,    &cpSummary,    &cpGraph,   &cpStats,
+                                        &cpJobPath, &cpJobSummary, &cpJobStats};
   return hta_tvf_register_all(db, defs, sizeof defs / sizeof defs[0]);
 }

@@ -89,10 +89,10 @@ int cp_ev_pos(const cp_graph *g, int64_t seq);
 int cp_longest_path(cp_graph *g);
 /* What cp_job_graph_build reports besides the graph. */
 typedef struct cp_job_info {
-  int nleft;          /* ranks whose own graph has no path: left out */
-  size_t nlinked;     /* collective instances joined */
-  int64_t left_rank;  /* the first rank left out, */
-  int left_status;    /* its status */
+  int nleft;            /* ranks whose own graph has no path: left out */
+  size_t nlinked;       /* collective instances joined */
+  int64_t left_rank;    /* the first rank left out, */
+  int left_status;      /* its status */
   const char *left_why; /* and why (static) */
 } cp_job_info;
 /* The job's graph (critical_path_job.c): every rank's graph for the instances

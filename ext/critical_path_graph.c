@@ -74,10 +74,13 @@ int cp_parse_instance(sqlite3_value *w, int64_t *a, int64_t *b) {
 }
 
 const char *cp_edge_type_name(int type) {
-  static const char *const n[] = {
-      "critical_path_operator", "critical_path_dependency", "critical_path_kernel_launch_delay",
-      "critical_path_kernel_kernel_delay", "critical_path_sync_dependency",
-      "critical_path_collective_wait", "critical_path_collective"};
+  static const char *const n[] = {"critical_path_operator",
+                                  "critical_path_dependency",
+                                  "critical_path_kernel_launch_delay",
+                                  "critical_path_kernel_kernel_delay",
+                                  "critical_path_sync_dependency",
+                                  "critical_path_collective_wait",
+                                  "critical_path_collective"};
   return type >= 0 && type <= CP_COLLECTIVE ? n[type] : "";
 }
 

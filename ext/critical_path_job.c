@@ -182,7 +182,7 @@ int cp_job_graph_build(sqlite3 *db, const hta_scope *sc, const char *annotation,
   int32_t copy;
   int rc = hta_string_ids(db, sc->schema, copyName, 1, &copy);
   if (rc != SQLITE_OK) return rc;
-  rc = coll_load(db, sc, include_last_step, &j);
+  rc = coll_load(db, sc, include_last_step, &j); /* its traces carry the cut of each rank's graph */
   if (rc != SQLITE_OK) return rc;
   kev = sqlite3_malloc64((j.nk ? j.nk : 1) * sizeof *kev);
   if (!kev) rc = SQLITE_NOMEM;

@@ -366,6 +366,61 @@ static void hrCritBars(hr_ctx *x, int64_t rank, const char *src) {
   hrStrsFree(&cats);
 }
 
+/* The job's path across ranks (hta_critical_path_job), for a job of several ranks:
+** its status, the time it spends on each rank (bars), by bound_by, and its top events. */
+static void hrCritPathJob(hr_ctx *x) {
+  sv_puts(x->o,
+          "<h3>The job's path, across ranks</h3>\n<p class=\"what\">Every rank's graph joined at "
+          "the collectives: a collective ends on every rank only after its last rank arrives, so "
+          "the path runs through the chain of work that made the others wait, and the waiting "
+          "itself is not on it. Where the path spends its time says which ranks and operators "
+          "held the step.</p>\n");
+  if (hrMat(x, "hr_cpjst", "hta_critical_path_job_stats") ||
+      hrMat(x, "hr_cpjs", "hta_critical_path_job_summary") ||
+      hrMat(x, "hr_cpj", "hta_critical_path_job"))
+    return;
+  hrTableOf(x,
+            "SELECT status, ranks, ranks_left_out, collectives_joined, path_nodes, path_length_us,"
+            " path_ranks\nFROM {src}",
+            "hta_critical_path_job_stats", "hr_cpjst", "hta_critical_path_job_stats");
+  sqlite3_stmt *st = hrPrep(x,
+                            "SELECT rank, sum(duration_us) FROM temp.hr_cpjs GROUP BY rank"
+                            " ORDER BY rank",
+                            "hta_critical_path_job_summary");
+  if (!st) return;
+  hr_vec v = {0};
+  hr_strs cats = {0};
+  int bad = 0;
+  while (hrStep(x, st, "hta_critical_path_job_summary") == SQLITE_ROW) {
+    char label[32];
+    snprintf(label, sizeof label, "rank %lld", (long long)sqlite3_column_int64(st, 0));
+    bad |= hrPushStr(&cats, label);
+    bad |= hrPush(&v, hrCol(st, 1));
+  }
+  sqlite3_finalize(st);
+  if (bad) {
+    hrOom(x);
+  } else if (cats.n) {
+    sv_bars c = {.title = "The job's critical path by rank (\xC2\xB5s)",
+                 .ylabel = "time on the job's path (\xC2\xB5s)",
+                 .ncat = (int)cats.n,
+                 .nser = 1,
+                 .cats = (const char *const *)cats.v,
+                 .v = v.v,
+                 .unit = " \xC2\xB5s"};
+    sv_bar_chart(x->o, &c);
+  }
+  free(v.v);
+  hrStrsFree(&cats);
+  hrTableOf(x, "SELECT rank, bound_by, duration_us, percentage\nFROM {src}",
+            "hta_critical_path_job_summary", "hr_cpjs", "hta_critical_path_job_summary");
+  hrTableOf(x,
+            "SELECT rank, name, cat, bound_by, sum(duration_us) AS duration_us, count(*) AS edges\n"
+            "FROM {src} WHERE name <> ''\nGROUP BY rank, name, cat, bound_by\n"
+            "ORDER BY duration_us DESC, rank, name LIMIT " HR_XSTR(HR_CP_TOP),
+            "hta_critical_path_job", "hr_cpj", "hta_critical_path_job");
+}
+
 void hrCritPath(hr_ctx *x) {
   hrSection(x, 12,
             "HTA's lightweight critical path analysis with its default parameters: the window is "
@@ -431,6 +486,7 @@ void hrCritPath(hr_ctx *x) {
               "      GROUP BY trace_id, name, cat, bound_by)\n"
               "WHERE pos <= " HR_XSTR(HR_CP_TOP) " ORDER BY rank, trace_id, pos",
               "hta_critical_path", "hr_cp", "hta_critical_path");
+    if (x->nranks > 1 && !x->fatal) hrCritPathJob(x);
   }
   sqlite3_free(ssrc);
   sqlite3_free(msrc);

@@ -473,3 +473,14 @@ UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE arg.rank IS NULL AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
+-- name: critical_path_job
+-- title: The job's critical path, across ranks
+-- description: Per job, the critical path of one annotation instance (default the first ProfilerStep) across ranks: every rank's graph joined at the collectives, so the path runs through the work that made the others wait. Time (µs) and % of the path per rank and what bounds it. Beyond HTA (one rank at a time).
+WITH arg(job) AS (
+  SELECT CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_critical_path_job_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_critical_path_job_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE arg.job IS NULL;

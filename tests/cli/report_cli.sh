@@ -65,10 +65,12 @@ if demo:
     if ids != want: bad.append("sections %s" % ids)
     if p.count.get("svg", 0) < 27: bad.append("only %d charts" % p.count.get("svg", 0))
     # sections 11-13 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
-    # ProfilerSteps: collectives 3 (bandwidth, skew, waits), memory and critical path 1 per rank
+    # ProfilerSteps: collectives 3 (bandwidth, skew, waits), memory 1 per rank, critical path 1
+    # per rank and 1 for the job's path across ranks (which crosses at an all-reduce)
     for sec, charts, texts in (("collectives", 3, ("Bus bandwidth by message size", "27.04 MiB", "start skew", "Total wait in collectives per rank")),
                                ("memory", 2, ("GPU0 allocated", "GPU1 reserved", " GiB", "peak:", "1663577856")),
-                               ("critical-path", 2, ("GPU compute", "GPU communication", "ncclDevKernel_AllReduce_Sum_f32_RING_LL"))):
+                               ("critical-path", 3, ("GPU compute", "GPU communication", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
+                                                     "The job's path, across ranks", "path_ranks"))):
         m = re.search(r'<section id="%s">(.*?)</section>' % sec, text, re.S)
         body = m.group(1) if m else ""
         if body.count("<svg") != charts: bad.append("%s: %d charts, %d expected" % (sec, body.count("<svg"), charts))
