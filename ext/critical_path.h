@@ -98,7 +98,7 @@ typedef struct cp_job_info {
 /* The job's graph (critical_path_job.c): every rank's graph for the instances
 ** [a, b] of ANNOTATION, joined at the collectives matched across ranks, and its
 ** longest path. TR receives the job's traces (an event's tix indexes it). Free
-** with cp_graph_free and hta_traces_free. */
+** with cp_graph_free and hta_traces_free (also on error). */
 int cp_job_graph_build(sqlite3 *db, const hta_scope *sc, const char *annotation, int64_t a,
                        int64_t b, int zero_weight_launch, int include_last_step, cp_graph *g,
                        hta_traces *tr, cp_job_info *info);

@@ -24,8 +24,14 @@
 **     a cycle makes the graph invalid (spec 5.7).
 **  8. Longest path: networkx 2.8 dag_longest_path over Kahn generations: first
 **     best predecessor in edge order, restart at negative, first best end node.
+**  9. With an annotation, only the rows that can matter are loaded when a guess
+**     at the window (the annotation rows in seq order before the cut) holds the
+**     true one: rows starting in the guess, GPU rows, rows with a partner,
+**     cuda_sync rows and rows with the names the passes look for. The true
+**     window is computed as in 2 over them (every annotation row is loaded); if
+**     it is not inside the guess, every row is loaded. The answer is the same.
 **
-** HOW IT WORKS: all rows are loaded in seq order (positions found by binary
+** HOW IT WORKS: the rows are loaded in seq order (positions found by binary
 ** search on seq), edges go into an array with a hash index on (u, v), and the
 ** path is computed over CSR adjacency lists built in edge order. Times stay ns.
 */
@@ -211,16 +217,18 @@ static int cmpEvId(const void *a, const void *b) {
 /* CPG-1: loads the rows of T in seq order. The partner of a row (link_id) is
 ** looked up among the rows, which come in event_id order, and the cut applied
 ** then: a host row before the cut bound, a GPU row when its partner (else the
-** row itself) is. */
-static int loadRows(sqlite3 *db, const hta_trace *t, cp_graph *g) {
+** row itself) is. With NARROW (CPG-9), only the rows that can matter for a window
+** within [ws, we]: those that start in it, every GPU row, every row with a
+** partner, every cuda_sync row and every row named in NARROW (an SQL list of ids). */
+static int loadRows(sqlite3 *db, const hta_trace *t, cp_graph *g, const char *narrow, int64_t ws,
+                    int64_t we) {
   sqlite3_stmt *st = 0;
   size_t a = 0, nk = 0;
   unsigned char *kinds = 0;
   int64_t sync_id, trace_cat, bound = hta_trace_cut_bound(t);
   int rc = loadCategories(db, t->schema, &kinds, &nk, &sync_id, &trace_cat);
   if (rc != SQLITE_OK) return rc;
-  rc = hta_prepare(
-      db, t->schema,
+  char *sql = sqlite3_mprintf(
       "SELECT e.event_id, e.seq, e.ts, e.dur, e.name_id, e.category_id, e.pid, e.tid, e.stream,"
       " e.correlation, e.link_id,"
       " CASE WHEN e.category_id = ?4 THEN json_extract(e.args, '$.stream') END,"
@@ -229,16 +237,23 @@ static int loadRows(sqlite3 *db, const hta_trace *t, cp_graph *g) {
       "   json_extract(e.args, '$.wait_on_cuda_event_record_corr_id') END"
       " FROM $S.event e"
       " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.ts IS NOT NULL"
-      "   AND e.category_id IS NOT NULL AND e.category_id IS NOT ?5"
+      "   AND e.category_id IS NOT NULL AND e.category_id IS NOT ?5%s%s%s"
       " ORDER BY e.event_id",
-      &st);
+      narrow ? " AND (e.ts BETWEEN ?6 AND ?7 OR e.stream IS NOT NULL OR e.link_id IS NOT NULL"
+               " OR e.category_id = ?4 OR e.name_id IN ("
+             : "",
+      narrow ? narrow : "", narrow ? "))" : "");
+  rc = sql ? hta_prepare(db, t->schema, sql, &st) : SQLITE_NOMEM;
+  sqlite3_free(sql);
   if (rc != SQLITE_OK) {
     sqlite3_free(kinds);
     return rc;
   }
   hta_bind_trace_scan(st, t);
   sqlite3_bind_int64(st, 4, sync_id);
-  { /* room for every row at once: no copying while loading */
+  sqlite3_bind_int64(st, 6, ws);
+  sqlite3_bind_int64(st, 7, we);
+  if (!narrow) { /* room for every row at once: no copying while loading */
     int64_t cnt = 0;
     int isnull = 1;
     int64_t bind[1] = {t->trace_id};
@@ -801,6 +816,54 @@ done:
 
 /* ---------------------------------------------------------------- build */
 
+/* The ids of X's annotation names, and with ALL its fixed names and launches
+** too, as an SQL list ("-1,5,9"), sqlite3_malloc'd. */
+static char *idList(const cp_ctx *x, int all) {
+  sqlite3_str *b = sqlite3_str_new(0);
+  const int32_t *sets[] = {x->ids.ann, x->ids.fixed, x->ids.launch};
+  const size_t n[] = {x->ids.nann, N_FIXED, N_LAUNCHES};
+  sqlite3_str_appendall(b, "-1");
+  for (int k = 0; k < (all ? 3 : 1); k++)
+    for (size_t i = 0; i < n[k]; i++)
+      if (sets[k][i] >= 0) sqlite3_str_appendf(b, ",%d", (int)sets[k][i]);
+  return sqlite3_str_finish(b);
+}
+
+/* CPG-9: [*ws, *we] holds instances [a, b] of the annotation (IDS: its names)
+** when *found: their rows in seq order before the cut. The cut's partner rule is
+** left out, so this is a guess: the build checks that the true window falls
+** inside it, else loads every row. */
+static int annWindow(sqlite3 *db, const hta_trace *t, const char *ids, int64_t a, int64_t b,
+                     int64_t *ws, int64_t *we, int *found) {
+  sqlite3_stmt *st = 0;
+  char *sql = sqlite3_mprintf(
+      "WITH a AS MATERIALIZED (SELECT seq, ts, dur, category_id FROM $S.event" /* one cheap scan */
+      " WHERE event_id BETWEEN ?1 AND ?2 AND name_id IN (%s))"
+      " SELECT min(ts), max(ts + dur), count(*) FROM (SELECT ts, dur FROM a"
+      " WHERE ts < ?3 AND dur IS NOT NULL AND ts IS NOT NULL"
+      " AND category_id NOT IN (SELECT category_id FROM $S.category WHERE name = 'Trace')"
+      " ORDER BY seq LIMIT ?4 OFFSET ?5)",
+      ids);
+  int rc = sql ? hta_prepare(db, t->schema, sql, &st) : SQLITE_NOMEM;
+  sqlite3_free(sql);
+  *found = 0;
+  if (rc != SQLITE_OK) return rc;
+  hta_bind_trace_scan(st, t);
+  sqlite3_bind_int64(st, 4, b - a + 1);
+  sqlite3_bind_int64(st, 5, a);
+  rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW) {
+    *found = sqlite3_column_type(st, 0) == SQLITE_INTEGER &&
+             sqlite3_column_type(st, 1) == SQLITE_INTEGER && /* ts + dur did not overflow */
+             sqlite3_column_int64(st, 2) == b - a + 1;
+    *ws = sqlite3_column_int64(st, 0);
+    *we = sqlite3_column_int64(st, 1);
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int64_t a, int64_t b,
                    int zero_weight_launch, cp_graph *g) {
   cp_ctx x;
@@ -822,7 +885,26 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
     g->why = "no name contains the annotation";
     goto done;
   }
-  rc = loadRows(db, t, g);
+  if (*annotation) { /* CPG-9: the rows near the window, when a guess at it holds */
+    int64_t ws = 0, we = 0;
+    int found = 0;
+    char *ann = idList(&x, 0), *ids = idList(&x, 1);
+    rc = ann && ids ? annWindow(db, t, ann, a, b, &ws, &we, &found) : SQLITE_NOMEM;
+    if (rc == SQLITE_OK && found) rc = loadRows(db, t, g, ids, ws, we);
+    sqlite3_free(ann);
+    sqlite3_free(ids);
+    if (rc != SQLITE_OK) goto done;
+    if (found) {
+      int w = windowAndNodes(&x, annotation, a, b);
+      if (w < 0) {
+        rc = SQLITE_NOMEM;
+        goto done;
+      }
+      if (w == 0 && g->win_start >= ws && g->win_end <= we) goto built;
+      cp_graph_free(g); /* the guess missed: every row */
+    }
+  }
+  rc = loadRows(db, t, g, 0, 0, 0);
   if (rc != SQLITE_OK) goto done;
   if (*annotation) { /* CPG-2 is about the job's names (HTA's symbol table holds its ranks'
                        names); the string table holds every job's: ask the job's events */
@@ -866,6 +948,7 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
       goto done;
     }
   }
+built:
   rc = passLock(&x);
   if (rc == SQLITE_OK) rc = passStacks(&x);
   if (rc == SQLITE_OK) rc = cp_pass_gpu(&x);

@@ -176,25 +176,28 @@ int cp_job_graph_build(sqlite3 *db, const hta_scope *sc, const char *annotation,
   int *kev = 0;
   unsigned char *drop = 0;
   memset(g, 0, sizeof *g);
-  memset(tr, 0, sizeof *tr);
+  memset(&j, 0, sizeof j);
   memset(info, 0, sizeof *info);
   static const char *const copyName[] = {"cudaMemcpyAsync"};
   int32_t copy;
   int rc = hta_string_ids(db, sc->schema, copyName, 1, &copy);
   if (rc != SQLITE_OK) return rc;
-  rc = coll_load(db, sc, include_last_step, &j); /* its traces carry the cut of each rank's graph */
+  /* the traces with the cut of each rank's own graph; the collectives (in the same trace
+  ** order) only where there are ranks to join */
+  rc = hta_traces_load(db, sc, 0, 0, include_last_step, tr);
+  if (rc == SQLITE_OK && tr->n > 1) rc = coll_load(db, sc, include_last_step, &j);
   if (rc != SQLITE_OK) return rc;
   kev = sqlite3_malloc64((j.nk ? j.nk : 1) * sizeof *kev);
   if (!kev) rc = SQLITE_NOMEM;
   for (size_t k = 0; k < j.nk && kev; k++) kev[k] = -1;
-  for (int i = 0; i < j.tr.n && rc == SQLITE_OK; i++) { /* CPJ-1 */
+  for (int i = 0; i < tr->n && rc == SQLITE_OK; i++) { /* CPJ-1 */
     cp_graph one;
-    rc = cp_graph_build(db, &j.tr.a[i], annotation, a, b, zero_weight_launch, &one);
+    rc = cp_graph_build(db, &tr->a[i], annotation, a, b, zero_weight_launch, &one);
     if (rc == SQLITE_OK && one.status == CP_OK) {
       rc = blockingCopies(&one, copy);
       if (rc == SQLITE_OK) rc = appendRank(g, &one, i, &j, kev);
     } else if (rc == SQLITE_OK && info->nleft++ == 0) {
-      info->left_rank = j.tr.a[i].rank;
+      info->left_rank = tr->a[i].rank;
       info->left_status = one.status;
       info->left_why = one.why;
     }
@@ -215,10 +218,6 @@ int cp_job_graph_build(sqlite3 *db, const hta_scope *sc, const char *annotation,
   if (rc == SQLITE_OK && g->status == CP_OK) rc = cp_longest_path(g);
   sqlite3_free(kev);
   sqlite3_free(drop);
-  if (rc == SQLITE_OK) {
-    *tr = j.tr; /* the events' tix index these */
-    memset(&j.tr, 0, sizeof j.tr);
-  }
   coll_free(&j);
   return rc;
 }
