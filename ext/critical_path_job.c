@@ -87,28 +87,6 @@ static int appendRank(cp_graph *g, const cp_graph *src, int tix, const coll_job 
   return SQLITE_OK;
 }
 
-static int addEdge(cp_graph *g, int u, int v, int type, int attr, int64_t w);
-
-/* CPJ-5 on one rank's graph G; COPY is the string id of cudaMemcpyAsync (-1: none). */
-static int blockingCopies(cp_graph *g, int32_t copy) {
-  size_t n = g->nedge;
-  if (copy < 0) return SQLITE_OK;
-  for (size_t i = 0; i < g->nev; i++) {
-    const cp_ev *e = &g->ev[i];
-    const cp_ev *p = e->partner >= 0 ? &g->ev[e->partner] : 0;
-    if (e->name_id != copy || !p || e->ns < 0 || e->ne < 0 || p->ne < 0 ||
-        hta_add_sat(p->ts, p->dur) > hta_add_sat(e->ts, e->dur))
-      continue;
-    for (size_t j = 0; j < n; j++) {
-      cp_edge *x = &g->edge[j];
-      if (x->type == CP_OPERATOR && x->u == e->ns && x->v == e->ne) x->w = x->gw = 0;
-    }
-    int rc = addEdge(g, p->ne, e->ne, CP_SYNC, -1, 0);
-    if (rc != SQLITE_OK) return rc;
-  }
-  return SQLITE_OK;
-}
-
 static int addEdge(cp_graph *g, int u, int v, int type, int attr, int64_t w) {
   if (g->nedge == g->aedge) {
     size_t n = g->aedge ? 2 * g->aedge : 64;
@@ -125,6 +103,34 @@ static int addEdge(cp_graph *g, int u, int v, int type, int attr, int64_t w) {
   e->attr = attr;
   e->w = e->gw = w;
   return SQLITE_OK;
+}
+
+/* CPJ-5 on one rank's graph G; COPY is the string id of cudaMemcpyAsync (-1: none). */
+static int blockingCopies(cp_graph *g, int32_t copy) {
+  unsigned char *wait = 0; /* wait[i]: event i is a copy call that waited for its copy */
+  size_t n = g->nedge;
+  int rc = SQLITE_OK;
+  for (size_t i = 0; copy >= 0 && i < g->nev && rc == SQLITE_OK; i++) {
+    const cp_ev *e = &g->ev[i];
+    const cp_ev *p = e->partner >= 0 ? &g->ev[e->partner] : 0;
+    if (e->name_id != copy || !p || e->ns < 0 || e->ne < 0 || p->ne < 0 ||
+        hta_add_sat(p->ts, p->dur) > hta_add_sat(e->ts, e->dur))
+      continue;
+    if (!wait) {
+      if (!(wait = sqlite3_malloc64(g->nev))) return SQLITE_NOMEM;
+      memset(wait, 0, g->nev);
+    }
+    wait[i] = 1;
+    rc = addEdge(g, p->ne, e->ne, CP_SYNC, -1, 0);
+  }
+  for (size_t j = 0; wait && j < n; j++) { /* their duration edges (pass 1) weigh 0 */
+    cp_edge *x = &g->edge[j];
+    if (x->type == CP_OPERATOR && x->attr >= 0 && wait[x->attr] && x->u == g->ev[x->attr].ns &&
+        x->v == g->ev[x->attr].ne)
+      x->w = x->gw = 0;
+  }
+  sqlite3_free(wait);
+  return rc;
 }
 
 /* CPJ-2, CPJ-3: the joining edges of every instance; drop[ev] marks the members
