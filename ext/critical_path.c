@@ -383,6 +383,18 @@ static int cpRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
 
 enum { F_JOB_PATH, F_JOB_SUMMARY, F_JOB_STATS };
 
+/* The distinct ranks of the traces of TR marked in SEEN (NULL: all); TR is in
+** (rank, trace_id) order. */
+static int64_t distinctRanks(const hta_traces *tr, const unsigned char *seen) {
+  int64_t n = 0;
+  for (int i = 0, prev = -1; i < tr->n; i++) {
+    if (seen && !seen[i]) continue;
+    if (prev < 0 || tr->a[i].rank != tr->a[prev].rank) n++;
+    prev = i;
+  }
+  return n;
+}
+
 /* hta_critical_path_job_stats' row (CPJ-1): with no path, why (the first rank left
 ** out says its own reason). */
 static int emitJobStats(const hta_traces *tr, const cp_graph *g, const cp_job_info *info,
@@ -399,7 +411,7 @@ static int emitJobStats(const hta_traces *tr, const cp_graph *g, const cp_job_in
   if (!z) return SQLITE_NOMEM;
   int rc = hta_cell_text(&row[0], z);
   sqlite3_free(z);
-  hta_cell_int(&row[1], tr->n);
+  hta_cell_int(&row[1], distinctRanks(tr, 0));
   hta_cell_int(&row[2], info->nleft);
   hta_cell_int(&row[3], (int64_t)info->nlinked);
   size_t ngn;
@@ -407,17 +419,14 @@ static int emitJobStats(const hta_traces *tr, const cp_graph *g, const cp_job_in
   hta_cell_int(&row[4], (int64_t)ngn);
   hta_cell_int(&row[5], (int64_t)g->nedge);
   if (g->status == CP_OK) {
-    int64_t len = 0, ranks = 0;
+    int64_t len = 0, ranks;
     unsigned char *seen = sqlite3_malloc64(tr->n + 1);
     if (!seen) return SQLITE_NOMEM;
     memset(seen, 0, tr->n + 1);
     for (size_t j = 0; j < g->nedge; j++)
       if (g->edge[j].on_path) len = hta_add_sat(len, g->edge[j].gw);
-    for (size_t k = 0; k < g->npath; k++) {
-      int x = g->ev[g->node[g->path[k]].ev].tix;
-      if (!seen[x]) ranks++;
-      seen[x] = 1;
-    }
+    for (size_t k = 0; k < g->npath; k++) seen[g->ev[g->node[g->path[k]].ev].tix] = 1;
+    ranks = distinctRanks(tr, seen);
     sqlite3_free(seen);
     hta_cell_int(&row[6], (int64_t)g->npath);
     hta_cell_double(&row[7], len / 1000.0);
