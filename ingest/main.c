@@ -81,10 +81,6 @@ static void on_signal(int sig) {
 #define STR2(x) #x
 #define STR(x) STR2(x)
 #define SORT_MEM_DEFAULT_S STR(SORT_MEM_DEFAULT)
-/* Plain files from this size (MiB) are scanned in two halves when alone: below it the
-** thread costs about what it saves. */
-#define SPLIT_MIN_DEFAULT 64
-#define SPLIT_MIN_DEFAULT_S STR(SPLIT_MIN_DEFAULT)
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -113,10 +109,6 @@ static void usage(FILE *out) {
           "                  memory for each file's link and call-stack sorts before they\n"
           "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S
           ")\n"
-          "  --split-min MB  scan a plain .json file of at least MB in two halves at once\n"
-          "                  when it is the only file under way (default " SPLIT_MIN_DEFAULT_S
-          ",\n"
-          "                  0: never; never on one core)\n"
           "  --report OUT    write an HTML report of DB to OUT instead (no PATH), a part\n"
           "                  per job, or only job NAME with --job NAME:\n"
           "                  hta-ingest --report report.html DB [--job NAME]\n"
@@ -165,10 +157,10 @@ static int term_width(void) {
 }
 
 /* Progress counts input bytes, the files' sizes on disk (compressed for .json.gz): each file
-** is read twice, a scan pass then a full pass, so a byte counts half when the scan has read
-** it and half when the full pass has: done = (scan bytes + full bytes) / 2 against the sum of
-** the sizes. It moves during the scans (about 40% of a run) and is the total once every file
-** is done (written, skipped or failed, whatever its passes read). The rate, done / seconds,
+** is read once, then its rows are written from the spool, so a byte counts half when the
+** pass has read it and half when its rows went to the writer: done = (read bytes + written
+** bytes) / 2 against the sum of the sizes. It is the total once every file is done
+** (written, skipped or failed, whatever was read). The rate, done / seconds,
 ** is the summary line's MB/s of input. */
 static void on_progress(void *ctx, const pl_file *files, int n, double seconds) {
   cli *c = ctx;
@@ -217,10 +209,8 @@ static void on_done(void *ctx, const pl_file *f) {
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else
     say(c, 3,
-        "hta-ingest: %s: rank %lld, %lld events (scan %.2f s%s, write %.2f s, sorts spilled "
-        "%.1f MB)\n",
-        f->path, (long long)f->rank, (long long)f->events, f->scan_s,
-        f->halves ? " in two halves" : "", f->write_s, f->spilled / 1e6);
+        "hta-ingest: %s: rank %lld, %lld events (read %.2f s, write %.2f s, spilled %.1f MB)\n",
+        f->path, (long long)f->rank, (long long)f->events, f->scan_s, f->write_s, f->spilled / 1e6);
 }
 
 /* Parsers by default: the cores, at most JOBS_MAX. Measured on 16 cores (1.6 GB, 16 files):
@@ -481,7 +471,6 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
   }
   char err[512];
   install_signals(db);
-  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) o->split_min = 0; /* no second core to use */
   c->start = now_s();
   pl_stats st = {0};
   int prc = pl_run(db, pf, n, o, &st, err, sizeof err);
@@ -547,7 +536,6 @@ int main(int argc, char **argv) {
   cli c = {.verbosity = 2, .progress = isatty(2)};
   pl_options o = {.jobs = default_jobs(),
                   .sort_mem = (size_t)SORT_MEM_DEFAULT << 20,
-                  .split_min = (uint64_t)SPLIT_MIN_DEFAULT << 20,
                   .progress = on_progress,
                   .done = on_done,
                   .ctx = &c};
@@ -615,8 +603,8 @@ int main(int argc, char **argv) {
         code = EXIT_USAGE;
         goto end;
       }
-      if (sort) o.sort_mem = (size_t)mb << 20;
-      else o.split_min = (uint64_t)mb << 20;
+      if (sort)
+        o.sort_mem = (size_t)mb << 20; /* --split-min: accepted for old scripts, no effect */
     } else if (!strcmp(a, "--write-counters")) {
       if (i + 2 >= argc) {
         code = bad_param("%s needs RANK and OUT", a);
