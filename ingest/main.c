@@ -81,6 +81,10 @@ static void on_signal(int sig) {
 #define STR2(x) #x
 #define STR(x) STR2(x)
 #define SORT_MEM_DEFAULT_S STR(SORT_MEM_DEFAULT)
+/* Plain files from this size (MiB) are read in two halves when alone: below it the
+** thread costs about what it saves. */
+#define SPLIT_MIN_DEFAULT 64
+#define SPLIT_MIN_DEFAULT_S STR(SPLIT_MIN_DEFAULT)
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -109,6 +113,10 @@ static void usage(FILE *out) {
           "                  memory for each file's link and call-stack sorts before they\n"
           "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S
           ")\n"
+          "  --split-min MB  read a plain .json file of at least MB in two halves at once\n"
+          "                  when it is the only file under way (default " SPLIT_MIN_DEFAULT_S
+          ",\n"
+          "                  0: never; never on one core)\n"
           "  --report OUT    write an HTML report of DB to OUT instead (no PATH), a part\n"
           "                  per job, or only job NAME with --job NAME:\n"
           "                  hta-ingest --report report.html DB [--job NAME]\n"
@@ -209,8 +217,9 @@ static void on_done(void *ctx, const pl_file *f) {
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else
     say(c, 3,
-        "hta-ingest: %s: rank %lld, %lld events (read %.2f s, write %.2f s, spilled %.1f MB)\n",
-        f->path, (long long)f->rank, (long long)f->events, f->scan_s, f->write_s, f->spilled / 1e6);
+        "hta-ingest: %s: rank %lld, %lld events (read %.2f s%s, write %.2f s, spilled %.1f MB)\n",
+        f->path, (long long)f->rank, (long long)f->events, f->scan_s,
+        f->halves ? " in two halves" : "", f->write_s, f->spilled / 1e6);
 }
 
 /* Parsers by default: the cores, at most JOBS_MAX. Measured on 16 cores (1.6 GB, 16 files):
@@ -471,6 +480,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
   }
   char err[512];
   install_signals(db);
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) o->split_min = 0; /* no second core to use */
   c->start = now_s();
   pl_stats st = {0};
   int prc = pl_run(db, pf, n, o, &st, err, sizeof err);
@@ -536,6 +546,7 @@ int main(int argc, char **argv) {
   cli c = {.verbosity = 2, .progress = isatty(2)};
   pl_options o = {.jobs = default_jobs(),
                   .sort_mem = (size_t)SORT_MEM_DEFAULT << 20,
+                  .split_min = (uint64_t)SPLIT_MIN_DEFAULT << 20,
                   .progress = on_progress,
                   .done = on_done,
                   .ctx = &c};
@@ -603,8 +614,8 @@ int main(int argc, char **argv) {
         code = EXIT_USAGE;
         goto end;
       }
-      if (sort)
-        o.sort_mem = (size_t)mb << 20; /* --split-min: accepted for old scripts, no effect */
+      if (sort) o.sort_mem = (size_t)mb << 20;
+      else o.split_min = (uint64_t)mb << 20;
     } else if (!strcmp(a, "--write-counters")) {
       if (i + 2 >= argc) {
         code = bad_param("%s needs RANK and OUT", a);

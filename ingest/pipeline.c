@@ -33,6 +33,7 @@
 #include "derive.h"
 #include "kineto.h"
 #include "rank.h"
+#include "split.h"
 #include "spool.h"
 #include "strmap.h"
 #include "writer.h"
@@ -112,6 +113,7 @@ static pl_msg *new_msg(pl_mtype t, int file) {
 
 typedef struct pl_local {
   sm_map names, cats;
+  uint32_t top; /* 1 + the largest id given (the maps may have started afresh since) */
 } pl_local;
 
 /* Local id of a string, announcing it in batch b when first seen. */
@@ -122,6 +124,7 @@ static uint32_t local_id(pl_local *l, bt_batch *b, int is_cat, const kt_span *s,
     *oom = 1;
     return BT_NONE;
   }
+  if ((uint32_t)id >= l->top) l->top = (uint32_t)id + 1;
   return (uint32_t)id;
 }
 
@@ -380,15 +383,70 @@ static int pass_event(pl_pass *p, const kt_event *e) {
   return add_rows(p->b, p->fb ? p->fb : p->b, &p->loc, e) ? pass_oom(p) : 0;
 }
 
+/* The second half of a split file (split.h) spools its rows as the first does, with
+** seq counted from its start and string ids of its own; its thread calls this. */
+static int half_event(void *ctx, const kt_event *e) { return pass_event(ctx, e); }
+
+static void pass_free(pl_pass *p) {
+  bt_free(p->b);
+  bt_free(p->fb);
+  so_free(p->so);
+  sm_free(&p->loc.names);
+  sm_free(&p->loc.cats);
+  memset(p, 0, sizeof *p);
+}
+
+/* Sends the rows of spool P with their derived columns; a second half's (BASE > 0) have
+** their seq moved by BASE and their string ids by IDS, above the first half's. Returns
+** the event rows sent, or -1 with msg set. */
+static int64_t replay(pl_ctx *c, int i, pl_pass *p, dv_state *dv, int64_t base, uint32_t ids,
+                      uint64_t *sent, uint64_t total, char *msg, size_t msglen) {
+  pl_file *pf = &c->files[i];
+  int64_t events = 0;
+  for (;;) {
+    bt_batch *out = bt_new();
+    int g = out ? so_get(p->so, out) : -1;
+    if (g > 0 && base) {
+      for (size_t k = 0; k < out->nstrs; k++) out->strs[k].local += ids;
+      for (size_t k = 0; k < out->nrows; k++) {
+        bt_row *r = &out->rows[k];
+        r->seq += base;
+        if (r->name != BT_NONE) r->name += ids;
+        if (r->cat != BT_NONE) r->cat += ids;
+      }
+    }
+    int n = g > 0 ? fill_derived(out, dv) : 0;
+    if (g < 0 || n < 0) {
+      snprintf(msg, msglen, "%s", !out ? "out of memory" : g < 0 ? so_error(p->so) : dv_error(dv));
+      bt_free(out);
+      return -1;
+    }
+    if (g == 0) {
+      bt_free(out);
+      return events;
+    }
+    events += n;
+    if (send_rows(c, i, out)) {
+      snprintf(msg, msglen, "out of memory");
+      bt_free(out);
+      return -1;
+    }
+    /* progress: the spools' batches stand for the file's bytes */
+    uint64_t raw = total ? pf->size * ++*sent / total : 0;
+    atomic_store_explicit(&pf->full_raw, raw, memory_order_relaxed);
+  }
+}
+
 static void parse_file(pl_ctx *c, int i) {
   pl_file *pf = &c->files[i];
   char err[KT_ERR_MAX], msg[400] = "";
   kt_file *kf = NULL;
   dv_state *dv = NULL;
   wr_file *wf = NULL;
-  bt_batch *out = NULL;
-  pl_pass p;
+  pl_pass p, p2; /* p2: the second half of a split file (split.h) */
+  sp_half *half = NULL;
   memset(&p, 0, sizeof p);
+  memset(&p2, 0, sizeof p2);
   p.c = c, p.i = i;
   sm_init(&p.loc.names);
   sm_init(&p.loc.cats);
@@ -421,8 +479,27 @@ static void parse_file(pl_ctx *c, int i) {
       goto abort;
     }
   }
+  /* Alone, a large plain file is read in two halves at once (split.h). */
+  int try_split = alone && c->o->split_min && kt_file_size(kf) >= c->o->split_min;
   uint64_t nev = 0;
-  while ((rc = kt_next(kf, &e)) == KT_EVENT) {
+  while ((rc = kt_next(kf, &e)) == KT_EVENT || rc == KT_SPLIT) {
+    if (rc == KT_SPLIT) {
+      rc = sp_join(half, kf, dv);
+      if (rc == KT_NOMEM) p.why = dv_error(dv);
+      if (rc != KT_SPLIT) break;
+      sp_free(half), half = NULL; /* read on alone: the second half's rows are not wanted */
+      pass_free(&p2);
+      continue;
+    }
+    if (try_split) {
+      try_split = 0;
+      p2.c = c, p2.i = i;
+      sm_init(&p2.loc.names);
+      sm_init(&p2.loc.cats);
+      if ((p2.so = so_new(PL_SPOOL_MEM)) && (p2.b = bt_new()))
+        half = sp_start(kf, pf->path, dv, c->o->sort_mem / 2, half_event, &p2);
+      if (!half) pass_free(&p2);
+    }
     if (dv_add(dv, e)) {
       p.why = dv_error(dv);
       rc = KT_NOMEM;
@@ -432,15 +509,24 @@ static void parse_file(pl_ctx *c, int i) {
       rc = KT_NOMEM;
       break;
     }
-    if ((++nev & 4095) == 0)
-      atomic_store_explicit(&pf->scan_raw, kt_raw_offset(kf), memory_order_relaxed);
+    if ((++nev & 4095) == 0) { /* both halves; never backwards (a half given up is read again) */
+      uint64_t raw = kt_raw_offset(kf) + sp_read(half);
+      if (raw > atomic_load_explicit(&pf->scan_raw, memory_order_relaxed))
+        atomic_store_explicit(&pf->scan_raw, raw, memory_order_relaxed);
+    }
   }
+  if (!sp_joined(half)) sp_free(half), half = NULL, pass_free(&p2); /* a wrong guess, an error */
+  pf->halves = half != NULL;
+  int64_t base = sp_base(half);
+  sp_free(half), half = NULL;
   if (rc == KT_END && p.fb) { /* the last of the rows sent during the pass */
     if (send_rows(c, i, p.fb)) rc = KT_NOMEM, p.why = "out of memory";
     else p.fb = NULL;
   }
   if (rc == KT_END && spool_batch(&p)) rc = KT_NOMEM;
   if (rc == KT_END && so_rewind(p.so)) rc = KT_NOMEM, p.why = so_error(p.so);
+  if (rc == KT_END && p2.so && (spool_batch(&p2) || so_rewind(p2.so)))
+    rc = KT_NOMEM, p.why = p2.why ? p2.why : so_error(p2.so);
   if (rc == KT_END && dv_finish(dv)) rc = KT_NOMEM, p.why = dv_error(dv);
   if (rc != KT_END) {
     snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM && p.why ? p.why : kt_errmsg(kf));
@@ -452,7 +538,7 @@ static void parse_file(pl_ctx *c, int i) {
   }
   const kt_meta *meta = kt_meta_get(kf);
   pf->scan_s = now_s() - t0;
-  pf->spilled = dv_spilled(dv) + so_spilled(p.so);
+  pf->spilled = dv_spilled(dv) + so_spilled(p.so) + (p2.so ? so_spilled(p2.so) : 0);
   pf->write_start = now_s();
   pf->json_bytes = kt_json_offset(kf);
   atomic_store_explicit(&pf->scan_raw, kt_file_size(kf), memory_order_relaxed);
@@ -516,31 +602,14 @@ static void parse_file(pl_ctx *c, int i) {
   m->replace = replace;
   if (!ask(c, m)) goto done; /* the writer recorded the failure */
   pf->pass = 2;
-  /* The spool, in file order, with the derived columns. */
-  int64_t events = 0, sent = 0;
-  for (;;) {
-    int g = (out = bt_new()) ? so_get(p.so, out) : -1;
-    int n = g > 0 ? fill_derived(out, dv) : 0;
-    if (g < 0 || n < 0) {
-      snprintf(msg, sizeof msg, "%s",
-               !out    ? "out of memory"
-               : g < 0 ? so_error(p.so)
-                       : dv_error(dv));
-      rc = KT_NOMEM;
-      break;
-    }
-    if (g == 0) break;
-    events += n;
-    if (send_rows(c, i, out)) {
-      snprintf(msg, sizeof msg, "out of memory");
-      rc = KT_NOMEM;
-      break;
-    }
-    out = NULL;
-    /* progress: the spool's batches stand for the file's bytes */
-    uint64_t raw = p.nput ? kt_file_size(kf) * (uint64_t)++sent / (uint64_t)p.nput : 0;
-    atomic_store_explicit(&pf->full_raw, raw, memory_order_relaxed);
-  }
+  /* The spools, in file order, with the derived columns: the second half's string ids
+  ** go above every id of the first's. */
+  uint64_t sent = 0, total = (uint64_t)(p.nput + p2.nput);
+  int64_t events = replay(c, i, &p, dv, 0, 0, &sent, total, msg, sizeof msg), more = 0;
+  if (events >= 0 && p2.so)
+    more = replay(c, i, &p2, dv, base, p.loc.top, &sent, total, msg, sizeof msg);
+  if (events < 0 || more < 0) rc = KT_NOMEM;
+  else events += more;
   if (rc == KT_END) {
     pl_msg *em = new_msg(M_END, i);
     if (em) {
@@ -564,13 +633,10 @@ abort: /* holding the writer, with a transaction open: roll it back, record the 
   }
 done:
   if (have_writer) pthread_mutex_unlock(&c->writer);
-  bt_free(out);
-  bt_free(p.b);
-  bt_free(p.fb);
+  sp_free(half);
+  pass_free(&p);
+  pass_free(&p2);
   free(wf);
-  sm_free(&p.loc.names);
-  sm_free(&p.loc.cats);
-  so_free(p.so);
   dv_free(dv);
   kt_close(kf);
 }

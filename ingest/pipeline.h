@@ -2,7 +2,8 @@
 ** pipeline.h: parallel ingest of many trace files into one database (prefix pl_).
 **
 ** N parser threads take files from a list; each reads its file once (spool.h keeps
-** the rows until the derived columns are known at its end) and streams row batches
+** the rows until the derived columns are known at its end; a large plain file alone
+** is read in two halves at once, split.h) and streams row batches
 ** to the one writer, the calling thread, because SQLite has one writer. A file's
 ** rows go out only while its parser holds the writer, so files never interleave
 ** and each is one transaction. Never prints: messages go through callbacks.
@@ -28,6 +29,7 @@ typedef struct pl_file {
   uint64_t json_bytes;    /* uncompressed JSON read */
   double scan_s, write_s; /* seconds in the pass over the bytes, and from then until committed */
   long long spilled;      /* bytes derive's sorts and the spool wrote to temporary files */
+  int halves;             /* it was read in two halves at once (split.h) */
   int off_range;          /* PL_SKIPPED because its rank is outside pl_options' range */
   int not_a_trace;        /* PL_FAILED because it is JSON but no Kineto trace (kt_not_a_trace) */
   int from_dir;           /* found in a directory given on the command line (set by the caller) */
@@ -45,6 +47,9 @@ typedef struct pl_options {
   int jobs;        /* parser threads */
   int replace;     /* re-ingest files already in the database */
   size_t sort_mem; /* bytes of each parser's derive sorts before they spill to disk */
+  /* plain files of at least this many bytes are read in two halves at once when no
+  ** other file is under way (split.h); 0: never */
+  uint64_t split_min;
   /* with has_ranks, files whose rank is outside [rank_lo, rank_hi] are skipped after
   ** the scan (off_range): hta-ingest --ranks, for files whose rank rk_peek() left unknown */
   int has_ranks;
