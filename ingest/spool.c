@@ -112,7 +112,7 @@ static int so_write(so_spool *s, const void *p, size_t n) {
 static int so_read(so_spool *s, void *p, size_t n) {
   unsigned char *q = p;
   size_t k = s->mn - s->mpos < n ? s->mn - s->mpos : n;
-  memcpy(q, s->m + s->mpos, k);
+  if (k) memcpy(q, s->m + s->mpos, k); /* s->m is NULL until something is kept */
   s->mpos += k, q += k, n -= k;
   while (n) {
     if (s->iopos == s->ion) {
@@ -174,7 +174,7 @@ static void put_i(so_spool *s, int64_t v) {
   put_u(s, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63)); /* zigzag: small negatives stay short */
 }
 static void put_raw(so_spool *s, const void *p, size_t n) {
-  memcpy(s->enc + s->encn, p, n);
+  if (n) memcpy(s->enc + s->encn, p, n); /* p may be NULL when n is 0 */
   s->encn += n;
 }
 
