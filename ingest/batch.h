@@ -45,6 +45,7 @@ typedef struct bt_row {
   char ph;
   uint16_t has;
   uint32_t cat, name; /* local string ids, BT_NONE when absent */
+  uint8_t dv;         /* BT_EVENT rows: derive's class of the event (dv_class), for dv_get */
   int64_t seq, ord, ts, dur, stream, device, corr, ext, link, parent, depth, iteration;
   /* ord: BT_EVENT rows: ordinal in the file (event_id's low half); link/parent are ordinals */
   bt_val pid, tid, id;

@@ -871,12 +871,17 @@ int dv_finish(dv_state *d) {
 
 /* ------------------------------------------------------------ the full pass */
 
+unsigned dv_row_class(const kt_event *e) { return dv_class(e); }
+
 int dv_get(dv_state *d, const kt_event *e, dv_row *out) {
+  return dv_get_row(d, e->seq, dv_class(e), e->ts, out);
+}
+
+int dv_get_row(dv_state *d, int64_t eseq, unsigned cls, int64_t ts, dv_row *out) {
   memset(out, 0, sizeof *out);
   out->link = out->parent = out->depth = out->ord = -1;
-  unsigned cls = dv_class(e);
-  if (!cls || e->seq < 0 || e->seq >= INT32_MAX) return 0;
-  int32_t seq = (int32_t)e->seq;
+  if (!cls || eseq < 0 || eseq >= INT32_MAX) return 0;
+  int32_t seq = (int32_t)eseq;
   int32_t it = -1;
   for (; d->pend && d->pend->seq <= seq; d->pend = xs_next(d->rd)) {
     const dv_out *o = d->pend;
@@ -899,7 +904,7 @@ int dv_get(dv_state *d, const kt_event *e, dv_row *out) {
     out->depth = d->depth[seq];
     it = d->iter[seq];
   }
-  if (!(cls & F_GPU)) it = step_at(d, e->ts);
+  if (!(cls & F_GPU)) it = step_at(d, ts);
   if (it >= 0) out->has_iteration = 1, out->iteration = d->steps[it].number;
   return 0;
 }

@@ -91,6 +91,10 @@ int dv_finish(dv_state *d);
 /* The derived values of e. Call it for every event of the full pass that can be a
 ** row (all but flows and metadata may be passed too), in seq order. */
 int dv_get(dv_state *d, const kt_event *e, dv_row *out);
+/* The same for an event known by what dv_get reads of it: its seq, dv_row_class() and
+** ts (a pass that keeps rows until dv_finish keeps these with each). */
+unsigned dv_row_class(const kt_event *e); /* 0: no event row; else < 256 */
+int dv_get_row(dv_state *d, int64_t seq, unsigned cls, int64_t ts, dv_row *out);
 /* What failed: "out of memory", "temporary file: cannot write: ...". */
 const char *dv_error(const dv_state *d);
 /* Bytes the sorts wrote to temporary files (after dv_finish). */

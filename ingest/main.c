@@ -81,7 +81,7 @@ static void on_signal(int sig) {
 #define STR2(x) #x
 #define STR(x) STR2(x)
 #define SORT_MEM_DEFAULT_S STR(SORT_MEM_DEFAULT)
-/* Plain files from this size (MiB) are scanned in two halves when alone: below it the
+/* Plain files from this size (MiB) are read in two halves when alone: below it the
 ** thread costs about what it saves. */
 #define SPLIT_MIN_DEFAULT 64
 #define SPLIT_MIN_DEFAULT_S STR(SPLIT_MIN_DEFAULT)
@@ -113,7 +113,7 @@ static void usage(FILE *out) {
           "                  memory for each file's link and call-stack sorts before they\n"
           "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S
           ")\n"
-          "  --split-min MB  scan a plain .json file of at least MB in two halves at once\n"
+          "  --split-min MB  read a plain .json file of at least MB in two halves at once\n"
           "                  when it is the only file under way (default " SPLIT_MIN_DEFAULT_S
           ",\n"
           "                  0: never; never on one core)\n"
@@ -165,10 +165,10 @@ static int term_width(void) {
 }
 
 /* Progress counts input bytes, the files' sizes on disk (compressed for .json.gz): each file
-** is read twice, a scan pass then a full pass, so a byte counts half when the scan has read
-** it and half when the full pass has: done = (scan bytes + full bytes) / 2 against the sum of
-** the sizes. It moves during the scans (about 40% of a run) and is the total once every file
-** is done (written, skipped or failed, whatever its passes read). The rate, done / seconds,
+** is read once, then its rows are written from the spool, so a byte counts half when the
+** pass has read it and half when its rows went to the writer: done = (read bytes + written
+** bytes) / 2 against the sum of the sizes. It is the total once every file is done
+** (written, skipped or failed, whatever was read). The rate, done / seconds,
 ** is the summary line's MB/s of input. */
 static void on_progress(void *ctx, const pl_file *files, int n, double seconds) {
   cli *c = ctx;
@@ -217,8 +217,7 @@ static void on_done(void *ctx, const pl_file *f) {
   else if (f->status == PL_SKIPPED) say(c, 3, "hta-ingest: %s: skipped: %s\n", f->path, f->message);
   else
     say(c, 3,
-        "hta-ingest: %s: rank %lld, %lld events (scan %.2f s%s, write %.2f s, sorts spilled "
-        "%.1f MB)\n",
+        "hta-ingest: %s: rank %lld, %lld events (read %.2f s%s, write %.2f s, spilled %.1f MB)\n",
         f->path, (long long)f->rank, (long long)f->events, f->scan_s,
         f->halves ? " in two halves" : "", f->write_s, f->spilled / 1e6);
 }

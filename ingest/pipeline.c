@@ -2,20 +2,21 @@
 ** pipeline.c: parser threads + one writer. See pipeline.h.
 **
 ** HOW IT WORKS
-**  1. A parser thread takes the next file, runs the KT_SCAN pass into a dv_state
-**     (links, call stacks, iterations) and computes the content hash. When the
-**     file is the last one and alone (no other under way), the writer's core is
-**     otherwise idle during the scan, so: a large plain file is scanned in two
-**     halves at once (split.h); and when no trace in the database has the file's
-**     size (so it cannot be a duplicate), the parser takes the writer first (a
-**     mutex held for the whole file), sends OPEN and streams the flows of the
-**     first half (all of them when not split) during the scan: they need nothing
-**     derived.
-**  2. It checks the hash against the database's (and this run's) hashes.
-**  3. It takes the writer unless it has it, sends BEGIN, then runs the KT_FULL
-**     pass, sending batches of BT_ROWS rows, then END, or ABORT on an error.
-**     The queue holds at most PL_QUEUE batches, so memory is bounded whatever
-**     the trace size.
+**  1. A parser thread takes the next file and reads it once (KT_FULL): each event
+**     goes to derive (dv_add: links, call stacks, iterations need the whole file)
+**     and its rows to the file's spool (spool.h), in file order, the content hash
+**     computed on the way. When the file is the last one and alone (no other under
+**     way) and no trace in the database has its size (so it cannot be a duplicate),
+**     the parser takes the writer first (a mutex held for the whole file), sends
+**     OPEN, and streams the rows that need nothing derived (flows, threads) to the
+**     writer during the pass: its core is otherwise idle then.
+**  2. At the end: dv_finish(), then the hash is checked against the database's
+**     (and this run's) hashes.
+**  3. It takes the writer unless it has it, sends BEGIN, then reads the spool back,
+**     sets each event row's derived columns (dv_get_row) and sends batches of up to
+**     BT_ROWS rows, then END, or ABORT on an error. The queue holds at most PL_QUEUE
+**     batches, so memory is bounded whatever the trace size. Meanwhile other parsers
+**     read other files.
 **  4. The writer (the thread that called pl_run) turns messages into SQL.
 */
 #include "pipeline.h"
@@ -33,6 +34,7 @@
 #include "kineto.h"
 #include "rank.h"
 #include "split.h"
+#include "spool.h"
 #include "strmap.h"
 #include "writer.h"
 
@@ -46,6 +48,8 @@
 ** take 400 MB): names seen again are announced again, and the writer finds them
 ** through the string table's index. */
 #define PL_NAMES_BYTES (32u << 20)
+/* A file's spool keeps this much in memory, the rest in a temporary file (spool.h). */
+#define PL_SPOOL_MEM (16u << 20)
 
 typedef enum { M_OPEN, M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtype;
 
@@ -109,6 +113,7 @@ static pl_msg *new_msg(pl_mtype t, int file) {
 
 typedef struct pl_local {
   sm_map names, cats;
+  uint32_t top; /* 1 + the largest id given (the maps may have started afresh since) */
 } pl_local;
 
 /* Local id of a string, announcing it in batch b when first seen. */
@@ -119,6 +124,7 @@ static uint32_t local_id(pl_local *l, bt_batch *b, int is_cat, const kt_span *s,
     *oom = 1;
     return BT_NONE;
   }
+  if ((uint32_t)id >= l->top) l->top = (uint32_t)id + 1;
   return (uint32_t)id;
 }
 
@@ -133,8 +139,10 @@ static int put_val(bt_batch *b, bt_val *v, const kt_value *k) {
   return 0;
 }
 
-/* Adds the rows of one event to b. Returns the number of event rows, or -1 on OOM. */
-static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, dv_state *dv) {
+/* Adds the rows of one event to b, announcing new strings in sb (b, or the batch that
+** reaches the writer first). Event rows get their derived columns later (fill_derived).
+** 0, or -1 on OOM. */
+static int add_rows(bt_batch *b, bt_batch *sb, pl_local *l, const kt_event *e) {
   int oom = 0;
   bt_row *r = &b->rows[b->nrows];
   memset(r, 0, sizeof *r);
@@ -168,7 +176,7 @@ static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, dv_state *dv) {
     return 0;
   }
   if (e->ph == 'C') {
-    uint32_t name = (f & KT_HAS_NAME) ? local_id(l, b, 0, &e->name, &oom) : BT_NONE;
+    uint32_t name = (f & KT_HAS_NAME) ? local_id(l, sb, 0, &e->name, &oom) : BT_NONE;
     for (int i = 0; i < e->ncounters && b->nrows < BT_ROWS; i++) {
       bt_row *c = &b->rows[b->nrows];
       if (i) *c = *r;
@@ -182,8 +190,8 @@ static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, dv_state *dv) {
     }
     return oom ? -1 : 0;
   }
-  if (f & KT_HAS_NAME) r->name = local_id(l, b, 0, &e->name, &oom);
-  if (f & KT_HAS_CAT) r->cat = local_id(l, b, 1, &e->cat, &oom);
+  if (f & KT_HAS_NAME) r->name = local_id(l, sb, 0, &e->name, &oom);
+  if (f & KT_HAS_CAT) r->cat = local_id(l, sb, 1, &e->cat, &oom);
   if (oom) return -1;
   if (e->ph == 's' || e->ph == 't' || e->ph == 'f') {
     r->kind = BT_FLOW;
@@ -198,22 +206,15 @@ static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, dv_state *dv) {
     b->nrows++;
     return 0;
   }
-  if (!(f & KT_HAS_TS)) return 0; /* counted by derive as no_timestamp */
-  dv_row d;
-  if (dv_get(dv, e, &d)) return -1;
-  if (d.skip || d.ord < 0) return 0;
+  unsigned cls = dv_row_class(e);
+  if (!cls) return 0; /* no timestamp: counted by derive as no_timestamp */
   r->kind = BT_EVENT;
-  r->ord = d.ord;
+  r->dv = (uint8_t)cls;
   if (f & KT_HAS_DUR) r->has |= BT_DUR, r->dur = e->dur;
-  if (d.has_dur) r->has |= BT_DUR, r->dur = d.dur, r->ph = 'X';
   if ((f & KT_HAS_STREAM) && (f & KT_GPU_WORK)) r->has |= BT_STREAM, r->stream = e->stream;
   if (f & KT_HAS_DEVICE) r->has |= BT_DEVICE, r->device = e->device;
   if (f & KT_HAS_CORRELATION) r->has |= BT_CORR, r->corr = e->correlation;
   if (f & KT_HAS_EXTERNAL_ID) r->has |= BT_EXT, r->ext = e->external_id;
-  if (d.link >= 0) r->has |= BT_LINK, r->link = d.link;
-  if (d.parent >= 0) r->has |= BT_PARENT, r->parent = d.parent;
-  r->depth = d.depth;
-  if (d.has_iteration) r->has |= BT_ITER, r->iteration = d.iteration;
   if (e->args.n) {
     r->text_off = bt_put(b, e->args.p, e->args.n);
     r->text_len = (uint32_t)e->args.n;
@@ -221,7 +222,33 @@ static int add_rows(bt_batch *b, pl_local *l, const kt_event *e, dv_state *dv) {
     r->has |= BT_ARGS;
   }
   b->nrows++;
-  return 1;
+  return 0;
+}
+
+/* Sets the derived columns of b's event rows (the file's dv_finish() done, batches in
+** file order) and drops the E events folded into their B. The event rows left, or -1. */
+static int fill_derived(bt_batch *b, dv_state *dv) {
+  size_t k = 0;
+  int events = 0;
+  for (size_t i = 0; i < b->nrows; i++) {
+    bt_row *r = &b->rows[i];
+    if (r->kind == BT_EVENT) {
+      dv_row d;
+      if (dv_get_row(dv, r->seq, r->dv, r->ts, &d)) return -1;
+      if (d.skip || d.ord < 0) continue;
+      r->ord = d.ord;
+      if (d.has_dur) r->has |= BT_DUR, r->dur = d.dur, r->ph = 'X';
+      if (d.link >= 0) r->has |= BT_LINK, r->link = d.link;
+      if (d.parent >= 0) r->has |= BT_PARENT, r->parent = d.parent;
+      r->depth = d.depth;
+      if (d.has_iteration) r->has |= BT_ITER, r->iteration = d.iteration;
+      events++;
+    }
+    if (k != i) b->rows[k] = *r;
+    k++;
+  }
+  b->nrows = k;
+  return events;
 }
 
 static void fail_file(pl_ctx *c, int i, const char *msg) {
@@ -288,144 +315,233 @@ static int size_seen(pl_ctx *c, uint64_t size) {
   return seen;
 }
 
-/* Sends *pb when one more event of NEED rows may not fit, and starts a new batch
-** (with fresh local ids when l's maps are full: the writer remaps ids per batch).
-** 0, or -1 out of memory. */
-static int make_room(pl_ctx *c, int i, bt_batch **pb, pl_local *l, size_t need) {
-  bt_batch *b = *pb;
-  if (b->nrows + need <= BT_ROWS && b->used < PL_BATCH_BYTES) return 0;
-  pl_msg *rm = new_msg(M_ROWS, i);
-  if (!rm) return -1;
-  rm->b = b;
-  send(c, rm);
-  if (sm_bytes(&l->names) + sm_bytes(&l->cats) > PL_NAMES_BYTES) {
-    sm_free(&l->names);
-    sm_free(&l->cats);
-  }
-  *pb = bt_new();
-  return *pb ? 0 : -1;
+/* Rows the writer can take before the file's trace row: flows and threads (counters
+** carry the rank, known at the end). */
+static int needs_no_trace(const kt_event *e) {
+  return e->ph == 'M' || e->ph == 's' || e->ph == 't' || e->ph == 'f';
 }
 
-static int is_flow(const kt_event *e) { return e->ph == 's' || e->ph == 't' || e->ph == 'f'; }
+static int send_rows(pl_ctx *c, int i, bt_batch *b) {
+  pl_msg *m = new_msg(M_ROWS, i);
+  if (!m) return -1;
+  m->b = b;
+  send(c, m);
+  return 0;
+}
 
-/* What sending a flow to the writer during the scan needs. */
-struct send_ctx {
+/* One file's pass: its rows go to its spool in file order (event rows wait there for
+** their derived columns), except that while the parser holds the writer early the
+** rows that need nothing derived nor the trace row (flows, threads) go straight to the writer
+** in fb, which then also announces every string: fb reaches the writer before the
+** spool is replayed. */
+typedef struct pl_pass {
   pl_ctx *c;
   int i;
-  bt_batch **b;
-  pl_local *loc;
-  dv_state *dv; /* not used for flows */
-  sp_half *half;
-  int rc;
-};
+  pl_local loc;
+  bt_batch *b;  /* the spool's next batch */
+  bt_batch *fb; /* early: rows sent during the pass; NULL otherwise */
+  so_spool *so;
+  int64_t nput; /* batches spooled */
+  const char *why;
+} pl_pass;
 
-static int send_flow(void *ctx, const kt_event *e) {
-  struct send_ctx *s = ctx;
-  return make_room(s->c, s->i, s->b, s->loc, 1) || add_rows(*s->b, s->loc, e, s->dv) < 0 ? -1 : 0;
+static int pass_oom(pl_pass *p) {
+  p->why = "out of memory";
+  return -1;
 }
 
-/* The second half's kept flows, then the last batch (not left for the full pass). */
-static void *send_kept_flows(void *arg) {
-  struct send_ctx *s = arg;
-  s->rc = sp_flows(s->half, send_flow, s);
-  const bt_batch *b = *s->b; /* sp_flows may have sent the one before */
-  if (!s->rc && b && b->nrows) s->rc = make_room(s->c, s->i, s->b, s->loc, BT_ROWS + 1);
-  return NULL;
+/* Spools b. Past PL_NAMES_BYTES the name maps start afresh here, where b is empty:
+** strings seen again are announced again, and early ends (fb sent), as announcements
+** in fb would reach the writer before spooled rows that read the older ids. */
+static int spool_batch(pl_pass *p) {
+  if (so_put(p->so, p->b)) {
+    p->why = so_error(p->so);
+    return -1;
+  }
+  if (p->b->nrows || p->b->nstrs) p->nput++;
+  bt_reset(p->b);
+  if (sm_bytes(&p->loc.names) + sm_bytes(&p->loc.cats) <= PL_NAMES_BYTES) return 0;
+  if (p->fb) {
+    if (send_rows(p->c, p->i, p->fb)) return pass_oom(p);
+    p->fb = NULL;
+  }
+  sm_free(&p->loc.names);
+  sm_free(&p->loc.cats);
+  return 0;
+}
+
+static int pass_event(pl_pass *p, const kt_event *e) {
+  size_t need = (size_t)(e->ncounters > 1 ? e->ncounters : 1);
+  if (p->fb && needs_no_trace(e)) {
+    if (p->fb->nrows + need > BT_ROWS || p->fb->used >= PL_BATCH_BYTES) {
+      if (send_rows(p->c, p->i, p->fb)) return pass_oom(p);
+      if (!(p->fb = bt_new())) return pass_oom(p);
+    }
+    return add_rows(p->fb, p->fb, &p->loc, e) ? pass_oom(p) : 0;
+  }
+  if ((p->b->nrows + need > BT_ROWS || p->b->used >= PL_BATCH_BYTES) && spool_batch(p)) return -1;
+  return add_rows(p->b, p->fb ? p->fb : p->b, &p->loc, e) ? pass_oom(p) : 0;
+}
+
+/* The second half of a split file (split.h) spools its rows as the first does, with
+** seq counted from its start and string ids of its own; its thread calls this. */
+static int half_event(void *ctx, const kt_event *e) { return pass_event(ctx, e); }
+
+static void pass_free(pl_pass *p) {
+  bt_free(p->b);
+  bt_free(p->fb);
+  so_free(p->so);
+  sm_free(&p->loc.names);
+  sm_free(&p->loc.cats);
+  memset(p, 0, sizeof *p);
+}
+
+/* Sends the rows of spool P with their derived columns; a second half's (BASE > 0) have
+** their seq moved by BASE and their string ids by IDS, above the first half's. Returns
+** the event rows sent, or -1 with msg set. */
+static int64_t replay(pl_ctx *c, int i, pl_pass *p, dv_state *dv, int64_t base, uint32_t ids,
+                      uint64_t *sent, uint64_t total, char *msg, size_t msglen) {
+  pl_file *pf = &c->files[i];
+  int64_t events = 0;
+  for (;;) {
+    bt_batch *out = bt_new();
+    int g = out ? so_get(p->so, out) : -1;
+    if (g > 0 && base) {
+      for (size_t k = 0; k < out->nstrs; k++) out->strs[k].local += ids;
+      for (size_t k = 0; k < out->nrows; k++) {
+        bt_row *r = &out->rows[k];
+        r->seq += base;
+        if (r->name != BT_NONE) r->name += ids;
+        if (r->cat != BT_NONE) r->cat += ids;
+      }
+    }
+    int n = g > 0 ? fill_derived(out, dv) : 0;
+    if (g < 0 || n < 0) {
+      snprintf(msg, msglen, "%s", !out ? "out of memory" : g < 0 ? so_error(p->so) : dv_error(dv));
+      bt_free(out);
+      return -1;
+    }
+    if (g == 0) {
+      bt_free(out);
+      return events;
+    }
+    events += n;
+    if (send_rows(c, i, out)) {
+      snprintf(msg, msglen, "out of memory");
+      bt_free(out);
+      return -1;
+    }
+    /* progress: the spools' batches stand for the file's bytes */
+    uint64_t raw = total ? pf->size * ++*sent / total : 0;
+    atomic_store_explicit(&pf->full_raw, raw, memory_order_relaxed);
+  }
 }
 
 static void parse_file(pl_ctx *c, int i) {
   pl_file *pf = &c->files[i];
   char err[KT_ERR_MAX], msg[400] = "";
-  kt_file *scan = NULL, *full = NULL;
+  kt_file *kf = NULL;
   dv_state *dv = NULL;
   wr_file *wf = NULL;
-  bt_batch *b = NULL;
-  pl_local loc;
-  sm_init(&loc.names);
-  sm_init(&loc.cats);
+  pl_pass p, p2; /* p2: the second half of a split file (split.h) */
+  sp_half *half = NULL;
+  memset(&p, 0, sizeof p);
+  memset(&p2, 0, sizeof p2);
+  p.c = c, p.i = i;
+  sm_init(&p.loc.names);
+  sm_init(&p.loc.cats);
   const kt_event *e;
   int rc, have_writer = 0, early = 0;
   pf->pass = 1;
   double t0 = now_s();
-  if (kt_open(&scan, pf->path, KT_SCAN, err) != KT_OK) {
+  if (kt_open(&kf, pf->path, KT_FULL, err) != KT_OK) {
     fail_file(c, i, err);
     goto done;
   }
-  if (!(dv = dv_new(c->o->sort_mem))) {
+  if (!(dv = dv_new(c->o->sort_mem)) || !(p.so = so_new(PL_SPOOL_MEM)) || !(p.b = bt_new())) {
     fail_file(c, i, "out of memory");
     goto done;
   }
-  /* Early: flows go to the writer during the scan (step 1), when this is the last
-  ** file and the only one under way: holding the writer through a scan would keep
-  ** another file, already scanned, from being written. */
+  /* Early: rows that need nothing derived go to the writer during the pass (step 1),
+  ** when this is the last file and the only one under way: holding the writer through
+  ** a pass would keep another file, already read, from being written. */
   pthread_mutex_lock(&c->mu);
   int alone = c->next >= c->n && c->inflight == 1;
   pthread_mutex_unlock(&c->mu);
-  if (alone && !size_seen(c, kt_file_size(scan)) && pthread_mutex_trylock(&c->writer) == 0) {
+  if (alone && !size_seen(c, kt_file_size(kf)) && pthread_mutex_trylock(&c->writer) == 0) {
     have_writer = 1;
     pl_msg *om = new_msg(M_OPEN, i);
     if (om && !ask(c, om)) goto done; /* the writer recorded the failure */
-    early = om && (b = bt_new()) != NULL;
-    if (om && !early) { /* a transaction is open: close it through the abort path */
+    early = om != NULL;
+    if (early && !(p.fb = bt_new())) { /* a transaction is open: close it through the abort path */
       snprintf(msg, sizeof msg, "out of memory");
       rc = KT_NOMEM;
       goto abort;
     }
   }
-  /* Alone, a large plain file is scanned in two halves at once (split.h). */
-  sp_half *half = NULL;
-  int try_split = alone && c->o->split_min && kt_file_size(scan) >= c->o->split_min;
-  struct send_ctx sc = {c, i, &b, &loc, dv, NULL, 0};
+  /* Alone, a large plain file is read in two halves at once (split.h). */
+  int try_split = alone && c->o->split_min && kt_file_size(kf) >= c->o->split_min;
   uint64_t nev = 0;
-  while ((rc = kt_next(scan, &e)) == KT_EVENT || rc == KT_SPLIT) {
+  while ((rc = kt_next(kf, &e)) == KT_EVENT || rc == KT_SPLIT) {
     if (rc == KT_SPLIT) {
-      rc = sp_join(half, scan, dv);
+      rc = sp_join(half, kf, dv);
+      if (rc == KT_NOMEM) p.why = dv_error(dv);
       if (rc != KT_SPLIT) break;
-      sp_free(half), half = NULL; /* read on alone, without its memory and temporary file */
+      sp_free(half), half = NULL; /* read on alone: the second half's rows are not wanted */
+      pass_free(&p2);
       continue;
     }
-    if (try_split) try_split = 0, half = sp_start(scan, pf->path, dv, c->o->sort_mem / 2, early);
-    if (dv_add(dv, e) || (early && is_flow(e) && send_flow(&sc, e))) {
+    if (try_split) {
+      try_split = 0;
+      p2.c = c, p2.i = i;
+      sm_init(&p2.loc.names);
+      sm_init(&p2.loc.cats);
+      if ((p2.so = so_new(PL_SPOOL_MEM)) && (p2.b = bt_new()))
+        half = sp_start(kf, pf->path, dv, c->o->sort_mem / 2, half_event, &p2);
+      if (!half) pass_free(&p2);
+    }
+    if (dv_add(dv, e)) {
+      p.why = dv_error(dv);
       rc = KT_NOMEM;
       break;
     }
-    if ((++nev & 4095) == 0) {
-      /* both halves of a split scan; never backwards (a half given up is read again) */
-      uint64_t raw = kt_raw_offset(scan) + sp_read(half);
+    if (pass_event(&p, e)) {
+      rc = KT_NOMEM;
+      break;
+    }
+    if ((++nev & 4095) == 0) { /* both halves; never backwards (a half given up is read again) */
+      uint64_t raw = kt_raw_offset(kf) + sp_read(half);
       if (raw > atomic_load_explicit(&pf->scan_raw, memory_order_relaxed))
         atomic_store_explicit(&pf->scan_raw, raw, memory_order_relaxed);
     }
   }
-  if (!sp_joined(half)) sp_free(half), half = NULL; /* never joined (a wrong guess, an error) */
-  /* Flows below early_until were sent during the scan, or are being sent: the second
-  ** half's kept ones go to the writer from another thread while dv_finish() runs. */
-  int64_t early_until = early ? sp_flows_from(half) : -1;
-  struct send_ctx sf = {c, i, &b, &loc, dv, half, 0};
-  pthread_t st;
-  int sending = 0;
-  if (rc == KT_END && early) {
-    sending = pthread_create(&st, NULL, send_kept_flows, &sf) == 0;
-    if (!sending) send_kept_flows(&sf);
+  if (!sp_joined(half)) sp_free(half), half = NULL, pass_free(&p2); /* a wrong guess, an error */
+  pf->halves = half != NULL;
+  int64_t base = sp_base(half);
+  sp_free(half), half = NULL;
+  if (rc == KT_END && p.fb) { /* the last of the rows sent during the pass */
+    if (send_rows(c, i, p.fb)) rc = KT_NOMEM, p.why = "out of memory";
+    else p.fb = NULL;
   }
-  if (rc == KT_END && dv_finish(dv)) rc = KT_NOMEM;
-  if (sending) pthread_join(st, NULL);
-  if (rc == KT_END && sf.rc) rc = KT_NOMEM;
-  pf->halves = sp_joined(half);
-  sp_free(half);
+  if (rc == KT_END && spool_batch(&p)) rc = KT_NOMEM;
+  if (rc == KT_END && so_rewind(p.so)) rc = KT_NOMEM, p.why = so_error(p.so);
+  if (rc == KT_END && p2.so && (spool_batch(&p2) || so_rewind(p2.so)))
+    rc = KT_NOMEM, p.why = p2.why ? p2.why : so_error(p2.so);
+  if (rc == KT_END && dv_finish(dv)) rc = KT_NOMEM, p.why = dv_error(dv);
   if (rc != KT_END) {
-    snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM ? dv_error(dv) : kt_errmsg(scan));
-    pf->not_a_trace = rc == KT_ERROR && kt_not_a_trace(scan);
+    snprintf(msg, sizeof msg, "%s", rc == KT_NOMEM && p.why ? p.why : kt_errmsg(kf));
+    pf->not_a_trace = rc == KT_ERROR && kt_not_a_trace(kf);
     if (early) goto abort;
     if (have_writer) pthread_mutex_unlock(&c->writer), have_writer = 0;
     fail_file(c, i, msg);
     goto done;
   }
-  const kt_meta *meta = kt_meta_get(scan);
+  const kt_meta *meta = kt_meta_get(kf);
   pf->scan_s = now_s() - t0;
-  pf->spilled = dv_spilled(dv);
+  pf->spilled = dv_spilled(dv) + so_spilled(p.so) + (p2.so ? so_spilled(p2.so) : 0);
   pf->write_start = now_s();
-  pf->json_bytes = kt_json_offset(scan);
-  atomic_store_explicit(&pf->scan_raw, kt_file_size(scan), memory_order_relaxed);
+  pf->json_bytes = kt_json_offset(kf);
+  atomic_store_explicit(&pf->scan_raw, kt_file_size(kf), memory_order_relaxed);
   int64_t rank;
   const char *rank_source = "distributedInfo";
   if (meta->has_rank) rank = meta->rank;
@@ -440,7 +556,7 @@ static void parse_file(pl_ctx *c, int i) {
     goto done;
   }
   char hash[48];
-  hex_hash(hash, kt_content_hash(scan), kt_file_size(scan));
+  hex_hash(hash, kt_content_hash(kf), kt_file_size(kf));
   int replace = 0;
   char key[1100];
   int keylen = wr_hash_key(key, sizeof key, pf->job, hash);
@@ -466,7 +582,7 @@ static void parse_file(pl_ctx *c, int i) {
     goto done;
   }
   wf->path = pf->path;
-  wf->file_size = (int64_t)kt_file_size(scan);
+  wf->file_size = (int64_t)kt_file_size(kf);
   wf->hash = hash;
   wf->meta = meta;
   wf->dv = dv;
@@ -486,60 +602,29 @@ static void parse_file(pl_ctx *c, int i) {
   m->replace = replace;
   if (!ask(c, m)) goto done; /* the writer recorded the failure */
   pf->pass = 2;
-  int64_t events = 0;
-  uint64_t nread = 0;
-  if (!b && !(b = bt_new())) {
-    snprintf(msg, sizeof msg, "out of memory");
-    rc = KT_NOMEM;
-  } else if (kt_open(&full, pf->path, KT_FULL, err) != KT_OK) {
-    snprintf(msg, sizeof msg, "%s", err);
-    rc = KT_ERROR;
-  } else {
-    while ((rc = kt_next(full, &e)) == KT_EVENT) {
-      if (is_flow(e) && e->seq < early_until) continue; /* sent during the scan */
-      int k;
-      if (make_room(c, i, &b, &loc, (size_t)(e->ncounters > 1 ? e->ncounters : 1)) ||
-          (k = add_rows(b, &loc, e, dv)) < 0) {
-        rc = KT_NOMEM;
-        break;
-      }
-      events += k;
-      if ((++nread & 4095) == 0) { /* events counts rows (k may be 0 or 2): not this */
-        atomic_store_explicit(&pf->full_raw, kt_raw_offset(full), memory_order_relaxed);
-      }
-    }
-    if (rc == KT_ERROR) snprintf(msg, sizeof msg, "%s", kt_errmsg(full));
-    else if (rc == KT_NOMEM) snprintf(msg, sizeof msg, "%s", dv_error(dv));
-    /* Both passes hash what they read: the rows derived from the scan fit only the
-    ** same bytes, so a file rewritten in between is refused, not stored mismatched. */
-    if (rc == KT_END && (kt_content_hash(full) != kt_content_hash(scan) ||
-                         kt_file_size(full) != kt_file_size(scan))) {
-      snprintf(msg, sizeof msg, "byte %llu: the file changed while it was being read",
-               (unsigned long long)kt_json_offset(full));
-      rc = KT_ERROR;
-    }
-  }
+  /* The spools, in file order, with the derived columns: the second half's string ids
+  ** go above every id of the first's. */
+  uint64_t sent = 0, total = (uint64_t)(p.nput + p2.nput);
+  int64_t events = replay(c, i, &p, dv, 0, 0, &sent, total, msg, sizeof msg), more = 0;
+  if (events >= 0 && p2.so)
+    more = replay(c, i, &p2, dv, base, p.loc.top, &sent, total, msg, sizeof msg);
+  if (events < 0 || more < 0) rc = KT_NOMEM;
+  else events += more;
   if (rc == KT_END) {
-    pl_msg *rm = new_msg(M_ROWS, i), *em = new_msg(M_END, i);
-    if (rm && em) {
-      rm->b = b;
-      send(c, rm);
+    pl_msg *em = new_msg(M_END, i);
+    if (em) {
       wf->event_rows = events;
       pf->events = events;
       em->wf = wf;
       send(c, em);
       wf = NULL; /* the writer frees it */
-      b = NULL;
       wait_done(c, pf);
       goto done;
     }
-    free(rm), free(em);
     rc = KT_NOMEM;
     snprintf(msg, sizeof msg, "out of memory");
   }
 abort: /* holding the writer, with a transaction open: roll it back, record the failure */
-  bt_free(b);
-  b = NULL;
   snprintf(pf->message, sizeof pf->message, "%.700s", msg);
   pl_msg *am = new_msg(M_ABORT, i);
   if (am) {
@@ -548,13 +633,12 @@ abort: /* holding the writer, with a transaction open: roll it back, record the 
   }
 done:
   if (have_writer) pthread_mutex_unlock(&c->writer);
-  bt_free(b);
+  sp_free(half);
+  pass_free(&p);
+  pass_free(&p2);
   free(wf);
-  sm_free(&loc.names);
-  sm_free(&loc.cats);
   dv_free(dv);
-  kt_close(full);
-  kt_close(scan);
+  kt_close(kf);
 }
 
 static double cpu_s(clockid_t clock) {
@@ -738,7 +822,7 @@ int pl_run(const char *db, pl_file *files, int n, const pl_options *o, pl_stats 
   if (stats) {
     stats->finish_s = now_s() - f0;
     stats->writer_cpu = cpu_s(CLOCK_THREAD_CPUTIME_ID);
-    /* every other thread: parsers, second halves, gzip inflaters, flow senders */
+    /* every other thread: parsers and gzip inflaters */
     stats->other_cpu = cpu_s(CLOCK_PROCESS_CPUTIME_ID) - stats->writer_cpu;
   }
   if (rc) snprintf(err, (size_t)errlen, "%s", werr);

@@ -1,9 +1,10 @@
 /*
 ** pipeline.h: parallel ingest of many trace files into one database (prefix pl_).
 **
-** N parser threads take files from a list; each reads its file twice (a scan
-** pass for the derived columns, then a full pass) and streams row batches to
-** the one writer, the calling thread, because SQLite has one writer. A file's
+** N parser threads take files from a list; each reads its file once (spool.h keeps
+** the rows until the derived columns are known at its end; a large plain file alone
+** is read in two halves at once, split.h) and streams row batches
+** to the one writer, the calling thread, because SQLite has one writer. A file's
 ** rows go out only while its parser holds the writer, so files never interleave
 ** and each is one transaction. Never prints: messages go through callbacks.
 */
@@ -26,28 +27,28 @@ typedef struct pl_file {
   int64_t rank;
   int64_t events;         /* rows in event */
   uint64_t json_bytes;    /* uncompressed JSON read */
-  double scan_s, write_s; /* seconds in the scan pass, and from then until committed */
-  long long spilled;      /* bytes derive's sorts wrote to temporary files */
-  int halves;             /* the scan read it in two halves at once (split.h) */
+  double scan_s, write_s; /* seconds in the pass over the bytes, and from then until committed */
+  long long spilled;      /* bytes derive's sorts and the spool wrote to temporary files */
+  int halves;             /* it was read in two halves at once (split.h) */
   int off_range;          /* PL_SKIPPED because its rank is outside pl_options' range */
   int not_a_trace;        /* PL_FAILED because it is JSON but no Kineto trace (kt_not_a_trace) */
   int from_dir;           /* found in a directory given on the command line (set by the caller) */
   double write_start;
   /* set by the caller before pl_run: the file's size on disk (the progress total) */
   uint64_t size;
-  /* raw (on-disk) bytes the scan pass and the full pass have read so far, stored by the
-  ** parser thread every 4096 events (relaxed atomics: any thread may read them); the
-  ** scan's counts both halves of a split scan (split.h) */
+  /* raw (on-disk) bytes the pass has read so far, and those whose rows were sent to the
+  ** writer after it (in proportion to the spool's batches), stored by the parser thread
+  ** (relaxed atomics: any thread may read them) */
   _Atomic uint64_t scan_raw, full_raw;
-  volatile int pass; /* 0 waiting, 1 scan, 2 writing, 3 done */
+  volatile int pass; /* 0 waiting, 1 reading, 2 writing, 3 done */
 } pl_file;
 
 typedef struct pl_options {
   int jobs;        /* parser threads */
   int replace;     /* re-ingest files already in the database */
   size_t sort_mem; /* bytes of each parser's derive sorts before they spill to disk */
-  /* plain files of at least this many bytes are scanned in two halves at once when
-  ** no other file is under way (split.h); 0: never */
+  /* plain files of at least this many bytes are read in two halves at once when no
+  ** other file is under way (split.h); 0: never */
   uint64_t split_min;
   /* with has_ranks, files whose rank is outside [rank_lo, rank_hi] are skipped after
   ** the scan (off_range): hta-ingest --ranks, for files whose rank rk_peek() left unknown */

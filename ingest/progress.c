@@ -36,7 +36,7 @@ size_t pg_format(char *buf, size_t size, const pg_info *p, int width) {
                    tmb, rate, eta, p->files_done, p->files);
   if (n > 0 && (size_t)n < size && p->current)
     n += snprintf(buf + n, size - (size_t)n, ", %s (%s)", p->current,
-                  p->scanning ? "scanning" : "writing");
+                  p->scanning ? "reading" : "writing");
   size_t len = n < 0 ? 0 : (size_t)n < size ? (size_t)n : size - 1;
   if (width > 0 && len > (size_t)width - 1) len = (size_t)width - 1;
   buf[len] = 0;

@@ -5,7 +5,7 @@
 **   pg_info p = {.done = ..., .total = ..., .seconds = ..., .files_done = 3, .files = 8,
 **                .current = "rank3.json", .scanning = 1};
 **   pg_format(buf, sizeof buf, &p, 80);
-**   // " 42% 120/286 MB, 85.3 MB/s of input, ETA 0:02, 3/8 files, rank3.json (scanning)"
+**   // " 42% 120/286 MB, 85.3 MB/s of input, ETA 0:02, 3/8 files, rank3.json (reading)"
 */
 #ifndef HTA_PROGRESS_H
 #define HTA_PROGRESS_H
@@ -18,7 +18,7 @@ typedef struct pg_info {
   double seconds;       /* since the ingest began */
   int files_done, files;
   const char *current; /* base name of the file under way, or NULL */
-  int scanning;        /* current is in its scan pass (else it is being written) */
+  int scanning;        /* current is in its pass over the bytes (else its rows are being written) */
 } pg_info;
 
 /* Writes the line (no "\r", no newline) into buf[0..size), cut to at most width-1 characters

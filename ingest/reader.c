@@ -163,6 +163,22 @@ static int rdErr(rd_reader *rd, const char *what, int errnum) {
   return -1;
 }
 
+static int64_t rdMtime(const struct stat *st) {
+  return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* At the end of a regular file, read once: an error when it is not the file opened
+** (another size or modification time, or END bytes read of another size), because the
+** rows come from bytes that may mix two versions of it. */
+static int rdChanged(rd_reader *rd, uint64_t end) {
+  struct stat st;
+  if (!rd->regular) return 0;
+  if (fstat(rd->fd, &st) != 0) return rdErr(rd, "read error", errno);
+  if ((uint64_t)st.st_size == rd->file_size && end == rd->file_size && rdMtime(&st) == rd->mtime_ns)
+    return 0;
+  return rdErr(rd, "the file changed while it was being read", 0);
+}
+
 /*
 ** Reads up to N raw bytes into DST, looping over short reads; hashes them.
 ** Returns the count (0 only at the end of the input) or -1 on error.
@@ -187,6 +203,7 @@ static long rdRaw(rd_reader *rd, unsigned char *dst, size_t n) {
     }
   }
   if (got < n) rd->raw_eof = 1;
+  if (got < n && rd->fd >= 0 && rdChanged(rd, rd->raw_off + got)) return -1;
   rd->raw_off += got;
   xxhUpdate(&rd->hash, dst, got);
   return (long)got;
@@ -464,6 +481,8 @@ static int rdOpenFile(rd_reader *rd, const char *path, uint64_t off) {
   if (fstat(fd, &st) != 0) return rdErr(rd, "cannot open", errno);
   if (S_ISDIR(st.st_mode)) return rdErr(rd, "cannot read", EISDIR); /* R6 */
   rd->file_size = (uint64_t)st.st_size;
+  rd->regular = S_ISREG(st.st_mode);
+  rd->mtime_ns = rdMtime(&st);
   if (off == 0) return rdStart(rd);
   if (lseek(fd, (off_t)off, SEEK_SET) != (off_t)off) return rdErr(rd, "cannot seek", errno);
   rd->base = rd->raw_off = rd->raw_seen = off;

@@ -23,7 +23,9 @@
 ** rd_refill() moves the unconsumed tail [keep, end) to the front of the
 ** buffer (so a token cut by the buffer boundary can be rescanned whole) and
 ** fills the rest. While reading it hashes the raw bytes (XXH64) and counts
-** raw and uncompressed offsets.
+** raw and uncompressed offsets. At the end of a regular file it checks that the
+** file's size and modification time are those it had when opened: a file that
+** changed while it was read is an error ("the file changed while it was being read").
 **
 ** Pure C: never prints, never exits. Errors go to the fixed buffer err.
 */
@@ -91,6 +93,8 @@ typedef struct rd_reader {
   unsigned char *in;    /* gzip input buffer, RD_BUF_SIZE */
   uint64_t raw_off;     /* raw bytes read so far */
   uint64_t file_size;   /* raw size (st_size, or the memory block length) */
+  int regular;          /* a regular file: its end checks that it did not change */
+  int64_t mtime_ns;     /* its modification time when opened */
   rd_xxh64 hash;        /* of the raw bytes read so far */
   rd_async *async;      /* gzip from a file: inflated on a second thread (NULL otherwise);
                             then zs, in, raw_off and hash belong to that thread until it ends */

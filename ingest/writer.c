@@ -35,6 +35,15 @@
 #define EV_COLS 20
 #define FLOW_COLS 11
 
+/* An INSERT of one or WR_MULTI rows and what each row's slot holds from its last binds
+** (bindings outlive sqlite3_reset): bit c - 1 of null[slot]: parameter c holds NULL;
+** file[slot]: the serial its trace_id (and rank) were bound for. */
+typedef struct wr_slots {
+  sqlite3_stmt *st;
+  uint32_t null[WR_MULTI];
+  int64_t file[WR_MULTI];
+} wr_slots;
+
 struct wr_db {
   sqlite3 *db;
   char *path; /* the target */
@@ -50,9 +59,10 @@ struct wr_db {
   int64_t next_ord;                         /* ordinal the next event row should have */
   int64_t *lname, *lcat;                    /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
-  sqlite3_stmt *ins_multi, *ins_one, *ins_counter, *ins_flow, *ins_flow_multi, *ins_thread_p,
-      *ins_thread_t, *ins_thread_s, *ins_string, *ins_category, *sel_string, *sel_category,
-      *ins_job, *sel_job;
+  int64_t serial; /* counts wr_open_file() and wr_begin(): the file's constants changed */
+  wr_slots ev_multi, ev_one, fl_multi, fl_one; /* the event and flow INSERTs */
+  sqlite3_stmt *ins_counter, *ins_thread_p, *ins_thread_t, *ins_thread_s, *ins_string,
+      *ins_category, *sel_string, *sel_category, *ins_job, *sel_job;
 };
 
 static int wr_fail(wr_db *w, char err[WR_ERR_MAX], const char *what) {
@@ -76,9 +86,13 @@ static int wr_prepare(wr_db *w, sqlite3_stmt **st, const char *sql, char err[WR_
   return 0;
 }
 
+/* The event and flow INSERTs are OR FAIL: a multi-row INSERT that may abort halfway
+** needs a statement journal, a copy of every 64 KiB page it touches (a quarter of the
+** writer's time); after a failure the file's transaction is rolled back anyway. */
 static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
   static const char cols[] =
-      "INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, "
+      "INSERT OR FAIL INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, "
+      "tid, ts, "
       "dur,"
       " stream, device, correlation, external_id, link_id, parent_id, depth, iteration, args) "
       "VALUES ";
@@ -87,24 +101,25 @@ static int wr_statements(wr_db *w, char err[WR_ERR_MAX]) {
   size_t at = (size_t)snprintf(sql, sizeof sql, "%s", cols);
   for (int i = 0; i < WR_MULTI; i++)
     at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", one);
-  if (wr_prepare(w, &w->ins_multi, sql, err)) return -1;
+  if (wr_prepare(w, &w->ev_multi.st, sql, err)) return -1;
   snprintf(sql, sizeof sql, "%s%s", cols, one);
-  if (wr_prepare(w, &w->ins_one, sql, err)) return -1;
+  if (wr_prepare(w, &w->ev_one.st, sql, err)) return -1;
   static const char fcols[] =
-      "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp) "
+      "INSERT OR FAIL INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, "
+      "ts, bp) "
       "VALUES ";
   static const char fone[] = "(?,?,?,?,?,?,?,?,?,?,?)";
   at = (size_t)snprintf(sql, sizeof sql, "%s", fcols);
   for (int i = 0; i < WR_MULTI; i++)
     at += (size_t)snprintf(sql + at, sizeof sql - at, "%s%s", i ? "," : "", fone);
-  if (wr_prepare(w, &w->ins_flow_multi, sql, err)) return -1;
+  if (wr_prepare(w, &w->fl_multi.st, sql, err)) return -1;
   if (wr_prepare(
           w, &w->ins_counter,
           "INSERT INTO counter(counter_id, trace_id, rank, seq, name_id, pid, ts, series, value)"
           " VALUES (?,?,?,?,?,?,?,?,?)",
           err) ||
       wr_prepare(
-          w, &w->ins_flow,
+          w, &w->fl_one.st,
           "INSERT INTO flow(flow_id, trace_id, seq, ph, id, category_id, name_id, pid, tid, ts, bp)"
           " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
           err) ||
@@ -458,6 +473,7 @@ int wr_open_file(wr_db *w, char err[WR_ERR_MAX]) {
   sqlite3_finalize(st);
   w->lname_n = w->lcat_n = 0;
   w->ncounters = w->nflows = w->next_ord = 0;
+  w->serial++;
   return 0;
 }
 
@@ -487,6 +503,7 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   if (replace && wr_delete_hash(w, f->hash, wr_job_name(f->job), err)) return -1;
   sqlite3_stmt *st;
   w->rank = f->rank;
+  w->serial++;
   int64_t job = wr_job(w, wr_job_name(f->job), f->job_source);
   if (job < 0) return wr_fail(w, err, "job");
   int shared = rank_count(w, job, f->rank) > 0;
@@ -590,35 +607,66 @@ static const char *ph_text(char ph) {
   return p ? p : "?";
 }
 
+/* Binds into one row's slot of a multi-row INSERT, skipping what the slot already holds
+** (bindings outlive sqlite3_reset): a NULL bound before, and the file's constants.
+** Most event columns are NULL in most rows, so this saves about half the binds. */
+static void b_null(wr_slots *s, int slot, int base, int c) {
+  uint32_t bit = 1u << (c - 1);
+  if (s->null[slot] & bit) return;
+  sqlite3_bind_null(s->st, base + c);
+  s->null[slot] |= bit;
+}
+static void b_int(wr_slots *s, int slot, int base, int c, int64_t v) {
+  sqlite3_bind_int64(s->st, base + c, v);
+  s->null[slot] &= ~(1u << (c - 1));
+}
+static void b_text(wr_slots *s, int slot, int base, int c, const char *p, int n) {
+  sqlite3_bind_text(s->st, base + c, p, n, SQLITE_STATIC);
+  s->null[slot] &= ~(1u << (c - 1));
+}
+static void b_opt(wr_slots *s, int slot, int base, int c, int present, int64_t v) {
+  if (present) b_int(s, slot, base, c, v);
+  else b_null(s, slot, base, c);
+}
+static void b_val(wr_slots *s, int slot, int base, int c, const bt_val *v, int present,
+                  const char *arena) {
+  if (!present) b_null(s, slot, base, c);
+  else if (v->len >= 0) b_text(s, slot, base, c, arena + v->off, v->len);
+  else b_int(s, slot, base, c, v->i);
+}
+
 /* event_id: explicit for the first row of a file, then NULL, so that SQLite appends
 ** (max + 1) instead of searching the B-tree for every row; ordinals are dense, so
 ** max + 1 is the row's own ordinal (checked in wr_end). */
-static void bind_event(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, const char *arena) {
+static void bind_event(wr_db *w, wr_slots *s, int slot, const bt_row *r, const char *arena) {
+  int base = slot * EV_COLS;
   int64_t hi = w->trace_id << 32;
-  if (r->ord == w->next_ord && r->ord > 0) sqlite3_bind_null(st, base + 1);
-  else sqlite3_bind_int64(st, base + 1, hi | r->ord);
+  if (r->ord == w->next_ord && r->ord > 0) b_null(s, slot, base, 1);
+  else b_int(s, slot, base, 1, hi | r->ord);
   w->next_ord = r->ord + 1;
-  sqlite3_bind_int64(st, base + 2, w->trace_id);
-  sqlite3_bind_int64(st, base + 3, w->rank);
-  sqlite3_bind_int64(st, base + 4, r->seq);
-  sqlite3_bind_text(st, base + 5, ph_text(r->ph), 1, SQLITE_STATIC);
-  bind_opt(st, base + 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
-  bind_opt(st, base + 7, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
-  bind_val(st, base + 8, &r->pid, r->has & BT_PID, arena);
-  bind_val(st, base + 9, &r->tid, r->has & BT_TID, arena);
-  bind_opt(st, base + 10, r->has & BT_TS, r->ts);
-  bind_opt(st, base + 11, r->has & BT_DUR, r->dur);
-  bind_opt(st, base + 12, r->has & BT_STREAM, r->stream);
-  bind_opt(st, base + 13, r->has & BT_DEVICE, r->device);
-  bind_opt(st, base + 14, r->has & BT_CORR, r->corr);
-  bind_opt(st, base + 15, r->has & BT_EXT, r->ext);
-  bind_opt(st, base + 16, r->has & BT_LINK, hi | r->link);
-  bind_opt(st, base + 17, r->has & BT_PARENT, hi | r->parent);
-  bind_opt(st, base + 18, r->depth >= 0, r->depth);
-  bind_opt(st, base + 19, r->has & BT_ITER, r->iteration);
-  if (r->has & BT_ARGS)
-    sqlite3_bind_text(st, base + 20, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
-  else sqlite3_bind_null(st, base + 20);
+  if (s->file[slot] != w->serial) {
+    b_int(s, slot, base, 2, w->trace_id);
+    b_int(s, slot, base, 3, w->rank);
+    s->file[slot] = w->serial;
+  }
+  b_int(s, slot, base, 4, r->seq);
+  b_text(s, slot, base, 5, ph_text(r->ph), 1);
+  b_opt(s, slot, base, 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
+  b_opt(s, slot, base, 7, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+  b_val(s, slot, base, 8, &r->pid, r->has & BT_PID, arena);
+  b_val(s, slot, base, 9, &r->tid, r->has & BT_TID, arena);
+  b_opt(s, slot, base, 10, r->has & BT_TS, r->ts);
+  b_opt(s, slot, base, 11, r->has & BT_DUR, r->dur);
+  b_opt(s, slot, base, 12, r->has & BT_STREAM, r->stream);
+  b_opt(s, slot, base, 13, r->has & BT_DEVICE, r->device);
+  b_opt(s, slot, base, 14, r->has & BT_CORR, r->corr);
+  b_opt(s, slot, base, 15, r->has & BT_EXT, r->ext);
+  b_opt(s, slot, base, 16, r->has & BT_LINK, hi | r->link);
+  b_opt(s, slot, base, 17, r->has & BT_PARENT, hi | r->parent);
+  b_opt(s, slot, base, 18, r->depth >= 0, r->depth);
+  b_opt(s, slot, base, 19, r->has & BT_ITER, r->iteration);
+  if (r->has & BT_ARGS) b_text(s, slot, base, 20, arena + r->text_off, (int)r->text_len);
+  else b_null(s, slot, base, 20);
 }
 
 static int wr_step(sqlite3_stmt *st) {
@@ -627,23 +675,26 @@ static int wr_step(sqlite3_stmt *st) {
   return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static void bind_flow(wr_db *w, sqlite3_stmt *st, int base, const bt_row *r, const char *arena) {
+static void bind_flow(wr_db *w, wr_slots *s, int slot, const bt_row *r, const char *arena) {
+  int base = slot * FLOW_COLS;
   /* as for events: NULL lets SQLite append with max + 1, which is this id */
-  if (w->nflows) sqlite3_bind_null(st, base + 1);
-  else sqlite3_bind_int64(st, base + 1, w->trace_id << 32);
+  if (w->nflows) b_null(s, slot, base, 1);
+  else b_int(s, slot, base, 1, w->trace_id << 32);
   w->nflows++;
-  sqlite3_bind_int64(st, base + 2, w->trace_id);
-  sqlite3_bind_int64(st, base + 3, r->seq);
-  sqlite3_bind_text(st, base + 4, ph_text(r->ph), 1, SQLITE_STATIC);
-  bind_val(st, base + 5, &r->id, r->has & BT_ID, arena);
-  bind_opt(st, base + 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
-  bind_opt(st, base + 7, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
-  bind_val(st, base + 8, &r->pid, r->has & BT_PID, arena);
-  bind_val(st, base + 9, &r->tid, r->has & BT_TID, arena);
-  bind_opt(st, base + 10, r->has & BT_TS, r->ts);
-  if (r->text_len)
-    sqlite3_bind_text(st, base + 11, arena + r->text_off, (int)r->text_len, SQLITE_STATIC);
-  else sqlite3_bind_null(st, base + 11);
+  if (s->file[slot] != w->serial) {
+    b_int(s, slot, base, 2, w->trace_id);
+    s->file[slot] = w->serial;
+  }
+  b_int(s, slot, base, 3, r->seq);
+  b_text(s, slot, base, 4, ph_text(r->ph), 1);
+  b_val(s, slot, base, 5, &r->id, r->has & BT_ID, arena);
+  b_opt(s, slot, base, 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
+  b_opt(s, slot, base, 7, r->name != BT_NONE, r->name != BT_NONE ? w->lname[r->name] : 0);
+  b_val(s, slot, base, 8, &r->pid, r->has & BT_PID, arena);
+  b_val(s, slot, base, 9, &r->tid, r->has & BT_TID, arena);
+  b_opt(s, slot, base, 10, r->has & BT_TS, r->ts);
+  if (r->text_len) b_text(s, slot, base, 11, arena + r->text_off, (int)r->text_len);
+  else b_null(s, slot, base, 11);
 }
 
 static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
@@ -685,23 +736,22 @@ static int wr_other(wr_db *w, const bt_row *r, const char *arena) {
 */
 static int wr_kind(wr_db *w, const bt_batch *b, int kind) {
   int ev = kind == BT_EVENT;
-  sqlite3_stmt *multi = ev ? w->ins_multi : w->ins_flow_multi, *one = ev ? w->ins_one : w->ins_flow;
-  void (*bind)(wr_db *, sqlite3_stmt *, int, const bt_row *, const char *) =
+  wr_slots *multi = ev ? &w->ev_multi : &w->fl_multi, *one = ev ? &w->ev_one : &w->fl_one;
+  void (*bind)(wr_db *, wr_slots *, int, const bt_row *, const char *) =
       ev ? bind_event : bind_flow;
-  int cols = ev ? EV_COLS : FLOW_COLS;
   const bt_row *pend[WR_MULTI];
   size_t n = 0;
   for (size_t i = 0; i < b->nrows; i++) {
     if (b->rows[i].kind != kind) continue;
     pend[n++] = &b->rows[i];
     if (n < WR_MULTI) continue;
-    for (size_t k = 0; k < n; k++) bind(w, multi, (int)k * cols, pend[k], b->arena);
-    if (wr_step(multi)) return -1;
+    for (size_t k = 0; k < n; k++) bind(w, multi, (int)k, pend[k], b->arena);
+    if (wr_step(multi->st)) return -1;
     n = 0;
   }
   for (size_t k = 0; k < n; k++) {
     bind(w, one, 0, pend[k], b->arena);
-    if (wr_step(one)) return -1;
+    if (wr_step(one->st)) return -1;
   }
   return 0;
 }
@@ -827,10 +877,10 @@ int wr_close(wr_db *w, int finish, char err[WR_ERR_MAX]) {
   if (finish && w->db) {
     if (w->is_new && wr_exec(w, "PRAGMA journal_mode = DELETE", err)) rc = -1;
   }
-  sqlite3_stmt **sts[] = {&w->ins_multi,      &w->ins_one,      &w->ins_counter,  &w->ins_flow,
-                          &w->ins_flow_multi, &w->ins_thread_p, &w->ins_thread_t, &w->ins_thread_s,
-                          &w->ins_string,     &w->ins_category, &w->sel_string,   &w->sel_category,
-                          &w->ins_job,        &w->sel_job};
+  sqlite3_stmt **sts[] = {&w->ev_multi.st, &w->ev_one.st,    &w->ins_counter,  &w->fl_one.st,
+                          &w->fl_multi.st, &w->ins_thread_p, &w->ins_thread_t, &w->ins_thread_s,
+                          &w->ins_string,  &w->ins_category, &w->sel_string,   &w->sel_category,
+                          &w->ins_job,     &w->sel_job};
   for (size_t i = 0; i < sizeof sts / sizeof sts[0]; i++) sqlite3_finalize(*sts[i]);
   if (w->db && sqlite3_close(w->db) != SQLITE_OK && !rc) {
     snprintf(err, WR_ERR_MAX, "close: %s", sqlite3_errmsg(w->db));

@@ -2,7 +2,10 @@
 ** xsort.c: external sort of fixed-size records. See xsort.h.
 **
 ** Records go into chunks of XS_CHUNK bytes, each sorted when full (a cache-sized
-** qsort). Readers merge the sorted chunks with a heap. When the chunks hold the
+** qsort) on a helper thread of the sorter's, so that the caller's thread reads on
+** (a file's pass is one thread; the helper runs on a core the pass leaves idle): up
+** to XS_QUEUE full chunks wait for it, and everything that reads or moves chunks
+** first waits until it has sorted them (xs_drain). Readers merge the sorted chunks with a heap. When the chunks hold the
 ** budget, they are merged into one run appended to the temporary file and their
 ** buffers reused; readers then merge the runs, each through a small window, with
 ** the chunks filled since the last spill (those are never written).
@@ -10,6 +13,7 @@
 #include "xsort.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,20 @@
 
 #define XS_CHUNK (1u << 20)    /* bytes sorted together */
 #define XS_WINDOW (256u << 10) /* bytes a reader holds of each run on disk */
+#define XS_QUEUE 8             /* full chunks waiting for the helper thread */
+
+/* The helper thread: sorts the chunks handed to it, in order. */
+typedef struct xs_helper {
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t cv; /* work handed over, work done, stop */
+  char *buf[XS_QUEUE];
+  size_t n[XS_QUEUE];
+  unsigned head, tail; /* buf[head % XS_QUEUE] is being sorted until head moves on */
+  int stop;
+  size_t size;
+  int (*cmp)(const void *, const void *);
+} xs_helper;
 
 typedef struct xs_run {
   off_t off;
@@ -28,7 +46,9 @@ struct xs_sorter {
   size_t cap;   /* records held in memory at most: the budget */
   size_t chunk; /* records per chunk */
   xs_cmp cmp;
-  char **chunks; /* chunks[0..nchunks) hold records, the rest are spare buffers */
+  xs_helper *help; /* NULL until the first chunk is full, or when it could not start */
+  int no_help;     /* it could not start: sort on the caller's thread */
+  char **chunks;   /* chunks[0..nchunks) hold records, the rest are spare buffers */
   size_t *counts;
   size_t nchunks, nbufs, capbufs;
   size_t inmem, total;
@@ -74,6 +94,77 @@ static int xs_fail(xs_sorter *s, const char *what, int errnum) {
   return -1;
 }
 
+static void *xs_helper_run(void *arg) {
+  xs_helper *h = arg;
+  pthread_mutex_lock(&h->mu);
+  for (;;) {
+    while (h->head == h->tail && !h->stop) pthread_cond_wait(&h->cv, &h->mu);
+    if (h->head == h->tail) break; /* stop, and nothing left */
+    char *buf = h->buf[h->head % XS_QUEUE];
+    size_t n = h->n[h->head % XS_QUEUE];
+    pthread_mutex_unlock(&h->mu);
+    qsort(buf, n, h->size, h->cmp);
+    pthread_mutex_lock(&h->mu);
+    h->head++;
+    pthread_cond_broadcast(&h->cv);
+  }
+  pthread_mutex_unlock(&h->mu);
+  return NULL;
+}
+
+/* Sorts the N records at BUF, on the helper thread when it can take them. */
+static void xs_sort_chunk(xs_sorter *s, char *buf, size_t n) {
+  if (!s->help && !s->no_help) {
+    xs_helper *h = calloc(1, sizeof *h);
+    s->no_help = 1;
+    if (h && pthread_mutex_init(&h->mu, NULL) == 0) {
+      if (pthread_cond_init(&h->cv, NULL) == 0) {
+        h->size = s->size, h->cmp = s->cmp;
+        if (pthread_create(&h->thread, NULL, xs_helper_run, h) == 0) s->help = h, s->no_help = 0;
+        else pthread_cond_destroy(&h->cv);
+      }
+      if (!s->help) pthread_mutex_destroy(&h->mu);
+    }
+    if (!s->help) free(h);
+  }
+  xs_helper *h = s->help;
+  if (h) {
+    pthread_mutex_lock(&h->mu);
+    int room = h->tail - h->head < XS_QUEUE;
+    if (room) {
+      h->buf[h->tail % XS_QUEUE] = buf, h->n[h->tail % XS_QUEUE] = n;
+      h->tail++;
+      pthread_cond_broadcast(&h->cv);
+    }
+    pthread_mutex_unlock(&h->mu);
+    if (room) return;
+  }
+  qsort(buf, n, s->size, s->cmp);
+}
+
+/* Waits until the helper has sorted every chunk handed to it. */
+static void xs_drain(xs_sorter *s) {
+  xs_helper *h = s->help;
+  if (!h) return;
+  pthread_mutex_lock(&h->mu);
+  while (h->head != h->tail) pthread_cond_wait(&h->cv, &h->mu);
+  pthread_mutex_unlock(&h->mu);
+}
+
+static void xs_helper_stop(xs_sorter *s) {
+  xs_helper *h = s->help;
+  if (!h) return;
+  pthread_mutex_lock(&h->mu);
+  h->stop = 1;
+  pthread_cond_broadcast(&h->cv);
+  pthread_mutex_unlock(&h->mu);
+  pthread_join(h->thread, NULL);
+  pthread_mutex_destroy(&h->mu);
+  pthread_cond_destroy(&h->cv);
+  free(h);
+  s->help = NULL;
+}
+
 xs_sorter *xs_new(size_t size, xs_cmp cmp, size_t budget) {
   xs_sorter *s = calloc(1, sizeof *s);
   if (!s) return NULL;
@@ -87,6 +178,7 @@ xs_sorter *xs_new(size_t size, xs_cmp cmp, size_t budget) {
 
 void xs_free(xs_sorter *s) {
   if (!s) return;
+  xs_helper_stop(s);
   for (size_t i = 0; i < s->nmore; i++) xs_free(s->more[i]);
   free(s->more);
   free(s->maps);
@@ -238,6 +330,7 @@ static int xs_write(xs_sorter *s, const char *p, size_t n) {
 
 /* Merges the chunks into one run at the end of the file; their buffers become spare. */
 static int xs_spill(xs_sorter *s) {
+  xs_drain(s);
   if (s->fd < 0) {
     const char *dir = getenv("TMPDIR");
     char path[4096], what[160];
@@ -282,7 +375,7 @@ static int xs_spill(xs_sorter *s) {
 int xs_add(xs_sorter *s, const void *rec) {
   if (s->err[0]) return -1;
   if (!s->nchunks || s->counts[s->nchunks - 1] == s->chunk) {
-    if (s->nchunks) qsort(s->chunks[s->nchunks - 1], s->chunk, s->size, s->cmp);
+    if (s->nchunks) xs_sort_chunk(s, s->chunks[s->nchunks - 1], s->chunk);
     if (s->inmem >= s->cap && xs_spill(s)) return -1;
     if (s->nchunks == s->nbufs) { /* no spare buffer */
       if (s->nbufs == s->capbufs) {
@@ -328,6 +421,8 @@ int xs_sort(xs_sorter *s) {
   if (s->err[0]) return -1;
   s->sorted = 1;
   if (s->nchunks) qsort(s->chunks[s->nchunks - 1], s->counts[s->nchunks - 1], s->size, s->cmp);
+  xs_drain(s);
+  xs_helper_stop(s); /* no more chunks: readers only */
   /* Spilled or not, the chunks in memory are read beside the runs: no last spill. */
   for (size_t i = s->nchunks; i < s->nbufs; i++) free(s->chunks[i]); /* spare buffers */
   s->nbufs = s->nchunks;

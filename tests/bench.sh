@@ -1,109 +1,99 @@
 #!/bin/sh
-# make bench: hta-ingest throughput on a >= 500 MB trace, beside the floor measured
-# in the same run (cat for .json, zcat for .json.gz), then each analysis's time on
-# the resulting database. The trace is a real one tiled along time when ../shared
-# is present (tile_trace.py), else the project's generator (tools/gen_trace.py).
+# make bench: hta-ingest throughput beside the floor measured in the same rounds (cat for
+# .json, zcat for .json.gz, of the same bytes), then each analysis's time on a database.
+# Inputs (made once under the build directory, never in the repository):
+#   tile      a real trace tiled along time to HTA_BENCH_MB (520 MiB: about 540 MB) when
+#             ../shared is present (tile_trace.py), else the generator (tools/gen_trace.py)
+#   tile300   the same trace tiled to HTA_BENCH_MB_SMALL (300 MiB): small events, the
+#             per-row cost of real traces
+#   job64     a generated 64-rank job (one file per rank), ingested with -j 2
+# each as .json and .json.gz (job64: .json). For each: median wall time of
+# HTA_BENCH_ROUNDS (3) interleaved rounds, MB/s of JSON, rows/s (every table's rows),
+# CPU of the writer thread and of the other threads (parsers, inflaters), peak RSS.
+# HTA_BENCH_BASELINE=/path/to/an/older/hta-ingest runs it in the same rounds, right
+# before this one (A B A B...): a shared machine swings by a third from one minute to
+# the next, so only figures of the same rounds compare.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 : "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}" "${HTA_SHARED:=$top/../shared}"
-: "${HTA_BENCH_MB:=520}"
+: "${HTA_BENCH_MB:=520}" "${HTA_BENCH_MB_SMALL:=300}" "${HTA_BENCH_BASELINE:=}"
 dir=${HTA_BENCH_DIR:-$top/build/bench}
 mkdir -p "$dir"
-big=$dir/tile.json
 src=$HTA_SHARED/corpus/hta_df_index_resolver/df_index_resolver.json.gz
-if [ ! -s "$big" ] || [ ! -s "$big.gz" ]; then
+# tile NAME MB: $dir/NAME.json and .json.gz
+tile() {
+  f=$dir/$1.json
+  [ -s "$f" ] && [ -s "$f.gz" ] && return 0
   if [ -f "$src" ] && [ -f "$HTA_SHARED/tools/tile_trace.py" ]; then
-    echo "making $big: $src tiled to $HTA_BENCH_MB MB"
-    python3 "$HTA_SHARED/tools/tile_trace.py" "$src" "$big" --target-mb "$HTA_BENCH_MB" >/dev/null
+    echo "making $f: $src tiled to $2 MB"
+    python3 "$HTA_SHARED/tools/tile_trace.py" "$src" "$f" --target-mb "$2" >/dev/null
   else
-    echo "making $big with tools/gen_trace.py ($HTA_BENCH_MB MB)"
+    echo "making $f with tools/gen_trace.py ($2 MB)"
     rm -rf "$dir/gen"
-    python3 "$top/tools/gen_trace.py" "$dir/gen" --ranks 1 --target-mb "$HTA_BENCH_MB" >/dev/null
-    mv "$dir"/gen/*.json "$big"
-    gzip -6 -k -f "$big"
+    python3 "$top/tools/gen_trace.py" "$dir/gen" --ranks 1 --target-mb "$2" >/dev/null
+    mv "$dir"/gen/*.json "$f"
+    gzip -6 -k -f "$f"
   fi
+}
+tile tile "$HTA_BENCH_MB"
+tile tile300 "$HTA_BENCH_MB_SMALL"
+job=$dir/job64
+if [ ! -s "$job/rank63.pt.trace.json" ]; then
+  rm -rf "$job"
+  python3 "$top/tools/gen_trace.py" "$job" --ranks 64 --steps "${HTA_BENCH_JOB_STEPS:-4}" -q
 fi
 now() { date +%s.%N; }
-mb() { awk -v b="$(stat -L -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
-rate() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
-json_bytes=$(stat -L -c %s "$big")
-echo "input: $(mb "$big") MB JSON, $(mb "$big.gz") MB gzip"
-
-# Each measure is the best of HTA_BENCH_ROUNDS (3) rounds, run interleaved: wall times on
-# a shared VM swing by a third from one minute to the next, so single runs mislead.
-rounds=${HTA_BENCH_ROUNDS:-3}
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { print b - a }'; }
 best() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || b < a) ? b : a }'; }
-cat_s= zcat_s= s_json= s_json_1pass= s_json_gz=
-rm -f "$dir"/ingest-*.log # a log left by an earlier run with more rounds would be read below
-# json-1pass: the same .json with the scan in one pass (--split-min 0), the baseline of
-# the two-halves scan that a lone large .json gets by default
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR) print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+rounds=${HTA_BENCH_ROUNDS:-3}
+cases="tile.json tile.json.gz tile300.json tile300.json.gz job64"
+input() { case $1 in job64) echo "$job" ;; *) echo "$dir/$1" ;; esac; }
+json_bytes() { case $1 in job64) cat "$job"/*.json | wc -c ;; *) stat -L -c %s "$dir/${1%.gz}" ;; esac; }
+# floor: the same bytes through cat (a pipe: `cat F >/dev/null` may copy in the kernel) or zcat
+floor() { case $1 in *.gz) zcat "$(input "$1")" >/dev/null ;; job64) cat "$job"/*.json | wc -c >/dev/null ;; *) cat "$(input "$1")" | wc -c >/dev/null ;; esac; }
+rm -f "$dir"/t-*.txt "$dir"/log-*.txt
+bins="new"; [ -n "$HTA_BENCH_BASELINE" ] && bins="base new"
 for r in $(seq "$rounds"); do
-  # cat through a pipe: `cat FILE >/dev/null` may copy in the kernel without reading
-  t0=$(now); cat "$big" | wc -c >/dev/null; t1=$(now); cat_s=$(best "$cat_s" "$(secs "$t0" "$t1")")
-  t0=$(now); zcat "$big.gz" >/dev/null; t1=$(now); zcat_s=$(best "$zcat_s" "$(secs "$t0" "$t1")")
-  for kind in json json-1pass json.gz; do
-    f=$big; [ $kind = json.gz ] && f=$big.gz
-    opt=; [ $kind = json-1pass ] && opt="--split-min 0"
-    db=$dir/bench-$kind.db
-    rm -f "$db"
-    t0=$(now)
-    "$HTA_INGEST" -v --no-progress $opt "$db" "$f" 2>"$dir/ingest-$kind.$r.log"
-    t1=$(now)
-    var=s_$(echo $kind | tr .- __)
-    eval "$var=\$(best \"\$$var\" \"\$(secs $t0 $t1)\")"
+  for c in $cases; do
+    t0=$(now); floor "$c"; t1=$(now); secs "$t0" "$t1" >> "$dir/t-floor-$c.txt"
+    for b in $bins; do
+      bin=$HTA_INGEST; [ $b = base ] && bin=$HTA_BENCH_BASELINE
+      db=$dir/bench-$b-$c.db
+      rm -f "$db"
+      t0=$(now)
+      "$bin" -v --no-progress -j 2 "$db" "$(input "$c")" 2>>"$dir/log-$b-$c.txt"
+      t1=$(now)
+      secs "$t0" "$t1" >> "$dir/t-$b-$c.txt"
+    done
   done
 done
-printf '%-28s %7.2f s %6s MB/s\n' "floor: cat .json" "$cat_s" "$(rate "$json_bytes" "$cat_s")"
-printf '%-28s %7.2f s %6s MB/s\n' "floor: zcat .json.gz" "$zcat_s" "$(rate "$json_bytes" "$zcat_s")"
-for kind in json json-1pass json.gz; do
-  db=$dir/bench-$kind.db
-  eval "s=\$s_$(echo $kind | tr .- __)"
-  ev=$(sqlite3 "$db" 'SELECT sum(event_count) FROM trace')
-  rss=$(cat "$dir"/ingest-$kind.[0-9]*.log | sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' | sort -n | tail -n 1)
-  printf '%-28s %7.2f s %6s MB/s %8.2f M events/s  peak RSS %s MB  DB %s MB\n' "hta-ingest .$kind" "$s" \
-    "$(rate "$json_bytes" "$s")" "$(awk -v e="$ev" -v s="$s" 'BEGIN { print e / s / 1e6 }')" "$rss" "$(mb "$db")"
-  # CPU seconds (-v), the round that used least: the wall time cannot go below half the
-  # total on two cores, nor below the writer's share
-  cat "$dir"/ingest-$kind.[0-9]*.log | sed -n 's/.*CPU: writer \([0-9.]*\) s, other threads \([0-9.]*\) s.*/\1 \2/p' |
-    awk -v k=".$kind" 'NR == 1 || $1 + $2 < w + o { w = $1; o = $2 }
-      END { if (NR) printf "  %-26s CPU %.2f s: writer thread %.2f s, other threads %.2f s\n", k, w + o, w, o }'
-done
-echo "best of $rounds rounds; peak RSS: the largest of them; events: $ev"
-[ $(awk -v s="$s" -v z="$zcat_s" 'BEGIN { print (s <= z) }') = 1 ] && echo ".json.gz ingest <= zcat: yes" || echo ".json.gz ingest <= zcat: NO"
-
-# A job is one file per rank: 4 files of together about the tile's size (1 to 4 copies of
-# the trace, or generator seeds 0-3: contents differ), ingested with -j 2, beside cat of the
-# same files. Files overlap: one is scanned while another is written.
-multi=$dir/multi
-if [ ! -s "$multi/rank3.json" ]; then
-  rm -rf "$multi" && mkdir -p "$multi"
-  for r in 0 1 2 3; do
-    mb4=$((HTA_BENCH_MB / 4))
-    if [ -f "$src" ] && [ -f "$HTA_SHARED/tools/tile_trace.py" ]; then
-      python3 "$HTA_SHARED/tools/tile_trace.py" "$src" "$multi/rank$r.json" --copies $((r + 1)) --no-gz >/dev/null
-    else
-      python3 "$top/tools/gen_trace.py" "$multi/g$r" --ranks 1 --seed "$r" --target-mb "$mb4" -q
-      mv "$multi/g$r"/*.json "$multi/rank$r.json" && rm -rf "$multi/g$r"
-    fi
+echo "medians of $rounds interleaved rounds; MB/s of JSON; rows: every table's rows the traces add"
+printf '%-34s %7s %7s %9s %8s %8s %8s %7s\n' "" "s" "MB/s" "Mrows/s" "x floor" "writer s" "other s" "RSS MB"
+for c in $cases; do
+  bytes=$(json_bytes "$c")
+  fs=$(median < "$dir/t-floor-$c.txt")
+  fl=cat; case $c in *.gz) fl=zcat ;; esac
+  printf '%-34s %7.2f %7.0f\n' "$c: $fl" "$fs" "$(awk -v b="$bytes" -v s="$fs" 'BEGIN { print b / 1e6 / s }')"
+  for b in $bins; do
+    db=$dir/bench-$b-$c.db
+    s=$(median < "$dir/t-$b-$c.txt")
+    rows=$(sqlite3 "$db" "SELECT (SELECT count(*) FROM event) + (SELECT count(*) FROM flow)
+      + (SELECT count(*) FROM counter) + (SELECT count(*) FROM thread)")
+    w=$(sed -n 's/.*CPU: writer \([0-9.]*\) s, other threads.*/\1/p' "$dir/log-$b-$c.txt" | median)
+    o=$(sed -n 's/.*CPU: writer [0-9.]* s, other threads \([0-9.]*\) s.*/\1/p' "$dir/log-$b-$c.txt" | median)
+    rss=$(sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' "$dir/log-$b-$c.txt" | sort -n | tail -n 1)
+    label="hta-ingest"; [ $b = base ] && label="baseline"
+    printf '%-34s %7.2f %7.0f %9.2f %8.2f %8.2f %8.2f %7s\n' "$c: $label" "$s" \
+      "$(awk -v b="$bytes" -v s="$s" 'BEGIN { print b / 1e6 / s }')" \
+      "$(awk -v r="$rows" -v s="$s" 'BEGIN { print r / 1e6 / s }')" \
+      "$(awk -v a="$s" -v f="$fs" 'BEGIN { print a / f }')" "$w" "$o" "$rss"
   done
-fi
-mbytes=$(cat "$multi"/rank*.json | wc -c)
-t0=$(now); cat "$multi"/rank*.json | wc -c >/dev/null; t1=$(now)
-s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-printf '%-28s %7.2f s %6s MB/s\n' "floor: cat 4 files" "$s" "$(rate "$mbytes" "$s")"
-rm -f "$dir/bench-multi.db"
-t0=$(now)
-"$HTA_INGEST" -v --no-progress -j 2 "$dir/bench-multi.db" "$multi" 2>"$dir/ingest-multi.log"
-t1=$(now)
-s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')
-ev=$(sqlite3 "$dir/bench-multi.db" 'SELECT sum(event_count) FROM trace')
-rss=$(sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' "$dir/ingest-multi.log" | tail -n 1)
-printf '%-28s %7.2f s %6s MB/s %8.2f M events/s  peak RSS %s MB  DB %s MB\n' "hta-ingest 4 files -j 2" "$s" \
-  "$(rate "$mbytes" "$s")" "$(awk -v e="$ev" -v s="$s" 'BEGIN { print e / s / 1e6 }')" "$rss" "$(mb "$dir/bench-multi.db")"
+done
+echo "(RSS: the largest of the rounds; writer/other: CPU seconds, medians)"
 
 # Analyses on the database (default parameters), each run once, wall time.
-db=$dir/bench-json.db
+db=$dir/bench-new-tile.json.db
 [ -f "$HTA_EXT" ] || { echo "no $HTA_EXT: analyses skipped"; exit 0; }
 # frequent sequences need an operator with >= 1,000 instances that launch kernels:
 # aten::addmm in the usual tile, else the most frequent aten:: op
@@ -146,11 +136,6 @@ EOS
 # same job's 4 shards (--ranks, made once, not timed) merged with --merge into a new
 # database; rows per second of each, over the same rows (every table's rows the traces
 # add), best of the rounds. The merge reads no JSON: it copies rows between databases.
-job=$dir/job64
-if [ ! -s "$job/rank63.pt.trace.json" ]; then
-  rm -rf "$job"
-  python3 "$top/tools/gen_trace.py" "$job" --ranks 64 --steps "${HTA_BENCH_JOB_STEPS:-4}" -q
-fi
 for r in 0-15 16-31 32-47 48-63; do
   [ -s "$dir/shard-$r.db" ] || "$HTA_INGEST" -q -j 1 "$dir/shard-$r.db" "$job" --ranks $r 2>/dev/null
 done

@@ -126,21 +126,18 @@ check "flows then a bad event: none kept" [ "$(q f.db 'SELECT count(*) FROM flow
 $ING -q --replace f.db fl.json; check "flows replace exit 0" [ $? = 0 ]
 check "flows replace: 3 flows of the new trace" [ "$(q f.db 'SELECT count(*), min(trace_id) FROM flow; SELECT trace_id FROM trace' | tr '\n' ' ')" = "3|2 2 " ]
 
-# 9. a file rewritten between the two passes is refused, not stored with rows derived from
-#    other bytes (a FIFO hands each pass its own content; the pause lets the first see EOF)
+# 9. each file is read once: a FIFO's first content is what is stored (a writer that
+#    rewrites it afterwards is not read again). A regular
+#    file that changes while it is read is refused (tests/unit/test_parser.c,
+#    testChangedFile: a test here would need two processes to race).
 if mkfifo p.json 2>/dev/null; then
   printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 5}]}' > pa.json
   printf '{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "b", "pid": 1, "tid": 1, "ts": 2, "dur": 5}]}' > pb.json
   timeout 60 sh -c 'cat pa.json > p.json; sleep 1; cat pb.json > p.json' & wp=$!
   $ING -q ch.db p.json 2>err.txt; rc=$?
   kill $wp 2>/dev/null; wait $wp 2>/dev/null
-  check "changed file exit 1" [ $rc = 1 ]
-  check "changed file message" grep -q '^hta-ingest: p.json: byte 99: the file changed while it was being read$' err.txt
-  check "changed file: nothing stored" [ "$(q ch.db 'SELECT count(*) FROM event; SELECT count(*) FROM trace' | tr '\n' ' ')" = "0 0 " ]
-  timeout 60 sh -c 'cat pa.json > p.json; sleep 1; cat pa.json > p.json' & wp=$!
-  $ING -q ch.db p.json 2>err.txt; rc=$?
-  kill $wp 2>/dev/null; wait $wp 2>/dev/null
-  check "same bytes twice through a FIFO: ingested" [ $rc = 0 ] && [ "$(q ch.db 'SELECT count(*) FROM event')" = 1 ]
+  check "FIFO exit 0" [ $rc = 0 ]
+  check "FIFO: its first content stored" [ "$(q ch.db "SELECT name FROM events; SELECT count(*) FROM trace" | tr '\n' ' ')" = "a 1 " ]
   rm -f p.json
 fi
 

@@ -41,7 +41,7 @@ static void test_line(void) {
                .current = "rank3.json",
                .scanning = 1};
   size_t n = pg_format(b, sizeof b, &p, 0);
-  CHECK_STR(b, " 40% 120/300 MB, 60.0 MB/s of input, ETA 0:03, 3/8 files, rank3.json (scanning)");
+  CHECK_STR(b, " 40% 120/300 MB, 60.0 MB/s of input, ETA 0:03, 3/8 files, rank3.json (reading)");
   CHECK_INT(n, strlen(b));
   p.scanning = 0;
   pg_format(b, sizeof b, &p, 0);
