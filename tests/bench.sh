@@ -130,6 +130,11 @@ hta_profiler_steps|SELECT * FROM hta_profiler_steps
 hta_aten_op_kernels|SELECT * FROM hta_aten_op_kernels
 hta_potential_stragglers|SELECT * FROM hta_potential_stragglers
 hta_trace_diff|SELECT * FROM hta_trace_diff
+hta_collective_instances|SELECT * FROM hta_collective_instances
+hta_memory_summary|SELECT * FROM hta_memory_summary
+hta_critical_path|SELECT * FROM hta_critical_path
+hta_critical_path_summary|SELECT * FROM hta_critical_path_summary
+hta_critical_path_job|SELECT * FROM hta_critical_path_job
 EOS
 
 # Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the
