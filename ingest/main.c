@@ -76,8 +76,18 @@ static void on_signal(int sig) {
   raise(sig);
 }
 
-/* Derive sorts per parser thread, in MiB: 1.5M-event files (540 MB of JSON) fit in it. */
+/* Derive sorts per parser thread, in MiB: 1.5M-event files (540 MB of JSON) fit in it.
+** With more parsers each gets less (SORT_MEM_ALL / -j, at least SORT_MEM_MIN), and the
+** same for the spool's memory: every parser holds its sorts and its spool at once, and
+** DESIGN 6 bounds the whole process at 200 MB. Measured on 16 cores, 1.5 GB in 16 files,
+** peak RSS with 48 + 16 MiB for every parser: 224 MB at -j 4, 673 MB at -j 16; scaled:
+** 172-177 MB at -j 4, 224-231 MB at -j 8, 336 MB at -j 16. */
 #define SORT_MEM_DEFAULT 48
+#define SORT_MEM_ALL 64
+#define SORT_MEM_MIN 8
+#define SPOOL_MEM_DEFAULT 16
+#define SPOOL_MEM_ALL 32
+#define SPOOL_MEM_MIN 2
 #define STR2(x) #x
 #define STR(x) STR2(x)
 #define SORT_MEM_DEFAULT_S STR(SORT_MEM_DEFAULT)
@@ -112,7 +122,8 @@ static void usage(FILE *out) {
           "  --sort-memory MB\n"
           "                  memory for each file's link and call-stack sorts before they\n"
           "                  use a temporary file in $TMPDIR (default " SORT_MEM_DEFAULT_S
-          ")\n"
+          ", or " STR(SORT_MEM_ALL) " / N\n"
+          "                  with -j N when that is less, at least " STR(SORT_MEM_MIN) ")\n"
           "  --split-min MB  read a plain .json file of at least MB in two halves at once\n"
           "                  when it is the only file under way (default " SPLIT_MIN_DEFAULT_S
           ",\n"
@@ -222,13 +233,19 @@ static void on_done(void *ctx, const pl_file *f) {
         f->halves ? " in two halves" : "", f->write_s, f->spilled / 1e6);
 }
 
-/* Parsers by default: the cores, at most JOBS_MAX. Measured on 16 cores (1.6 GB, 16 files):
-** -j 1 12.9 s, 2 7.7 s, 4 7.4 s, 8 8.9 s, 16 8.5 s: past 4 the one SQLite writer is the
-** bound, while each parser adds its sort memory (peak RSS 137 MB at 4, 381 MB at 16). */
+/* Parsers by default: the cores, at most JOBS_MAX. Measured on 16 cores (1.5 GB, 16
+** files, one pass): -j 1 10.2 s, 2 6.5 s, 4 3.9-5.5 s, 8 4.1-4.4 s, 16 4.6 s: past 4 the one
+** SQLite writer is the bound, and -j 8 takes 224-231 MB (DESIGN 6: 200 MB). */
 #define JOBS_MAX 4
 static int default_jobs(void) {
   long n = sysconf(_SC_NPROCESSORS_ONLN);
   return n < 1 ? 1 : n > JOBS_MAX ? JOBS_MAX : (int)n;
+}
+
+/* MiB for each of JOBS parsers: ALL shared, between MIN and MAX each. */
+static size_t per_parser(int all, int max, int min, int jobs) {
+  int mb = all / jobs;
+  return (size_t)(mb > max ? max : mb < min ? min : mb) << 20;
 }
 
 static double now_s(void) {
@@ -545,7 +562,7 @@ int main(int argc, char **argv) {
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   cli c = {.verbosity = 2, .progress = isatty(2)};
   pl_options o = {.jobs = default_jobs(),
-                  .sort_mem = (size_t)SORT_MEM_DEFAULT << 20,
+                  .sort_mem = 0, /* per_parser() once -j is known */
                   .split_min = (uint64_t)SPLIT_MIN_DEFAULT << 20,
                   .progress = on_progress,
                   .done = on_done,
@@ -647,6 +664,8 @@ int main(int argc, char **argv) {
       paths[npaths++] = argv[i];
     }
   }
+  if (!o.sort_mem) o.sort_mem = per_parser(SORT_MEM_ALL, SORT_MEM_DEFAULT, SORT_MEM_MIN, o.jobs);
+  o.spool_mem = per_parser(SPOOL_MEM_ALL, SPOOL_MEM_DEFAULT, SPOOL_MEM_MIN, o.jobs);
   int modes = !!report + !!wc_out + list + upgrade + merge;
   if (modes > 1) {
     code = bad_param("%s",

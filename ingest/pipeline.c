@@ -48,8 +48,6 @@
 ** take 400 MB): names seen again are announced again, and the writer finds them
 ** through the string table's index. */
 #define PL_NAMES_BYTES (32u << 20)
-/* A file's spool keeps this much in memory, the rest in a temporary file (spool.h). */
-#define PL_SPOOL_MEM (16u << 20)
 
 typedef enum { M_OPEN, M_BEGIN, M_ROWS, M_END, M_ABORT, M_FAIL, M_SKIP } pl_mtype;
 
@@ -458,7 +456,7 @@ static void parse_file(pl_ctx *c, int i) {
     fail_file(c, i, err);
     goto done;
   }
-  if (!(dv = dv_new(c->o->sort_mem)) || !(p.so = so_new(PL_SPOOL_MEM)) || !(p.b = bt_new())) {
+  if (!(dv = dv_new(c->o->sort_mem)) || !(p.so = so_new(c->o->spool_mem)) || !(p.b = bt_new())) {
     fail_file(c, i, "out of memory");
     goto done;
   }
@@ -496,7 +494,7 @@ static void parse_file(pl_ctx *c, int i) {
       p2.c = c, p2.i = i;
       sm_init(&p2.loc.names);
       sm_init(&p2.loc.cats);
-      if ((p2.so = so_new(PL_SPOOL_MEM)) && (p2.b = bt_new()))
+      if ((p2.so = so_new(c->o->spool_mem)) && (p2.b = bt_new()))
         half = sp_start(kf, pf->path, dv, c->o->sort_mem / 2, half_event, &p2);
       if (!half) pass_free(&p2);
     }
