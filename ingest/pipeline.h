@@ -44,8 +44,8 @@ typedef struct pl_file {
 } pl_file;
 
 typedef struct pl_options {
-  int jobs;        /* parser threads */
-  int replace;     /* re-ingest files already in the database */
+  int jobs;         /* parser threads */
+  int replace;      /* re-ingest files already in the database */
   size_t sort_mem;  /* bytes of each parser's derive sorts before they spill to disk */
   size_t spool_mem; /* bytes of each file's spool kept in memory (spool.h) */
   /* plain files of at least this many bytes are read in two halves at once when no
