@@ -149,6 +149,26 @@ static void hrSkew(hr_ctx *x, const char *src) {
   sv_ds_free(&ds);
 }
 
+/* A one-series bar chart of CATS and V (when they have bars: BAD says an append ran
+** out of memory), then frees both. */
+static void hrBars1(hr_ctx *x, hr_strs *cats, hr_vec *v, int bad, const char *title,
+                    const char *ylabel) {
+  if (bad) {
+    hrOom(x);
+  } else if (cats->n) {
+    sv_bars c = {.title = title,
+                 .ylabel = ylabel,
+                 .ncat = (int)cats->n,
+                 .nser = 1,
+                 .cats = (const char *const *)cats->v,
+                 .v = v->v,
+                 .unit = " \xC2\xB5s"};
+    sv_bar_chart(x->o, &c);
+  }
+  free(v->v);
+  hrStrsFree(cats);
+}
+
 /* Total wait per rank (hta_collective_ranks, in temp.hr_cr). */
 static void hrWaits(hr_ctx *x, const char *src) {
   sqlite3_stmt *st = hrPrep(x, "SELECT trace_id, total_wait_us FROM temp.hr_cr", src);
@@ -160,19 +180,8 @@ static void hrWaits(hr_ctx *x, const char *src) {
     bad |= hrPush(&v, hrCol(st, 1));
   }
   sqlite3_finalize(st);
-  if (bad) hrOom(x);
-  else if (st) {
-    sv_bars c = {.title = "Total wait in collectives per rank (\xC2\xB5s)",
-                 .ylabel = "total wait (\xC2\xB5s)",
-                 .ncat = (int)cats.n,
-                 .nser = 1,
-                 .cats = (const char *const *)cats.v,
-                 .v = v.v,
-                 .unit = " \xC2\xB5s"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v.v);
-  hrStrsFree(&cats);
+  hrBars1(x, &cats, &v, bad, "Total wait in collectives per rank (\xC2\xB5s)",
+          "total wait (\xC2\xB5s)");
 }
 
 /* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 with NOTE (static HTML) shown
@@ -347,23 +356,10 @@ static void hrCritBars(hr_ctx *x, int64_t rank, const char *src) {
     bad |= hrPush(&v, hrCol(st, 2));
   }
   sqlite3_finalize(st);
-  if (bad) {
-    hrOom(x);
-  } else if (cats.n) {
-    char title[96];
-    snprintf(title, sizeof title, "Critical path by bound_by, rank %lld (\xC2\xB5s)",
-             (long long)rank);
-    sv_bars c = {.title = title,
-                 .ylabel = "time on the critical path (\xC2\xB5s)",
-                 .ncat = (int)cats.n,
-                 .nser = 1,
-                 .cats = (const char *const *)cats.v,
-                 .v = v.v,
-                 .unit = " \xC2\xB5s"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v.v);
-  hrStrsFree(&cats);
+  char title[96];
+  snprintf(title, sizeof title, "Critical path by bound_by, rank %lld (\xC2\xB5s)",
+           (long long)rank);
+  hrBars1(x, &cats, &v, bad, title, "time on the critical path (\xC2\xB5s)");
 }
 
 /* The job's path across ranks (hta_critical_path_job), for a job of several ranks:
@@ -398,20 +394,8 @@ static void hrCritPathJob(hr_ctx *x) {
     bad |= hrPush(&v, hrCol(st, 1));
   }
   sqlite3_finalize(st);
-  if (bad) {
-    hrOom(x);
-  } else if (cats.n) {
-    sv_bars c = {.title = "The job's critical path by rank (\xC2\xB5s)",
-                 .ylabel = "time on the job's path (\xC2\xB5s)",
-                 .ncat = (int)cats.n,
-                 .nser = 1,
-                 .cats = (const char *const *)cats.v,
-                 .v = v.v,
-                 .unit = " \xC2\xB5s"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v.v);
-  hrStrsFree(&cats);
+  hrBars1(x, &cats, &v, bad, "The job's critical path by rank (\xC2\xB5s)",
+          "time on the job's path (\xC2\xB5s)");
   hrTableOf(x, "SELECT rank, bound_by, duration_us, percentage\nFROM {src}",
             "hta_critical_path_job_summary", "hr_cpjs", "hta_critical_path_job_summary");
   hrTableOf(x,
