@@ -266,11 +266,6 @@ static const hr_coldoc hr_docs[] = {
     {"_hta_column", "description", "What it holds, its unit, and the trace field it comes from."},
 };
 
-const hr_coldoc *hr_column_docs(int *n) {
-  *n = (int)(sizeof hr_docs / sizeof hr_docs[0]);
-  return hr_docs;
-}
-
 int hr_write_column_docs(sqlite3 *db) {
   /* a savepoint: one transaction of its own, or nested in the caller's (CD-3) */
   int rc = sqlite3_exec(db,

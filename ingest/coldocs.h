@@ -19,9 +19,6 @@ typedef struct hr_coldoc {
   const char *description; /* units and the trace field it comes from */
 } hr_coldoc;
 
-/* The list, in schema order; *n is set to its length. */
-const hr_coldoc *hr_column_docs(int *n);
-
 /*
 ** Creates _hta_column(table_name, column_name, description) if needed and
 ** replaces its rows with the list, inside a savepoint (so it nests in the

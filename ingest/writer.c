@@ -342,8 +342,6 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
   return 0;
 }
 
-int wr_is_new(const wr_db *w) { return w->is_new; }
-
 const char *wr_job_name(const char *job) { return job ? job : "default"; }
 
 int wr_hash_key(char *out, size_t size, const char *job, const char *hash) {

@@ -49,7 +49,6 @@ int wr_open(wr_db **pw, const char *path, char err[WR_ERR_MAX]);
 ** input so, page by page. */
 int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
                    char err[WR_ERR_MAX]);
-int wr_is_new(const wr_db *w);
 /* 1 when wr_open() upgraded an old database (upgrade.h), with its traces and jobs. */
 int wr_upgraded(const wr_db *w, int64_t *traces, int64_t *jobs);
 /* The connection, for --merge (merge.h); owned by w. */
