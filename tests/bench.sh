@@ -9,7 +9,8 @@
 #   job64     a generated 64-rank job (one file per rank), ingested with -j 2
 # each as .json and .json.gz (job64: .json). For each: median wall time of
 # HTA_BENCH_ROUNDS (3) interleaved rounds, MB/s of JSON, rows/s (every table's rows),
-# CPU of the writer thread and of the other threads (parsers, inflaters), peak RSS.
+# CPU of the writer thread and of the other threads (parsers, inflaters), peak RSS, and
+# for one file its two phases (the pass, then the writer), from -v.
 # HTA_BENCH_BASELINE=/path/to/an/older/hta-ingest runs it in the same rounds, right
 # before this one (A B A B...): a shared machine swings by a third from one minute to
 # the next, so only figures of the same rounds compare.
@@ -69,7 +70,8 @@ for r in $(seq "$rounds"); do
   done
 done
 echo "medians of $rounds interleaved rounds; MB/s of JSON; rows: every table's rows the traces add"
-printf '%-34s %7s %7s %9s %8s %8s %8s %7s\n' "" "s" "MB/s" "Mrows/s" "x floor" "writer s" "other s" "RSS MB"
+printf '%-34s %7s %7s %9s %8s %8s %8s %7s %6s %6s\n' "" "s" "MB/s" "Mrows/s" "x floor" "writer s" "other s" "RSS MB" \
+  "pass s" "write s"
 for c in $cases; do
   bytes=$(json_bytes "$c")
   fs=$(median < "$dir/t-floor-$c.txt")
@@ -83,14 +85,21 @@ for c in $cases; do
     w=$(sed -n 's/.*CPU: writer \([0-9.]*\) s, other threads.*/\1/p' "$dir/log-$b-$c.txt" | median)
     o=$(sed -n 's/.*CPU: writer [0-9.]* s, other threads \([0-9.]*\) s.*/\1/p' "$dir/log-$b-$c.txt" | median)
     rss=$(sed -n 's/.*peak RSS \([0-9.]*\) MB.*/\1/p' "$dir/log-$b-$c.txt" | sort -n | tail -n 1)
+    # a single file's two phases (-v): its pass (read, derive's sorts), then the writer
+    ps=- ws=-
+    if [ "$c" != job64 ]; then
+      ps=$(sed -n 's/.*(read \([0-9.]*\) s.*/\1/p' "$dir/log-$b-$c.txt" | median)
+      ws=$(sed -n 's/.*, write \([0-9.]*\) s.*/\1/p' "$dir/log-$b-$c.txt" | median)
+    fi
     label="hta-ingest"; [ $b = base ] && label="baseline"
-    printf '%-34s %7.2f %7.0f %9.2f %8.2f %8.2f %8.2f %7s\n' "$c: $label" "$s" \
+    printf '%-34s %7.2f %7.0f %9.2f %8.2f %8.2f %8.2f %7s %6s %6s\n' "$c: $label" "$s" \
       "$(awk -v b="$bytes" -v s="$s" 'BEGIN { print b / 1e6 / s }')" \
       "$(awk -v r="$rows" -v s="$s" 'BEGIN { print r / 1e6 / s }')" \
-      "$(awk -v a="$s" -v f="$fs" 'BEGIN { print a / f }')" "$w" "$o" "$rss"
+      "$(awk -v a="$s" -v f="$fs" 'BEGIN { print a / f }')" "$w" "$o" "$rss" "$ps" "$ws"
   done
 done
-echo "(RSS: the largest of the rounds; writer/other: CPU seconds, medians)"
+echo "(RSS: the largest of the rounds; writer/other: CPU seconds, medians; pass/write: a single"
+echo " file's two phases, wall seconds, medians: the writer can start only when the pass ends)"
 
 # Analyses on the database (default parameters), each run once, wall time.
 db=$dir/bench-new-tile.json.db
