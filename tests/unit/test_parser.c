@@ -476,6 +476,8 @@ static void testTokenizer(void) {
   EXPECT_TOKENS("[1.5e]", "[@0 ERR 1 invalid number");
   EXPECT_TOKENS("[1.]", "[@0 ERR 1 invalid number");
   EXPECT_TOKENS("[-x]", "[@0 ERR 1 invalid number");
+  EXPECT_TOKENS("[-.5]", "[@0 ERR 1 invalid number"); /* no integer digit (fuzz_json FJ2) */
+  EXPECT_TOKENS("[-.5,1]", "[@0 ERR 1 invalid number");
   EXPECT_TOKENS("[01]", "[@0 N0@1 ERR 2 expected ',' or ']'");
   EXPECT_TOKENS("[.5]", "[@0 ERR 1 unexpected character '.'");
   EXPECT_TOKENS("[1 2]", "[@0 N1@1 ERR 3 expected ',' or ']'");
@@ -1143,6 +1145,7 @@ static void testDecoderErrors(void) {
   EXPECT_ERR("{\"traceEvents\":[{\"x\":\"\\z\"}]}", "byte 22: invalid escape");
   EXPECT_ERR("{\"x\":[1,2,}", "byte 10: unexpected character '}'");
   EXPECT_ERR("{\"traceEvents\":[{\"args\":{\"a\":-}}]}", "byte 29: invalid number");
+  EXPECT_ERR("{\"traceEvents\":[{\"ts\":-.5,\"ph\":\"X\"}]}", "byte 22: invalid number");
 
   /* An empty gzip member is no JSON at all. */
   unsigned char gz[64];
