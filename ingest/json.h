@@ -242,8 +242,7 @@ static inline const char *js_number_end(const js_lexer *js, const char *p) {
   q = *q == '0' ? q + 1 : js_digits_skip(q);
   if (q == d) return NULL; /* no integer digit ("-", "-.5"): the full scan says why */
   if (*q == '.' && JS_DIGIT(q[1])) q = js_digits_skip(q + 2);
-  if (q - p >= 64 || *q == 'e' || *q == 'E' || *q == '.' || JS_DIGIT(*q) ||
-      q == js->rd->end)
+  if (q - p >= 64 || *q == 'e' || *q == 'E' || *q == '.' || JS_DIGIT(*q) || q == js->rd->end)
     return NULL;
   return q;
 }
