@@ -182,6 +182,7 @@ int cp_job_graph_build(sqlite3 *db, const hta_scope *sc, const char *annotation,
   int *kev = 0;
   unsigned char *drop = 0;
   memset(g, 0, sizeof *g);
+  memset(tr, 0, sizeof *tr); /* freed by the caller whatever fails below */
   memset(&j, 0, sizeof j);
   memset(info, 0, sizeof *info);
   static const char *const copyName[] = {"cudaMemcpyAsync"};

@@ -43,4 +43,11 @@ check job_unknown "0|no rank has a critical path (rank 0: no_annotation)|1" \
   "$(run "SELECT (SELECT count(*) FROM hta_critical_path_job('Nope')), status, ranks_left_out
           FROM hta_critical_path_job_stats('Nope')")"
 check job_one_rank "ok|4|39.0|1" "$(run "SELECT status, path_nodes, path_length_us, path_ranks FROM hta_critical_path_job_stats")"
+# a database whose string table is gone: an error naming the function and the table, for
+# each job function (their traces were once freed before being loaded: fuzz_sql, ASan)
+cp d.db broken.db && sqlite3 broken.db "ALTER TABLE string RENAME TO string_old"
+for f in hta_critical_path_job hta_critical_path_job_summary hta_critical_path_job_stats; do
+  check "broken_$f" "$f: no such table: main.string" \
+    "$(sqlite3 broken.db -cmd ".load $HTA_EXT" "SELECT * FROM $f" 2>&1)"
+done
 [ $fails = 0 ]
