@@ -349,6 +349,19 @@ static int emitStats(const hta_traces *tr, const hta_trace *t, const cp_graph *g
   return rc;
 }
 
+/* emitPath's rows, or with SUMMARY their time by rank and bound_by (emitSummary); either
+** only for RANK when HAS_RANK. */
+static int emitPathOrSummary(sqlite3 *db, const hta_traces *tr, const hta_trace *t,
+                             const cp_graph *g, int summary, int has_rank, int64_t rank,
+                             hta_table *out) {
+  if (!summary) return emitPath(db, tr, t, g, has_rank, rank, out);
+  hta_table tmp = {t ? 22 : 23, 0, 0, 0}; /* the job's rows have src_rank too */
+  int rc = emitPath(db, tr, t, g, 0, 0, &tmp);
+  if (rc == SQLITE_OK) rc = emitSummary(&tmp, has_rank, rank, out);
+  hta_table_free(&tmp);
+  return rc;
+}
+
 static int cpRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr, int what,
                  const char *fn) {
   const char *ann;
@@ -364,13 +377,8 @@ static int cpRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
     if (rc == SQLITE_OK) {
       if (what == F_STATS) rc = emitStats(&tr, &tr.a[i], &g, out);
       else if (what == F_GRAPH) rc = emitGraph(&tr, &tr.a[i], &g, out);
-      else if (g.status == CP_OK && what == F_PATH) rc = emitPath(db, &tr, &tr.a[i], &g, 0, 0, out);
-      else if (g.status == CP_OK) {
-        hta_table tmp = {22, 0, 0, 0};
-        rc = emitPath(db, &tr, &tr.a[i], &g, 0, 0, &tmp);
-        if (rc == SQLITE_OK) rc = emitSummary(&tmp, 0, 0, out);
-        hta_table_free(&tmp);
-      }
+      else if (g.status == CP_OK)
+        rc = emitPathOrSummary(db, &tr, &tr.a[i], &g, what == F_SUMMARY, 0, 0, out);
     }
     cp_graph_free(&g);
     if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
@@ -454,14 +462,8 @@ static int cpJobRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **p
                           &info);
   if (rc == SQLITE_OK && tr.n > 0) {
     if (what == F_JOB_STATS) rc = emitJobStats(&tr, &g, &info, out);
-    else if (g.status == CP_OK && what == F_JOB_PATH)
-      rc = emitPath(db, &tr, 0, &g, a->has_rank, a->rank, out);
-    else if (g.status == CP_OK) {
-      hta_table tmp = {23, 0, 0, 0};
-      rc = emitPath(db, &tr, 0, &g, 0, 0, &tmp);
-      if (rc == SQLITE_OK) rc = emitSummary(&tmp, a->has_rank, a->rank, out);
-      hta_table_free(&tmp);
-    }
+    else if (g.status == CP_OK)
+      rc = emitPathOrSummary(db, &tr, 0, &g, what == F_JOB_SUMMARY, a->has_rank, a->rank, out);
   }
   cp_graph_free(&g);
   hta_traces_free(&tr);

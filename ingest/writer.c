@@ -39,12 +39,11 @@
 /* An INSERT of one or WR_MULTI rows and what each row's slot holds from its last binds
 ** (bindings outlive sqlite3_reset): bit c - 1 of null[slot]: parameter c holds NULL;
 ** of same[slot]: it holds the integer iv[slot][c - 1] (or the static text at that
-** address); file[slot]: the serial its trace_id (and rank) were bound for. */
+** address), so the file's constants (trace_id, rank) are bound once per slot and file. */
 typedef struct wr_slots {
   sqlite3_stmt *st;
   uint32_t null[WR_MULTI], same[WR_MULTI];
   int64_t iv[WR_MULTI][EV_COLS];
-  int64_t file[WR_MULTI];
 } wr_slots;
 
 struct wr_db {
@@ -62,7 +61,6 @@ struct wr_db {
   int64_t next_ord;                         /* ordinal the next event row should have */
   int64_t *lname, *lcat;                    /* local id -> database id */
   size_t lname_n, lcat_n, lname_cap, lcat_cap;
-  int64_t serial; /* counts wr_open_file() and wr_begin(): the file's constants changed */
   wr_slots ev_multi, ev_one, fl_multi, fl_one; /* the event and flow INSERTs */
   sqlite3_stmt *ins_counter, *ins_thread_p, *ins_thread_t, *ins_thread_s, *ins_string,
       *ins_category, *sel_string, *sel_category, *ins_job, *sel_job;
@@ -474,7 +472,6 @@ int wr_open_file(wr_db *w, char err[WR_ERR_MAX]) {
   sqlite3_finalize(st);
   w->lname_n = w->lcat_n = 0;
   w->ncounters = w->nflows = w->next_ord = 0;
-  w->serial++;
   return 0;
 }
 
@@ -504,7 +501,6 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   if (replace && wr_delete_hash(w, f->hash, wr_job_name(f->job), err)) return -1;
   sqlite3_stmt *st;
   w->rank = f->rank;
-  w->serial++;
   int64_t job = wr_job(w, wr_job_name(f->job), f->job_source);
   if (job < 0) return wr_fail(w, err, "job");
   int shared = rank_count(w, job, f->rank) > 0;
@@ -660,11 +656,8 @@ static void bind_event(wr_db *w, wr_slots *s, int slot, const bt_row *r, const c
   if (r->ord == w->next_ord && r->ord > 0) b_null(s, slot, base, 1);
   else b_int(s, slot, base, 1, hi | r->ord);
   w->next_ord = r->ord + 1;
-  if (s->file[slot] != w->serial) {
-    b_int(s, slot, base, 2, w->trace_id);
-    b_int(s, slot, base, 3, w->rank);
-    s->file[slot] = w->serial;
-  }
+  b_int(s, slot, base, 2, w->trace_id);
+  b_int(s, slot, base, 3, w->rank);
   b_int(s, slot, base, 4, r->seq);
   b_static(s, slot, base, 5, ph_text(r->ph), 1);
   b_opt(s, slot, base, 6, r->cat != BT_NONE, r->cat != BT_NONE ? w->lcat[r->cat] : 0);
@@ -697,10 +690,7 @@ static void bind_flow(wr_db *w, wr_slots *s, int slot, const bt_row *r, const ch
   if (w->nflows) b_null(s, slot, base, 1);
   else b_int(s, slot, base, 1, w->trace_id << 32);
   w->nflows++;
-  if (s->file[slot] != w->serial) {
-    b_int(s, slot, base, 2, w->trace_id);
-    s->file[slot] = w->serial;
-  }
+  b_int(s, slot, base, 2, w->trace_id);
   b_int(s, slot, base, 3, r->seq);
   b_static(s, slot, base, 4, ph_text(r->ph), 1);
   b_val(s, slot, base, 5, &r->id, r->has & BT_ID, arena);
