@@ -45,6 +45,7 @@ static const struct {
     {"collectives", hta_register_collectives},
     {"memory", hta_register_memory},
     {"critical_path", hta_register_critical_path},
+    {"op_perf", hta_register_op_perf},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {
