@@ -259,62 +259,70 @@ load_end:
   return rc;
 }
 
-static int nodeCmp(const void *a, const void *b) {
-  const opt_node *x = a, *y = b;
+typedef struct nkey {
+  int64_t ts;
+  int32_t seq, load; /* load: index in load order */
+} nkey;
+
+static int nkeyCmp(const void *a, const void *b) {
+  const nkey *x = a, *y = b;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Orders the nodes by (thread, ts, seq); *pos_of[load index] = position. */
+/* Orders the nodes by (thread, ts, seq) in place; *pos_of[load index] = position.
+** A stable bucket pass by thread (file order within a thread), a sort of the keys
+** of a thread's run only when it is out of order, then the permutation applied by
+** following its cycles, so that no second array of nodes is needed. */
 static int orderNodes(opt_trace *ot, size_t nthreads, int32_t **pos_of) {
   size_t n = ot->nnode;
   int32_t *start = sqlite3_malloc64((nthreads + 1) * sizeof *start);
-  int32_t *load = sqlite3_malloc64((n ? n : 1) * sizeof *load);
-  opt_node *sorted = sqlite3_malloc64((n ? n : 1) * sizeof *sorted);
+  nkey *k = sqlite3_malloc64((n ? n : 1) * sizeof *k);
   *pos_of = sqlite3_malloc64((n ? n : 1) * sizeof **pos_of);
-  if (!start || !load || !sorted || !*pos_of) {
+  if (!start || !k || !*pos_of) {
     sqlite3_free(start);
-    sqlite3_free(load);
-    sqlite3_free(sorted);
+    sqlite3_free(k);
     return SQLITE_NOMEM;
   }
   memset(start, 0, (nthreads + 1) * sizeof *start);
   for (size_t i = 0; i < n; i++) start[ot->nodes[i].thread + 1]++;
-  for (size_t k = 0; k < nthreads; k++) start[k + 1] += start[k];
-  for (size_t i = 0; i < n; i++) { /* stable bucket pass: file order within a thread */
-    int32_t p = start[ot->nodes[i].thread]++;
-    sorted[p] = ot->nodes[i];
-    load[p] = (int32_t)i;
+  for (size_t t = 0; t < nthreads; t++) start[t + 1] += start[t];
+  for (size_t i = 0; i < n; i++) {
+    const opt_node *e = &ot->nodes[i];
+    nkey x = {e->ts, e->seq, (int32_t)i};
+    k[start[e->thread]++] = x;
   }
-  /* each thread's run: sort only when it is not already in (ts, seq) order */
-  for (size_t lo = 0; lo < n;) {
+  for (size_t lo = 0; lo < n;) { /* each thread's run */
     size_t hi = lo + 1;
     int ordered = 1;
-    while (hi < n && sorted[hi].thread == sorted[lo].thread) {
-      if (nodeCmp(&sorted[hi - 1], &sorted[hi]) > 0) ordered = 0;
+    int32_t th = ot->nodes[k[lo].load].thread;
+    while (hi < n && ot->nodes[k[hi].load].thread == th) {
+      if (nkeyCmp(&k[hi - 1], &k[hi]) > 0) ordered = 0;
       hi++;
     }
-    if (!ordered) {
-      /* the load index travels in args' place while sorting */
-      for (size_t i = lo; i < hi; i++) {
-        int32_t tmp = sorted[i].args;
-        sorted[i].args = load[i];
-        load[i] = tmp;
-      }
-      qsort(sorted + lo, hi - lo, sizeof *sorted, nodeCmp);
-      for (size_t i = lo; i < hi; i++) {
-        int32_t li = sorted[i].args;
-        sorted[i].args = ot->nodes[li].args;
-        load[i] = li;
-      }
-    }
+    if (!ordered) qsort(k + lo, hi - lo, sizeof *k, nkeyCmp);
     lo = hi;
   }
-  for (size_t i = 0; i < n; i++) (*pos_of)[load[i]] = (int32_t)i;
-  sqlite3_free(ot->nodes);
-  ot->nodes = sorted;
+  for (size_t p = 0; p < n; p++) (*pos_of)[k[p].load] = (int32_t)p;
+  /* node at load index i goes to position pos_of[i]: follow each cycle once */
+  /* the node at load index k[p].load belongs at p: follow each cycle once */
+  for (size_t p0 = 0; p0 < n; p0++) {
+    if (k[p0].load < 0 || k[p0].load == (int32_t)p0) continue;
+    opt_node tmp = ot->nodes[p0];
+    size_t p = p0;
+    for (;;) {
+      int32_t from = k[p].load;
+      k[p].load = -1; /* placed */
+      if ((size_t)from == p0) {
+        ot->nodes[p] = tmp;
+        break;
+      }
+      ot->nodes[p] = ot->nodes[from];
+      p = (size_t)from;
+    }
+  }
   sqlite3_free(start);
-  sqlite3_free(load);
+  sqlite3_free(k);
   return SQLITE_OK;
 }
 
