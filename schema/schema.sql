@@ -179,8 +179,10 @@ INSERT OR IGNORE INTO kernel_type_rule(priority, pattern, kernel_type) VALUES
 -- The roofline's peaks (hta_op_perf): per device name pattern and compute spec, the peak
 -- TFLOPS and the memory bandwidth, dense (no sparsity), from the vendors' public datasheets
 -- and architecture whitepapers (source says which, form_factor which board). The device
--- of a trace is the first pattern by priority that GLOBs its device.name. Users may edit
--- and add rows (an H800, an RTX card...): the next query uses them.
+-- of a trace is the first pattern by priority that GLOBs its device.name. NVIDIA's
+-- matrix_fp32 is the TF32 tensor-core peak (float32 GEMMs run on it when TF32 is allowed,
+-- torch.set_float32_matmul_precision('high'); the FP32 peak is vector_fp32's). Users may
+-- edit and add rows (an H800, an RTX card...): the next query uses them.
 CREATE TABLE IF NOT EXISTS device_peak(
   device_pattern TEXT NOT NULL,          -- GLOB over device.name, case-sensitive
   priority       INTEGER NOT NULL,       -- patterns are tried by ascending priority
@@ -195,7 +197,7 @@ CREATE TABLE IF NOT EXISTS device_peak(
 INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_tflops, peak_tbps,
                                   form_factor, source) VALUES
   ('*H100*PCIe*', 10, 'matrix_fp64', 51.2, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
-  ('*H100*PCIe*', 10, 'matrix_fp32', 51.2, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
+  ('*H100*PCIe*', 10, 'matrix_fp32', 378, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
   ('*H100*PCIe*', 10, 'matrix_fp16', 756, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
   ('*H100*PCIe*', 10, 'matrix_bf16', 756, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
   ('*H100*PCIe*', 10, 'matrix_fp8', 1513, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
@@ -204,7 +206,7 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*H100*PCIe*', 10, 'vector_fp16', 102.4, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
   ('*H100*PCIe*', 10, 'vector_bf16', 102.4, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column'),
   ('*H100*', 11, 'matrix_fp64', 66.9, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
-  ('*H100*', 11, 'matrix_fp32', 66.9, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
+  ('*H100*', 11, 'matrix_fp32', 494.7, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
   ('*H100*', 11, 'matrix_fp16', 989.4, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
   ('*H100*', 11, 'matrix_bf16', 989.4, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
   ('*H100*', 11, 'matrix_fp8', 1978.9, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
@@ -213,7 +215,7 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*H100*', 11, 'vector_fp16', 133.8, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
   ('*H100*', 11, 'vector_bf16', 133.8, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (memory: H100 datasheet)'),
   ('*H200*', 20, 'matrix_fp64', 67, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
-  ('*H200*', 20, 'matrix_fp32', 67, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
+  ('*H200*', 20, 'matrix_fp32', 494.5, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
   ('*H200*', 20, 'matrix_fp16', 989.5, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
   ('*H200*', 20, 'matrix_bf16', 989.5, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
   ('*H200*', 20, 'matrix_fp8', 1979, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
@@ -222,7 +224,7 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*H200*', 20, 'vector_fp16', 133.8, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
   ('*H200*', 20, 'vector_bf16', 133.8, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: the H100 SXM5 whitepaper (same chip)'),
   ('*A100*80GB*PCIe*', 30, 'matrix_fp64', 19.5, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
-  ('*A100*80GB*PCIe*', 30, 'matrix_fp32', 19.5, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
+  ('*A100*80GB*PCIe*', 30, 'matrix_fp32', 156, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*PCIe*', 30, 'matrix_fp16', 312, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*PCIe*', 30, 'matrix_bf16', 312, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*PCIe*', 30, 'vector_fp64', 9.7, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
@@ -230,7 +232,7 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*A100*80GB*PCIe*', 30, 'vector_fp16', 78, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*PCIe*', 30, 'vector_bf16', 39, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*', 31, 'matrix_fp64', 19.5, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
-  ('*A100*80GB*', 31, 'matrix_fp32', 19.5, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
+  ('*A100*80GB*', 31, 'matrix_fp32', 156, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*', 31, 'matrix_fp16', 312, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*', 31, 'matrix_bf16', 312, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*', 31, 'vector_fp64', 9.7, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
@@ -238,7 +240,7 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*A100*80GB*', 31, 'vector_fp16', 78, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*80GB*', 31, 'vector_bf16', 39, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*', 32, 'matrix_fp64', 19.5, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
-  ('*A100*', 32, 'matrix_fp32', 19.5, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
+  ('*A100*', 32, 'matrix_fp32', 156, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*', 32, 'matrix_fp16', 312, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*', 32, 'matrix_bf16', 312, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*', 32, 'vector_fp64', 9.7, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
@@ -246,7 +248,7 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*A100*', 32, 'vector_fp16', 78, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*A100*', 32, 'vector_bf16', 39, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet and A100 Tensor Core GPU Architecture whitepaper (vector fp16/bf16)'),
   ('*B200*', 40, 'matrix_fp64', 37, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
-  ('*B200*', 40, 'matrix_fp32', 75, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
+  ('*B200*', 40, 'matrix_fp32', 1125, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*B200*', 40, 'matrix_fp16', 2250, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*B200*', 40, 'matrix_bf16', 2250, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*B200*', 40, 'matrix_fp8', 4500, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
@@ -255,14 +257,14 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*B200*', 40, 'vector_fp32', 75, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*B200*', 40, 'vector_fp16', 75, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*B200*', 40, 'vector_bf16', 75, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
-  ('*L4', 50, 'matrix_fp32', 30.3, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
+  ('*L4', 50, 'matrix_fp32', 60, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*L4', 50, 'matrix_fp16', 121, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*L4', 50, 'matrix_bf16', 121, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*L4', 50, 'matrix_fp8', 242.5, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*L4', 50, 'vector_fp32', 30.3, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*L4', 50, 'vector_fp16', 30.3, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
   ('*L4', 50, 'vector_bf16', 30.3, 0.3, 'L4 PCIe 24GB', 'NVIDIA L4 datasheet (tensor figures halved: the sheet gives them with sparsity); vector fp16/bf16: no published figure, the FP32 rate'),
-  ('*A10G*', 60, 'matrix_fp32', 31.2, 0.6, 'A10G 24GB (AWS)', 'NVIDIA A10 datasheet: NVIDIA publishes no A10G sheet (AWS''s variant of the A10), so an approximation; vector fp16/bf16: the FP32 rate'),
+  ('*A10G*', 60, 'matrix_fp32', 62.5, 0.6, 'A10G 24GB (AWS)', 'NVIDIA A10 datasheet: NVIDIA publishes no A10G sheet (AWS''s variant of the A10), so an approximation; vector fp16/bf16: the FP32 rate'),
   ('*A10G*', 60, 'matrix_fp16', 125, 0.6, 'A10G 24GB (AWS)', 'NVIDIA A10 datasheet: NVIDIA publishes no A10G sheet (AWS''s variant of the A10), so an approximation; vector fp16/bf16: the FP32 rate'),
   ('*A10G*', 60, 'matrix_bf16', 125, 0.6, 'A10G 24GB (AWS)', 'NVIDIA A10 datasheet: NVIDIA publishes no A10G sheet (AWS''s variant of the A10), so an approximation; vector fp16/bf16: the FP32 rate'),
   ('*A10G*', 60, 'vector_fp32', 31.2, 0.6, 'A10G 24GB (AWS)', 'NVIDIA A10 datasheet: NVIDIA publishes no A10G sheet (AWS''s variant of the A10), so an approximation; vector fp16/bf16: the FP32 rate'),

@@ -1,7 +1,7 @@
 -- hta_op_perf on GEMMs (op_perf.c OP-3..5, OP-10..12, OP-14): FLOPs and bytes by hand,
 -- the kernel time as the busy time of a call's GPU events, the roofline from device_peak.
 -- One trace, rank 0, an "NVIDIA H100 80GB HBM3" (device_peak: H100 SXM5, matrix_bf16
--- 989.4 TFLOPS, matrix_fp32 66.9, 3.35 TB/s). Times: ns in, µs out.
+-- 989.4 TFLOPS, matrix_fp32 (TF32) 494.7, 3.35 TB/s). Times: ns in, µs out.
 CREATE TEMP TABLE ev(seq, cat, name, ts, dur, stream, corr, link, args);
 INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash, event_count)
 VALUES (1, 0, 'distributedInfo', 'r0.json', 0, 'h1', 0);
@@ -80,7 +80,7 @@ SELECT 'opg_09_addmm', gflops = 0.001056768 AND bytes = 53760 AND kernel_us_tota
   AND json_extract(shapes, '$.transpose') IS NULL
   FROM hta_op_perf('instance') WHERE event_id = (1 << 32) | 6;
 SELECT 'opg_10_bmm', batch = 4 AND m = 8 AND n = 32 AND k = 16 AND gflops = 3.2768e-05
-  AND bytes = 14336 AND compute_spec = 'matrix_fp32' AND peak_tflops = 66.9
+  AND bytes = 14336 AND compute_spec = 'matrix_fp32' AND peak_tflops = 494.7
   FROM hta_op_perf('instance') WHERE event_id = (1 << 32) | 7;
 
 -- OP-12: the two mm calls are one signature: 10 and 20 µs
