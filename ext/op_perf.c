@@ -76,9 +76,10 @@
 **     (the sum of each launcher's busy time), percentage of all launchers' total,
 **     cumulative_percentage (in row order: kernel_us_total descending, then name),
 **     pct_of_gpu_time (of the trace's GPU busy time), and from the forward rows of
-**     the outermost modelled calls of that launcher category: gflops_total, tflops
-**     (their FLOPs over their kernel time) and pct_of_peak (their roofline time over
-**     their kernel time). 'name': per (launcher name, category), with
+**     the outermost modelled calls whose model has that launcher category (backward
+**     rows under its _bwd form: SDPA_fwd's under SDPA_bwd): gflops_total, tflops (their
+**     FLOPs over their kernel time) and pct_of_peak (their roofline time over their
+**     kernel time). 'name': per (launcher name, category), with
 **     subtree_kernel_us_total; the FLOPs from every forward row of that name.
 ** 14. group_by other than those: "hta_op_perf: group_by must be 'signature' or
 **     'instance'" (summary: 'category' or 'name').
@@ -700,19 +701,29 @@ static int summaryRows(op_run *r, const hta_trace *t, const opt_trace *ot, const
     g->subtree_ns += L->subtree_ns;
     total += L->direct_ns;
   }
-  /* FLOPs: forward rows, by their model's launcher category (outermost) or name */
+  /* FLOPs: the rows of each model's launcher category (outermost; backward rows under
+  ** its _bwd form), or of each name's forward rows */
   for (size_t i = 0; rc == SQLITE_OK && i < cs->n; i++) {
     const op_call *c = &cs->v[i];
     const opt_node *e = &ot->nodes[c->node];
-    if (c->bwd) continue;
     const char *cat = opm_launcher_category(opm_defs[e->model].name);
+    char bcat[32];
     if (by_name) {
-      for (size_t k = 0; k < n; k++)
+      for (size_t k = 0; k < n && !c->bwd; k++)
         if (v[k].name_id == e->name_id) addFlops(&v[k], c);
-    } else if (c->outermost && cat) {
-      sum_group *g = findGroup(v, n, cat, 0, 0);
-      if (g) addFlops(g, c);
+      continue;
     }
+    if (c->bwd) { /* SDPA_fwd -> SDPA_bwd; a category without _fwd has no backward launchers */
+      size_t len = cat ? strlen(cat) : 0;
+      if (len < 4 || len >= sizeof bcat || strcmp(cat + len - 4, "_fwd")) continue;
+      memcpy(bcat, cat, len - 4);
+      memcpy(bcat + len - 4, "_bwd", 5);
+      cat = bcat;
+    } else if (!c->outermost) {
+      continue;
+    }
+    sum_group *g = cat ? findGroup(v, n, cat, 0, 0) : 0;
+    if (g) addFlops(g, c);
   }
   if (rc != SQLITE_OK) goto sum_end;
   {
