@@ -82,9 +82,13 @@ void hrShownNote(hr_ctx *x);
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
               const char *ylabel, const char *unit);
 
-/* report_more.c: sections 11-13. */
+/* report_more.c: sections 11-13, and hrMat into temp.NAME that notes an empty result. */
 void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);
+int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note);
+
+/* report_perf.c: section 14. */
+void hrPerf(hr_ctx *x);
 
 #endif
