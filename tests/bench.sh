@@ -144,6 +144,8 @@ hta_memory_summary|SELECT * FROM hta_memory_summary
 hta_critical_path|SELECT * FROM hta_critical_path
 hta_critical_path_summary|SELECT * FROM hta_critical_path_summary
 hta_critical_path_job|SELECT * FROM hta_critical_path_job
+hta_op_perf|SELECT * FROM hta_op_perf
+hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
 EOS
 
 # Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the
