@@ -139,10 +139,10 @@ enum {
 };
 
 /* ---------------------------------------------------------------- hta_op_perf_summary columns */
-#define OS_SCHEMA                                                                              \
-  "CREATE TABLE x(rank INTEGER, launcher_category TEXT, name TEXT, calls INTEGER,"             \
-  " kernel_us_total REAL, subtree_kernel_us_total REAL, percentage REAL,"                      \
-  " cumulative_percentage REAL, pct_of_gpu_time REAL, gflops_total REAL, tflops REAL,"         \
+#define OS_SCHEMA                                                                      \
+  "CREATE TABLE x(rank INTEGER, launcher_category TEXT, name TEXT, calls INTEGER,"     \
+  " kernel_us_total REAL, subtree_kernel_us_total REAL, percentage REAL,"              \
+  " cumulative_percentage REAL, pct_of_gpu_time REAL, gflops_total REAL, tflops REAL," \
   " pct_of_peak REAL, trace_id INTEGER, group_by HIDDEN)"
 enum {
   OS_RANK,
@@ -265,7 +265,7 @@ typedef struct op_call {
   size_t kfirst, kn; /* its GPU rows: kv[kfirst..+kn), by start */
   double gflops, tflops, tbps, fpb, roof_us, pct;
   const peak_row *peak;
-  int bound; /* -1 none, 0 memory, 1 compute */
+  int bound;     /* -1 none, 0 memory, 1 compute */
   int outermost; /* no modelled call above it has a forward row (OP-13) */
 } op_call;
 
@@ -349,8 +349,7 @@ call_oom:
 }
 
 /* Every call of trace OT (OP-4): forward rows, then backward rows, in node order. */
-static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long dev,
-                        op_calls *cs) {
+static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long dev, op_calls *cs) {
   unsigned char *mark = sqlite3_malloc64(ot->gpu.n ? ot->gpu.n : 1);
   int32_t *bl = 0;
   size_t nb = 0, ab = 0;
@@ -369,7 +368,8 @@ static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long 
     int32_t hi = e->in_tree ? e->sub_end : p;
     for (int32_t j = p; j <= hi; j++) {
       if (j != p && !ot->nodes[j].in_tree) continue;
-      for (int32_t k = ot->boff[j]; k < ot->boff[j + 1]; k++) HTA_PUSH(bl, nb, ab, 16, ot->bwd[k], calls_oom);
+      for (int32_t k = ot->boff[j]; k < ot->boff[j + 1]; k++)
+        HTA_PUSH(bl, nb, ab, 16, ot->bwd[k], calls_oom);
     }
     rc = addCall(ot, cs, p, 1, bl, nb, mark, pk, dev);
   }
@@ -484,12 +484,14 @@ static int instanceRow(op_run *r, const hta_trace *t, const opt_trace *ot, const
   sqlite3_str *s = sqlite3_str_new(0);
   sqlite3_str_appendchar(s, 1, '[');
   for (size_t i = 0; i < c->kn; i++)
-    sqlite3_str_appendf(s, "%s%lld", i ? "," : "", (long long)ot->gpu.a[cs->kv[c->kfirst + i]].event_id);
+    sqlite3_str_appendf(s, "%s%lld", i ? "," : "",
+                        (long long)ot->gpu.a[cs->kv[c->kfirst + i]].event_id);
   sqlite3_str_appendchar(s, 1, ']');
   rc = sqlite3_str_errcode(s);
   char *z = sqlite3_str_finish(s);
   if (rc == SQLITE_OK && !z) rc = SQLITE_NOMEM;
-  if (rc == SQLITE_OK) row[OC_KIDS].type = SQLITE_TEXT, row[OC_KIDS].owned = 1, row[OC_KIDS].v.s = z;
+  if (rc == SQLITE_OK)
+    row[OC_KIDS].type = SQLITE_TEXT, row[OC_KIDS].owned = 1, row[OC_KIDS].v.s = z;
   else sqlite3_free(z);
   return rc;
 }
@@ -513,8 +515,8 @@ typedef struct sig_ref {
 } sig_ref;
 
 static int sameKey(const sig_ref *x, const sig_ref *y) {
-  return !strcmp(x->table, y->table) && x->name_id == y->name_id &&
-         !strcmp(x->shapes, y->shapes) && !strcmp(x->dtypes, y->dtypes);
+  return !strcmp(x->table, y->table) && x->name_id == y->name_id && !strcmp(x->shapes, y->shapes) &&
+         !strcmp(x->dtypes, y->dtypes);
 }
 
 static int sigCmp(const void *a, const void *b) {
@@ -744,7 +746,9 @@ static int summaryRows(op_run *r, const hta_trace *t, const opt_trace *ot, const
     if (!row) goto sum_oom;
     hta_cell_int(&row[OS_RANK], t->rank);
     hta_cell_static(&row[OS_CATEGORY], g->category);
-    if (g->name) row[OS_NAME].type = SQLITE_TEXT, row[OS_NAME].owned = 1, row[OS_NAME].v.s = g->name, g->name = 0;
+    if (g->name)
+      row[OS_NAME].type = SQLITE_TEXT, row[OS_NAME].owned = 1, row[OS_NAME].v.s = g->name,
+      g->name = 0;
     hta_cell_int(&row[OS_CALLS], g->calls);
     hta_cell_double(&row[OS_KTOTAL], (double)g->direct_ns / 1000.0);
     if (by_name) hta_cell_double(&row[OS_SUBTREE], (double)g->subtree_ns / 1000.0);
@@ -794,7 +798,8 @@ static int traceRows(op_run *r, const hta_trace *t) {
 static int groupBy(const hta_tvf_args *a, const char *fn, const char *dflt, const char *alt,
                    int *mode, char **pzErr) {
   sqlite3_value *v = a->v[0];
-  const char *s = v && sqlite3_value_type(v) != SQLITE_NULL ? (const char *)sqlite3_value_text(v) : dflt;
+  const char *s =
+      v && sqlite3_value_type(v) != SQLITE_NULL ? (const char *)sqlite3_value_text(v) : dflt;
   *mode = 0;
   if (v && sqlite3_value_type(v) == SQLITE_TEXT && s && !strcmp(s, alt)) *mode = 1;
   else if (!v || (sqlite3_value_type(v) == SQLITE_TEXT && s && !strcmp(s, dflt))) *mode = 0;

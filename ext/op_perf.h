@@ -111,10 +111,10 @@ enum {
 /* A modelled name (op_perf_names.c). */
 typedef struct opm_def {
   const char *name;
-  int kind;     /* OPM_* of op_perf_model.c */
-  int family;   /* OPF_* */
-  int to_bwd;   /* its forward-pass rows belong to the family's _bwd table (OP-4) */
-  int has_bwd;  /* the model has backward formulas: a backward-pass row is possible */
+  int kind;    /* OPM_* of op_perf_model.c */
+  int family;  /* OPF_* */
+  int to_bwd;  /* its forward-pass rows belong to the family's _bwd table (OP-4) */
+  int has_bwd; /* the model has backward formulas: a backward-pass row is possible */
 } opm_def;
 
 /* The names with a model, and their number. */
@@ -136,9 +136,9 @@ typedef struct op_cost {
   int has_bytes; /* 0: an element size is unknown */
   int64_t m, n, k, batch;
   int has_mnk;
-  char spec[16];  /* compute spec: "matrix_bf16", "vector_fp32"...; "" when none */
-  char *shapes;   /* JSON object of the parameters (sqlite3_malloc'd) */
-  char *dtypes;   /* JSON of the dtype parameter (sqlite3_malloc'd); NULL when none */
+  char spec[16]; /* compute spec: "matrix_bf16", "vector_fp32"...; "" when none */
+  char *shapes;  /* JSON object of the parameters (sqlite3_malloc'd) */
+  char *dtypes;  /* JSON of the dtype parameter (sqlite3_malloc'd); NULL when none */
 } op_cost;
 
 /* The names of the call's GPU events in start order (for the GEMM transpose). */
@@ -175,13 +175,13 @@ void opt_ids_free(opt_ids *ids);
 typedef struct opt_node {
   int64_t ts, end; /* ns */
   int64_t event_id;
-  int32_t seq;     /* position in traceEvents */
+  int32_t seq; /* position in traceEvents */
   int32_t name_id;
-  int32_t thread;  /* index of its (pid, tid) */
-  int32_t parent;  /* position of its parent in the tree order; -1 */
-  int32_t sub_end; /* position of the last event of its subtree (itself when a leaf) */
-  int32_t args;    /* index into opt_trace.args; -1 */
-  int16_t model;   /* index into opm_defs; -1 */
+  int32_t thread;      /* index of its (pid, tid) */
+  int32_t parent;      /* position of its parent in the tree order; -1 */
+  int32_t sub_end;     /* position of the last event of its subtree (itself when a leaf) */
+  int32_t args;        /* index into opt_trace.args; -1 */
+  int16_t model;       /* index into opm_defs; -1 */
   uint8_t is_runtime;  /* cuda_runtime / cuda_driver (else cpu_op) */
   uint8_t in_tree;     /* 0: left out by the bleed rule (OP-2) */
   uint8_t is_bwd_node; /* named autograd::engine::evaluate_function: ... */
@@ -190,8 +190,8 @@ typedef struct opt_node {
 /* A launcher (OP-8): the innermost operator around the launch of non-communication
 ** GPU events, else the runtime call itself. */
 typedef struct opt_launcher {
-  int32_t node;       /* position */
-  int32_t first;      /* its direct GPU events: opt_trace.lgpu[first..first+n), by start */
+  int32_t node;  /* position */
+  int32_t first; /* its direct GPU events: opt_trace.lgpu[first..first+n), by start */
   int32_t n;
   int64_t direct_ns;  /* busy time of its direct GPU events */
   int64_t subtree_ns; /* busy time of every GPU event under it */
@@ -200,8 +200,8 @@ typedef struct opt_launcher {
 typedef struct opt_trace {
   opt_node *nodes; /* in tree order: by (thread, ts, seq) */
   size_t nnode;
-  hta_gpu_rows gpu;  /* the trace's GPU rows (gpu.c), in file order */
-  int32_t *gpu_node; /* per GPU row: the position of the runtime event it is linked to; -1 */
+  hta_gpu_rows gpu;        /* the trace's GPU rows (gpu.c), in file order */
+  int32_t *gpu_node;       /* per GPU row: the position of the runtime event it is linked to; -1 */
   unsigned char *gpu_comm; /* per GPU row: a communication kernel (OP-8) */
   /* GPU events linked to each runtime node: gidx[goff[p]..goff[p+1]) (file order) */
   int32_t *goff, *gidx;

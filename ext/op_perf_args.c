@@ -149,24 +149,24 @@ static int readString(opa_arena *a, const char **pp, const char *e) {
     char c = *p++;
     uint32_t u;
     switch (c) {
-      case 'b': rc = pushChar(a, '\b'); break;
-      case 'f': rc = pushChar(a, '\f'); break;
-      case 'n': rc = pushChar(a, '\n'); break;
-      case 'r': rc = pushChar(a, '\r'); break;
-      case 't': rc = pushChar(a, '\t'); break;
-      case 'u':
-        if (!hex4(p, e, &u)) break;
-        p += 4;
-        if (u >= 0xD800 && u < 0xDC00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
-          uint32_t lo;
-          if (hex4(p + 2, e, &lo) && lo >= 0xDC00 && lo < 0xE000) {
-            u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-            p += 6;
-          }
+    case 'b': rc = pushChar(a, '\b'); break;
+    case 'f': rc = pushChar(a, '\f'); break;
+    case 'n': rc = pushChar(a, '\n'); break;
+    case 'r': rc = pushChar(a, '\r'); break;
+    case 't': rc = pushChar(a, '\t'); break;
+    case 'u':
+      if (!hex4(p, e, &u)) break;
+      p += 4;
+      if (u >= 0xD800 && u < 0xDC00 && e - p >= 6 && p[0] == '\\' && p[1] == 'u') {
+        uint32_t lo;
+        if (hex4(p + 2, e, &lo) && lo >= 0xDC00 && lo < 0xE000) {
+          u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
+          p += 6;
         }
-        rc = pushUtf8(a, u);
-        break;
-      default: rc = pushChar(a, c); break; /* \" \\ \/ and anything else as itself */
+      }
+      rc = pushUtf8(a, u);
+      break;
+    default: rc = pushChar(a, c); break; /* \" \\ \/ and anything else as itself */
     }
   }
   if (rc == SQLITE_OK) rc = pushChar(a, 0);

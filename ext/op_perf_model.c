@@ -304,8 +304,8 @@ static void jTypes(sqlite3_str *s, const char *const *t, int n) {
 /* The model's result under construction. */
 typedef struct build {
   mctx m;
-  jout j;           /* shapes */
-  sqlite3_str *dt;  /* dtypes */
+  jout j;          /* shapes */
+  sqlite3_str *dt; /* dtypes */
   op_cost *c;
 } build;
 
@@ -346,8 +346,9 @@ static int gemmTranspose(const char *name, int *ta, int *tb) {
 static void gemmCommon(build *b, int64_t batch, int64_t M, int64_t N, int64_t K, int bias) {
   op_cost *c = b->c;
   c->m = M, c->n = N, c->k = K, c->batch = batch, c->has_mnk = 1;
-  c->flops = (double)mul(&b->m, batch, add(&b->m, mul(&b->m, 2, mul(&b->m, M, mul(&b->m, N, K))),
-                                           bias ? mul(&b->m, M, N) : 0));
+  c->flops = (double)mul(
+      &b->m, batch,
+      add(&b->m, mul(&b->m, 2, mul(&b->m, M, mul(&b->m, N, K))), bias ? mul(&b->m, M, N) : 0));
 }
 
 /* The GEMM bytes: (MK*ba + KN*bb + MN*bo + N*bbias) per batch; unknown when a size is. */
@@ -369,8 +370,13 @@ static void gemmTail(build *b, int64_t batch, const op_kernels *k, int batch_fir
     if (r == 0) continue;
     if (r > 0) {
       jKey(&b->j, "transpose");
-      sqlite3_str_appendf(b->j.s, "[%s,%s]", ta < 0 ? "null" : ta ? "true" : "false",
-                          tb < 0 ? "null" : tb ? "true" : "false");
+      sqlite3_str_appendf(b->j.s, "[%s,%s]",
+                          ta < 0 ? "null"
+                          : ta   ? "true"
+                                 : "false",
+                          tb < 0 ? "null"
+                          : tb   ? "true"
+                                 : "false");
     }
     break;
   }
@@ -476,10 +482,12 @@ static void modelSdpa(build *b, int kind, int bwd) {
   } else {
     int64_t g = HQ / HKV - 1, s2 = mul(x, 2, mul(x, NQ, NKV));
     f = (kind == OPM_SDPA_EFF ? 0 : mul(x, mul(x, B, HQ), mul(x, s2, dqk))); /* recompute */
-    f = add(x, f, add(x, mul(x, mul(x, B, HQ), mul(x, s2, dv)), mul(x, mul(x, B, NKV), mul(x, dv, g))));
+    f = add(x, f,
+            add(x, mul(x, mul(x, B, HQ), mul(x, s2, dv)), mul(x, mul(x, B, NKV), mul(x, dv, g))));
     f = add(x, f, mul(x, mul(x, B, HQ), mul(x, s2, dv)));
     f = add(x, f, mul(x, mul(x, B, HQ), mul(x, s2, dqk)));
-    f = add(x, f, add(x, mul(x, mul(x, B, HQ), mul(x, s2, dqk)), mul(x, mul(x, B, NKV), mul(x, dqk, g))));
+    f = add(x, f,
+            add(x, mul(x, mul(x, B, HQ), mul(x, s2, dqk)), mul(x, mul(x, B, NKV), mul(x, dqk, g))));
   }
   if (causal && NQ != NKV) { /* TraceLens raises */
     m->ok = 0;
@@ -489,8 +497,10 @@ static void modelSdpa(build *b, int kind, int bwd) {
   /* OP-6 b: the dtype's element size (TraceLens: 2 bytes whatever the dtype) */
   const char *t[2] = {type(m, 0), type(m, 1)};
   int bpe = bpeOf(t[0]);
-  int64_t q_el = mul(x, mul(x, B, NQ), mul(x, HQ, dqk)), k_el = mul(x, mul(x, B, NKV), mul(x, HKV, dqk));
-  int64_t v_el = mul(x, mul(x, B, NKV), mul(x, HKV, dv)), o_el = mul(x, mul(x, B, NQ), mul(x, HQ, dv));
+  int64_t q_el = mul(x, mul(x, B, NQ), mul(x, HQ, dqk)),
+          k_el = mul(x, mul(x, B, NKV), mul(x, HKV, dqk));
+  int64_t v_el = mul(x, mul(x, B, NKV), mul(x, HKV, dv)),
+          o_el = mul(x, mul(x, B, NQ), mul(x, HQ, dv));
   int64_t el = bwd ? add(x, mul(x, 2, add(x, add(x, q_el, k_el), v_el)), o_el)
                    : add(x, add(x, q_el, k_el), add(x, v_el, o_el));
   if (bpe) b->c->bytes = mul(x, el, bpe), b->c->has_bytes = 1;
@@ -571,7 +581,9 @@ static void modelConv(build *b, int bwd_op) {
       y[2 + i] = (xi - 1) * st[i] - 2 * pad[i] + dil[i] * (ki - 1) + op[i] + 1;
     } else {
       if (st[i] == 0) m->ok = 0;
-      else y[2 + i] = (int64_t)((double)(xi + 2 * pad[i] - dil[i] * (ki - 1) - 1) / (double)st[i] + 1.0);
+      else
+        y[2 + i] =
+            (int64_t)((double)(xi + 2 * pad[i] - dil[i] * (ki - 1) - 1) / (double)st[i] + 1.0);
     }
   }
   if (!m->ok) return;
@@ -725,7 +737,8 @@ static void modelBinary(build *b) {
   else bo = 0;
   b->c->flops = (double)nout;
   if (b1 && b2 && bo) {
-    b->c->bytes = add(m, add(m, mul(m, prod(m, s1, 0), b1), mul(m, prod(m, s2, 0), b2)), mul(m, nout, bo));
+    b->c->bytes =
+        add(m, add(m, mul(m, prod(m, s1, 0), b1), mul(m, prod(m, s2, 0), b2)), mul(m, nout, bo));
     b->c->has_bytes = 1;
   }
   jShape(&b->j, "shape_in1", s1);
@@ -798,7 +811,8 @@ static void normBwd(build *b, const norm *z) {
   }
   b->c->flops = (double)z->C * fpc;
   if (!z->bpe) return;
-  int64_t bb = add(m, mul(m, z->n, z->bpe), mul(m, mul(m, z->n, z->bpe), z->mask0 && z->training ? 2 : 1));
+  int64_t bb =
+      add(m, mul(m, z->n, z->bpe), mul(m, mul(m, z->n, z->bpe), z->mask0 && z->training ? 2 : 1));
   if (z->training) bb = add(m, bb, mul(m, z->C, z->bpe));
   if (z->affine) {
     bb = add(m, bb, mul(m, z->C, z->bpe));
@@ -839,7 +853,8 @@ static void modelNorm(build *b, int kind) {
   mctx *m = &b->m;
   norm z;
   memset(&z, 0, sizeof z);
-  int ix = kind == OPM_BN_BWD || kind == OPM_LN_BWD || kind == OPM_AITER_RMSOUT || kind == OPM_RMS_ADD;
+  int ix =
+      kind == OPM_BN_BWD || kind == OPM_LN_BWD || kind == OPM_AITER_RMSOUT || kind == OPM_RMS_ADD;
   shape x = dims(m, ix), sx = need(m, OPA_STRIDES, ix);
   needTypes(m, ix, 1);
   if (!m->ok) return;
@@ -849,81 +864,81 @@ static void modelNorm(build *b, int kind) {
   z.n = prod(m, x, 0);
   z.bpe = bpeOf(t);
   switch (kind) {
-    case OPM_BN: /* OP-6 d: (input, weight, bias, running_mean, running_var, training, ...) */
-    case OPM_IN:
-      z.C = at(m, x, 1);
-      z.affine = present(m, 1);
-      z.has_bias = present(m, 2);
-      z.training = !strcmp(conc(m, 5), "True");
-      normFwd(b, &z);
-      break;
-    case OPM_LN:
-      z.C = litProd(m, 1);
-      z.affine = present(m, 2);
-      z.has_bias = present(m, 3);
-      z.training = 1;
-      normFwd(b, &z);
-      break;
-    case OPM_GN:
-    case OPM_GN_NATIVE:
-      z.C = at(m, x, 1); /* the groups play no part (TraceLens) */
-      z.affine = present(m, kind == OPM_GN ? 2 : 1);
-      z.has_bias = present(m, kind == OPM_GN ? 3 : 2);
-      z.training = 1;
-      normFwd(b, &z);
-      break;
-    case OPM_BN_BWD: /* (grad_out, input, weight, ..., train, eps, output_mask) */
-    case OPM_BN_BWD_LIB: {
-      z.C = at(m, x, 1);
-      z.affine = present(m, 2);
-      z.has_bias = 1;
-      if (kind == OPM_BN_BWD_LIB) {
-        z.training = 0; /* by TraceLens's assertion */
-        z.mask0 = 1;
-        nmask = 1;
-      } else {
-        z.training = !strcmp(conc(m, 7), "True");
-        const char *ms = str(m, OPA_CONC, 9);
-        nmask = ms ? parseList(ms, mask, 3, 0) : -1;
-        if (nmask < 1) mask[0] = 1, nmask = 1;
-        z.mask0 = mask[0];
-      }
-      with_mask = 1;
-      normBwd(b, &z);
-      break;
-    }
-    case OPM_LN_BWD: { /* (grad_out, input, normalized_shape, mean, rstd, weight, bias, mask) */
-      z.C = litProd(m, 2);
-      nmask = parseList(conc(m, 7), mask, 3, 0);
-      if (nmask < 3) m->ok = 0;
-      z.affine = (int)mask[1];
-      z.has_bias = (int)mask[2];
-      z.training = 1;
+  case OPM_BN: /* OP-6 d: (input, weight, bias, running_mean, running_var, training, ...) */
+  case OPM_IN:
+    z.C = at(m, x, 1);
+    z.affine = present(m, 1);
+    z.has_bias = present(m, 2);
+    z.training = !strcmp(conc(m, 5), "True");
+    normFwd(b, &z);
+    break;
+  case OPM_LN:
+    z.C = litProd(m, 1);
+    z.affine = present(m, 2);
+    z.has_bias = present(m, 3);
+    z.training = 1;
+    normFwd(b, &z);
+    break;
+  case OPM_GN:
+  case OPM_GN_NATIVE:
+    z.C = at(m, x, 1); /* the groups play no part (TraceLens) */
+    z.affine = present(m, kind == OPM_GN ? 2 : 1);
+    z.has_bias = present(m, kind == OPM_GN ? 3 : 2);
+    z.training = 1;
+    normFwd(b, &z);
+    break;
+  case OPM_BN_BWD: /* (grad_out, input, weight, ..., train, eps, output_mask) */
+  case OPM_BN_BWD_LIB: {
+    z.C = at(m, x, 1);
+    z.affine = present(m, 2);
+    z.has_bias = 1;
+    if (kind == OPM_BN_BWD_LIB) {
+      z.training = 0; /* by TraceLens's assertion */
+      z.mask0 = 1;
+      nmask = 1;
+    } else {
+      z.training = !strcmp(conc(m, 7), "True");
+      const char *ms = str(m, OPA_CONC, 9);
+      nmask = ms ? parseList(ms, mask, 3, 0) : -1;
+      if (nmask < 1) mask[0] = 1, nmask = 1;
       z.mask0 = mask[0];
-      with_mask = 1;
-      normBwd(b, &z);
-      break;
     }
-    case OPM_RMS:
-      z.C = litProd(m, 1);
-      z.affine = present(m, 2);
-      normRms(b, &z, 0);
-      break;
-    case OPM_AITER_RMS:
-      z.C = at(m, dims(m, 1), 0);
-      z.affine = 1;
-      normRms(b, &z, 0);
-      break;
-    case OPM_AITER_RMSOUT:
-      z.C = at(m, dims(m, 2), 0);
-      z.affine = 1;
-      normRms(b, &z, 0);
-      break;
-    case OPM_RMS_ADD:
-      z.C = at(m, dims(m, 4), 0);
-      z.affine = 1;
-      normRms(b, &z, 1);
-      break;
+    with_mask = 1;
+    normBwd(b, &z);
+    break;
+  }
+  case OPM_LN_BWD: { /* (grad_out, input, normalized_shape, mean, rstd, weight, bias, mask) */
+    z.C = litProd(m, 2);
+    nmask = parseList(conc(m, 7), mask, 3, 0);
+    if (nmask < 3) m->ok = 0;
+    z.affine = (int)mask[1];
+    z.has_bias = (int)mask[2];
+    z.training = 1;
+    z.mask0 = mask[0];
+    with_mask = 1;
+    normBwd(b, &z);
+    break;
+  }
+  case OPM_RMS:
+    z.C = litProd(m, 1);
+    z.affine = present(m, 2);
+    normRms(b, &z, 0);
+    break;
+  case OPM_AITER_RMS:
+    z.C = at(m, dims(m, 1), 0);
+    z.affine = 1;
+    normRms(b, &z, 0);
+    break;
+  case OPM_AITER_RMSOUT:
+    z.C = at(m, dims(m, 2), 0);
+    z.affine = 1;
+    normRms(b, &z, 0);
+    break;
+  case OPM_RMS_ADD:
+    z.C = at(m, dims(m, 4), 0);
+    z.affine = 1;
+    normRms(b, &z, 1);
+    break;
   }
   if (!m->ok) return;
   normParams(b, x, sx, t, &z, with_mask, mask, nmask);
@@ -982,9 +997,9 @@ static void modelReduce(build *b, const char *name, int bwd) {
   jInt(&b->j, "num_input_elems", n_in);
   jInt(&b->j, "num_output_elems", n_out);
   if (with_type) {
-    const char *rt = strstr(name, "mean")  ? "mean"
-                     : strstr(name, "max") ? "max"
-                     : strstr(name, "min") ? "min"
+    const char *rt = strstr(name, "mean")   ? "mean"
+                     : strstr(name, "max")  ? "max"
+                     : strstr(name, "min")  ? "min"
                      : strstr(name, "norm") ? "norm"
                                             : "sum";
     jKey(&b->j, "reduce_type");
@@ -1054,27 +1069,27 @@ int opm_cost(const opm_def *def, const opa_arena *arena, const op_args *a, const
   b.j.s = sqlite3_str_new(0);
   sqlite3_str_appendchar(b.j.s, 1, '{');
   switch (def->kind) {
-    case OPM_MM:
-    case OPM_ADDMM:
-    case OPM_BMM:
-    case OPM_BADDBMM:
-    case OPM_SCALED_MM:
-    case OPM_AITER_GEMM:
-    case OPM_VLLM_GEMM: modelGemm(&b, def->kind, k); break;
-    case OPM_SDPA_FLASH:
-    case OPM_SDPA_EFF:
-    case OPM_FA_FUNC: modelSdpa(&b, def->kind, bwd); break;
-    case OPM_CONV: modelConv(&b, 0); break;
-    case OPM_CONV_BWD: modelConv(&b, 1); break;
-    case OPM_UNARY:
-    case OPM_UPSAMPLE:
-    case OPM_REPPAD:
-    case OPM_SILU_MUL: modelUnary(&b, def->kind, def->name); break;
-    case OPM_BINARY: modelBinary(&b); break;
-    case OPM_REDUCE: modelReduce(&b, def->name, bwd); break;
-    case OPM_SGL_ROPE: modelRope(&b); break;
-    case OPM_STORE_CACHE: modelStoreCache(&b); break;
-    default: modelNorm(&b, def->kind); break;
+  case OPM_MM:
+  case OPM_ADDMM:
+  case OPM_BMM:
+  case OPM_BADDBMM:
+  case OPM_SCALED_MM:
+  case OPM_AITER_GEMM:
+  case OPM_VLLM_GEMM: modelGemm(&b, def->kind, k); break;
+  case OPM_SDPA_FLASH:
+  case OPM_SDPA_EFF:
+  case OPM_FA_FUNC: modelSdpa(&b, def->kind, bwd); break;
+  case OPM_CONV: modelConv(&b, 0); break;
+  case OPM_CONV_BWD: modelConv(&b, 1); break;
+  case OPM_UNARY:
+  case OPM_UPSAMPLE:
+  case OPM_REPPAD:
+  case OPM_SILU_MUL: modelUnary(&b, def->kind, def->name); break;
+  case OPM_BINARY: modelBinary(&b); break;
+  case OPM_REDUCE: modelReduce(&b, def->name, bwd); break;
+  case OPM_SGL_ROPE: modelRope(&b); break;
+  case OPM_STORE_CACHE: modelStoreCache(&b); break;
+  default: modelNorm(&b, def->kind); break;
   }
   sqlite3_str_appendchar(b.j.s, 1, '}');
   int rc = sqlite3_str_errcode(b.j.s);

@@ -217,12 +217,14 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
     n.event_id = sqlite3_column_int64(st, 0);
     n.seq = (int32_t)sqlite3_column_int64(st, 1);
     n.is_runtime = (uint8_t)sqlite3_column_int(st, 2);
-    n.name_id = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 3);
+    n.name_id =
+        sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 3);
     n.ts = sqlite3_column_int64(st, 6);
     n.end = hta_end(n.ts, sqlite3_column_int64(st, 7));
     n.parent = n.args = -1;
     n.model = -1;
-    if ((rc = valueKey(st, 4, &tk, &pid)) != SQLITE_OK || (rc = valueKey(st, 5, &tk, &tid)) != SQLITE_OK)
+    if ((rc = valueKey(st, 4, &tk, &pid)) != SQLITE_OK ||
+        (rc = valueKey(st, 5, &tk, &tid)) != SQLITE_OK)
       break;
     if ((n.thread = threadOf(threads, nthreads, &ath, pid, tid, &last)) < 0) goto load_oom;
     if (!n.is_runtime) {
@@ -588,8 +590,8 @@ void opt_trace_free(opt_trace *ot) {
 }
 
 /* ---------------------------------------------------------------- queries */
-static int appendNode(const opt_trace *ot, int32_t p, unsigned char *mark, int32_t **pv,
-                      size_t *pn, size_t *pa) {
+static int appendNode(const opt_trace *ot, int32_t p, unsigned char *mark, int32_t **pv, size_t *pn,
+                      size_t *pa) {
   for (int32_t k = ot->goff[p]; k < ot->goff[p + 1]; k++) {
     int32_t g = ot->gidx[k];
     if (mark[g]) continue;

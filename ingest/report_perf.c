@@ -20,11 +20,11 @@
 
 #include "report_int.h"
 
-#define HR_OP_TOP 15     /* operators in the top table */
-#define HR_RL_SPECS 4    /* roofline lines per chart */
-#define HR_RL_W 870      /* chart size, px */
+#define HR_OP_TOP 15  /* operators in the top table */
+#define HR_RL_SPECS 4 /* roofline lines per chart */
+#define HR_RL_W 870   /* chart size, px */
 #define HR_RL_H 380
-#define HR_RL_MAXCAT 16  /* categories with a colour of their own */
+#define HR_RL_MAXCAT 16 /* categories with a colour of their own */
 
 typedef struct rl_point {
   double ai, tflops, kus, pct; /* FLOPs / byte, TFLOPS, kernel µs, % of peak (NaN) */
@@ -59,15 +59,14 @@ static void rlChart(sv_buf *o, const char *title, const rl_point *p, size_t n, c
   xlo = floor(log10(xlo)), xhi = ceil(log10(xhi)), ylo = floor(log10(ylo)), yhi = ceil(log10(yhi));
   if (xhi <= xlo) xhi = xlo + 1;
   if (yhi <= ylo) yhi = ylo + 1;
-  sv_printf(o,
-            "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", HR_RL_W,
+  sv_printf(o, "<svg class=\"chart\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"", HR_RL_W,
             HR_RL_H);
   sv_esc(o, title);
   sv_puts(o, "\">");
   for (double d = xlo; d <= xhi + 1e-9; d++) { /* decades */
     double x = rlPos(pow(10, d), xlo, xhi, left, right);
-    sv_printf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, top, x,
-              bottom);
+    sv_printf(o, "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x, top,
+              x, bottom);
     sv_printf(o, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", x,
               bottom + 16);
     sv_num(o, pow(10, d));
@@ -96,9 +95,10 @@ static void rlChart(sv_buf *o, const char *title, const rl_point *p, size_t n, c
     double ridge = l[k].tflops / l[k].tbps, x0 = pow(10, xlo), x1 = pow(10, xhi);
     double ax = fmax(x0, fmin(ridge, x1)), y0 = x0 * l[k].tbps;
     sv_printf(o, "<polyline class=\"line\" stroke=\"#555\" stroke-dasharray=\"%s\" points=\"",
-              k == 0 ? "none" : k == 1 ? "6 3" : "2 3");
-    if (y0 >= pow(10, ylo))
-      sv_printf(o, "%.1f,%.1f ", left, rlPos(y0, ylo, yhi, bottom, top));
+              k == 0   ? "none"
+              : k == 1 ? "6 3"
+                       : "2 3");
+    if (y0 >= pow(10, ylo)) sv_printf(o, "%.1f,%.1f ", left, rlPos(y0, ylo, yhi, bottom, top));
     else /* enters the plot at its bottom */
       sv_printf(o, "%.1f,%.1f ", rlPos(pow(10, ylo) / l[k].tbps, xlo, xhi, left, right), bottom);
     sv_printf(o, "%.1f,%.1f %.1f,%.1f\"><title>", rlPos(ax, xlo, xhi, left, right),
@@ -158,7 +158,8 @@ static void hrRoofline(hr_ctx *x, int64_t rank) {
       cats[ncat] = catbuf[ncat];
       ncat++;
     }
-    if (spec && sqlite3_column_type(st, 8) != SQLITE_NULL && sqlite3_column_type(st, 9) != SQLITE_NULL) {
+    if (spec && sqlite3_column_type(st, 8) != SQLITE_NULL &&
+        sqlite3_column_type(st, 9) != SQLITE_NULL) {
       int k = 0;
       while (k < nl && strcmp(l[k].spec, spec)) k++;
       if (k == nl && nl < HR_RL_SPECS) {
@@ -183,7 +184,8 @@ static void hrRoofline(hr_ctx *x, int64_t rank) {
     q->kus = sqlite3_column_double(st, 4);
     q->pct = hrCol(st, 5);
     q->cat = c < HR_RL_MAXCAT ? c : HR_RL_MAXCAT;
-    snprintf(q->tip, sizeof q->tip, "%s (%s): %lld calls, %.1f \xC2\xB5s, %.3g TFLOPS, %.3g FLOPs/B",
+    snprintf(q->tip, sizeof q->tip,
+             "%s (%s): %lld calls, %.1f \xC2\xB5s, %.3g TFLOPS, %.3g FLOPs/B",
              (const char *)sqlite3_column_text(st, 1), cat ? cat : "",
              (long long)sqlite3_column_int64(st, 6), q->kus, q->tflops, q->ai);
     if (!isnan(q->pct)) {

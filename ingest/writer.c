@@ -309,8 +309,9 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
       w->upgraded = 1;
     } else if (v == 2) { /* schema 3 adds device_peak: the schema below creates it */
       sqlite3_stmt *cq;
-      if (sqlite3_prepare_v2(w->db, "SELECT (SELECT count(*) FROM trace), (SELECT count(*) FROM job)",
-                             -1, &cq, NULL) != SQLITE_OK)
+      if (sqlite3_prepare_v2(w->db,
+                             "SELECT (SELECT count(*) FROM trace), (SELECT count(*) FROM job)", -1,
+                             &cq, NULL) != SQLITE_OK)
         return wr_fail(w, err, path);
       if (sqlite3_step(cq) == SQLITE_ROW) {
         w->up_traces = sqlite3_column_int64(cq, 0);
