@@ -256,6 +256,9 @@ void hta_topk_free(hta_topk_row *rows, size_t n);
 ** reads the same list). */
 #define HTA_NQUEUE_LAUNCH 13
 extern const char *const hta_queue_launch_names[HTA_NQUEUE_LAUNCH];
+/* qsort's comparator of int32 ids; the index of ID in the ascending V[0..n), -1. */
+int hta_i32_cmp(const void *a, const void *b);
+long hta_i32_find(const int32_t *v, size_t n, int32_t id);
 /* ids[i] = the string_id of NAMES[i], -1 when SCHEMA has no such string. */
 int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
                    int32_t *ids);

@@ -150,21 +150,20 @@ static void needTypes(mctx *m, int i, int n) {
 }
 
 /* ---------------------------------------------------------------- arithmetic */
+/* R when the operation did not overflow; else 0 and the model fails. */
+static int64_t checked(mctx *m, int overflow, int64_t r) {
+  if (overflow) m->ok = 0;
+  return overflow ? 0 : r;
+}
 static int64_t mul(mctx *m, int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_mul_overflow(a, b, &r)) {
-    m->ok = 0;
-    return 0;
-  }
-  return r;
+  int o = __builtin_mul_overflow(a, b, &r);
+  return checked(m, o, r);
 }
 static int64_t add(mctx *m, int64_t a, int64_t b) {
   int64_t r;
-  if (__builtin_add_overflow(a, b, &r)) {
-    m->ok = 0;
-    return 0;
-  }
-  return r;
+  int o = __builtin_add_overflow(a, b, &r);
+  return checked(m, o, r);
 }
 static int64_t prod(mctx *m, shape s, int from) {
   int64_t r = 1;
@@ -924,20 +923,12 @@ static void modelNorm(build *b, int kind) {
     z.affine = present(m, 2);
     normRms(b, &z, 0);
     break;
-  case OPM_AITER_RMS:
-    z.C = at(m, dims(m, 1), 0);
-    z.affine = 1;
-    normRms(b, &z, 0);
-    break;
+  case OPM_AITER_RMS: /* the weight's length is C: argument 1, 2 or 4 by the layout */
   case OPM_AITER_RMSOUT:
-    z.C = at(m, dims(m, 2), 0);
-    z.affine = 1;
-    normRms(b, &z, 0);
-    break;
   case OPM_RMS_ADD:
-    z.C = at(m, dims(m, 4), 0);
+    z.C = at(m, dims(m, kind == OPM_AITER_RMS ? 1 : kind == OPM_AITER_RMSOUT ? 2 : 4), 0);
     z.affine = 1;
-    normRms(b, &z, 1);
+    normRms(b, &z, kind == OPM_RMS_ADD);
     break;
   }
   if (!m->ok) return;

@@ -26,21 +26,6 @@ SQLITE_EXTENSION_INIT3
 #define BWD_PREFIX "autograd::engine::evaluate_function:"
 
 /* ---------------------------------------------------------------- ids */
-static int i32Cmp(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-static long findId(const int32_t *v, size_t n, int32_t id) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (v[mid] < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && v[lo] == id ? (long)lo : -1;
-}
-
 int opt_ids_load(sqlite3 *db, const char *schema, opt_ids *ids) {
   sqlite3_stmt *st = 0;
   int rc;
@@ -104,7 +89,7 @@ int opt_ids_load(sqlite3 *db, const char *schema, opt_ids *ids) {
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   sqlite3_finalize(st);
   st = 0;
-  if (ids->nbwd) qsort(ids->bwd_ids, ids->nbwd, sizeof *ids->bwd_ids, i32Cmp);
+  if (ids->nbwd) qsort(ids->bwd_ids, ids->nbwd, sizeof *ids->bwd_ids, hta_i32_cmp);
   if (rc == SQLITE_OK) rc = hta_classifier_open(db, schema, &ids->cls);
   return rc;
 ids_oom:
@@ -230,7 +215,7 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
     if (!n.is_runtime) {
       const char *args = (const char *)sqlite3_column_text(st, 8);
       size_t len = (size_t)sqlite3_column_bytes(st, 8);
-      long mi = findId(ids->model_ids, ids->nmodel, n.name_id);
+      long mi = hta_i32_find(ids->model_ids, ids->nmodel, n.name_id);
       int64_t sn;
       if (mi >= 0) { /* OP-5: the recorded shapes of a modelled call */
         op_args a;
@@ -239,7 +224,7 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
         n.args = (int32_t)ot->nargs;
         HTA_PUSH(ot->args, ot->nargs, aa, 64, a, load_oom);
       }
-      n.is_bwd_node = findId(ids->bwd_ids, ids->nbwd, n.name_id) >= 0;
+      n.is_bwd_node = hta_i32_find(ids->bwd_ids, ids->nbwd, n.name_id) >= 0;
       if (ids->nbwd && opa_seqnum(args, len, &sn)) { /* OP-7 */
         seqpair p = {sn, n.seq, (int32_t)ot->nnode};
         HTA_PUSH(*pairs, *npairs, ap, 256, p, load_oom);
