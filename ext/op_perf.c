@@ -305,7 +305,8 @@ static void callMetrics(op_call *c, const peaks *pk, long dev) {
   }
 }
 
-/* Computes one call's row (OP-4, OP-5); *added = 0 when the model does not apply. */
+/* Computes one call's row (OP-4, OP-5), its GPU events those under LIST's nodes;
+** no row when the model does not apply to the call. */
 static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const int32_t *list,
                    size_t nlist, unsigned char *mark, const peaks *pk, long dev) {
   const opt_node *e = &ot->nodes[p];
@@ -314,7 +315,8 @@ static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const 
   const char **names = 0;
   op_call c;
   int rc = opt_subtree_gpu(ot, list, nlist, mark, &cs->kv, &cs->nk, &cs->ak);
-  if (rc == SQLITE_OK) rc = opt_sort_gpu(ot, cs->kv + k0, cs->nk - k0);
+  int32_t *kv = rc == SQLITE_OK && cs->nk > k0 ? cs->kv + k0 : 0; /* its GPU rows */
+  if (kv) rc = opt_sort_gpu(ot, kv, cs->nk - k0);
   if (rc != SQLITE_OK) return rc;
   memset(&c, 0, sizeof c);
   c.node = p;
@@ -323,7 +325,7 @@ static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const 
   c.kn = cs->nk - k0;
   if (c.kn && !(names = sqlite3_malloc64(c.kn * sizeof *names))) return SQLITE_NOMEM;
   for (size_t i = 0; i < c.kn; i++) {
-    const hta_gpu *g = &ot->gpu.a[cs->kv[k0 + i]];
+    const hta_gpu *g = &ot->gpu.a[kv[i]];
     names[i] = g->name_id >= 0 ? ot->gpu.names[g->name_slot] : 0;
   }
   op_kernels k = {names, c.kn};
@@ -335,7 +337,7 @@ static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const 
   }
   if (rc != SQLITE_OK) return rc;
   c.table = opm_table(def->family, bwd || def->to_bwd);
-  c.kt_ns = opt_busy_ns(ot, cs->kv + k0, c.kn);
+  c.kt_ns = opt_busy_ns(ot, kv, c.kn);
   if (c.kt_ns < 0) {
     opm_cost_free(&c.cost);
     return SQLITE_NOMEM;
@@ -738,7 +740,7 @@ static int summaryRows(op_run *r, const hta_trace *t, const opt_trace *ot, const
     sqlite3_free(all);
     if (busy < 0) goto sum_oom;
   }
-  qsort(v, n, sizeof *v, sumCmp);
+  if (n) qsort(v, n, sizeof *v, sumCmp);
   double cum = 0;
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
     sum_group *g = &v[i];

@@ -498,7 +498,7 @@ static int findLaunchers(opt_trace *ot, int32_t execute_id) {
     lpair x = {launcher >= 0 ? launcher : rt, (int32_t)i};
     HTA_PUSH(lp, nl, al, 1024, x, launch_oom);
   }
-  qsort(lp, nl, sizeof *lp, lpairCmp);
+  if (nl) qsort(lp, nl, sizeof *lp, lpairCmp);
   ot->lgpu = sqlite3_malloc64((nl ? nl : 1) * sizeof *ot->lgpu);
   if (!ot->lgpu) goto launch_oom;
   for (size_t lo = 0; lo < nl;) {
