@@ -265,6 +265,26 @@ int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, si
 int hta_join_names(sqlite3_stmt *qname, const sqlite3_int64 *ids, size_t n, const char *sep,
                    char **pz);
 
+/* ---------------------------------------------------------------- args (json_args.c) */
+/* The top-level members of an args JSON text, read by one scan (JA-n). */
+typedef struct hta_jkey {
+  const char *name;
+  size_t len;
+} hta_jkey;
+#define HTA_JKEY(s) {s, sizeof(s) - 1}
+typedef struct hta_jval {
+  const char *p; /* the member's value text; NULL when absent */
+  int n;
+} hta_jval;
+/* V[i] = the value of member KEYS[i] of object text [S, S+N); all absent when it is none. */
+void hta_json_members(const char *s, int n, const hta_jkey *keys, int nkeys, hta_jval *v);
+int hta_json_int(hta_jval v, int64_t *out); /* 1 when an integral number that fits */
+int hta_json_real(hta_jval v, double *out); /* 1 when a number */
+/* A thread key from a tid as stored: an integer, or text holding one (the 2021 traces
+** write operators' tids as "5555" and other events' as 5555); other text hashes into
+** keys above 2^62 so that equal text still matches; NULL is INT64_MIN. */
+int64_t hta_tid_key(sqlite3_value *v);
+
 /* ---------------------------------------------------------------- vtab helpers */
 /* Replaces pVtab->zErrMsg with a formatted message. */
 void hta_vtab_error(sqlite3_vtab *p, const char *fmt, ...);
