@@ -271,7 +271,8 @@ typedef struct hta_jkey {
   const char *name;
   size_t len;
 } hta_jkey;
-#define HTA_JKEY(s) {s, sizeof(s) - 1}
+#define HTA_JKEY(s) \
+  { s, sizeof(s) - 1 }
 typedef struct hta_jval {
   const char *p; /* the member's value text; NULL when absent */
   int n;
