@@ -264,6 +264,12 @@ int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, si
 ** *pz is sqlite3_malloc'd ("" rather than NULL). */
 int hta_join_names(sqlite3_stmt *qname, const sqlite3_int64 *ids, size_t n, const char *sep,
                    char **pz);
+/* Names of rows: IDS[0..n) are string ids (< 0: none); each becomes its slot in
+** *PNAMES (-1 for none), the *PN distinct names in id order ("" for an unknown id).
+** Free *PNAMES with hta_names_free. */
+int hta_name_slots(sqlite3 *db, const char *schema, int32_t *ids, size_t n, char ***pnames,
+                   size_t *pn);
+void hta_names_free(char **names, size_t n);
 
 /* ---------------------------------------------------------------- args (json_args.c) */
 /* The top-level members of an args JSON text, read by one scan (JA-n). */
@@ -419,7 +425,8 @@ int hta_register_diff(sqlite3 *db);
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
-int hta_register_io(sqlite3 *db);            /* io entry point only: DIRECTONLY */
+int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator views (tb_stats.c) */
+int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io.c, io_overlay.c) take from the
