@@ -90,22 +90,39 @@ static int nsI32Cmp(const void *a, const void *b) {
 
 int hta_name_slots(sqlite3 *db, const char *schema, int32_t *ids, size_t n, char ***pnames,
                    size_t *pn) {
-  int32_t *u = sqlite3_malloc64((n ? n : 1) * sizeof *u);
+  int32_t *u = sqlite3_malloc64((n ? n : 1) * sizeof *u), *slot = 0;
   char **names = 0;
   size_t m = 0;
   sqlite3_stmt *st = 0;
   int rc = SQLITE_NOMEM;
   *pnames = 0, *pn = 0;
   if (!u) return SQLITE_NOMEM;
+  int32_t lo = INT32_MAX, hi = -1;
   for (size_t i = 0; i < n; i++) {
-    if (ids[i] >= 0) u[m++] = ids[i];
+    if (ids[i] < 0) continue;
+    u[m++] = ids[i];
+    if (ids[i] < lo) lo = ids[i];
+    if (ids[i] > hi) hi = ids[i];
   }
-  qsort(u, m, sizeof *u, nsI32Cmp);
-  size_t k = 0;
-  for (size_t i = 0; i < m; i++) {
-    if (k == 0 || u[k - 1] != u[i]) u[k++] = u[i];
+  if (m && (uint64_t)hi - (uint64_t)lo <= 4 * (uint64_t)m + 65536) {
+    /* string ids are small dense integers: a presence table replaces the sort */
+    size_t span = (size_t)(hi - lo) + 1, k = 0;
+    slot = sqlite3_malloc64(span * sizeof *slot);
+    if (!slot) goto done;
+    memset(slot, 0xff, span * sizeof *slot);
+    for (size_t i = 0; i < m; i++) slot[u[i] - lo] = 0;
+    for (size_t v = 0; v < span; v++) {
+      if (slot[v] == 0) slot[v] = (int32_t)k, u[k++] = (int32_t)(lo + (int64_t)v);
+    }
+    m = k;
+  } else {
+    qsort(u, m, sizeof *u, nsI32Cmp);
+    size_t k = 0;
+    for (size_t i = 0; i < m; i++) {
+      if (k == 0 || u[k - 1] != u[i]) u[k++] = u[i];
+    }
+    m = k;
   }
-  m = k;
   names = sqlite3_malloc64((m ? m : 1) * sizeof *names);
   if (!names) goto done;
   memset(names, 0, (m ? m : 1) * sizeof *names);
@@ -125,11 +142,16 @@ int hta_name_slots(sqlite3 *db, const char *schema, int32_t *ids, size_t n, char
     goto done;
   }
   for (size_t i = 0; i < n; i++) {
-    int32_t *p = ids[i] >= 0 ? bsearch(&ids[i], u, m, sizeof *u, nsI32Cmp) : 0;
-    ids[i] = p ? (int32_t)(p - u) : -1;
+    if (ids[i] < 0) {
+      ids[i] = -1;
+      continue;
+    }
+    if (slot) ids[i] = slot[ids[i] - lo];
+    else ids[i] = (int32_t)((int32_t *)bsearch(&ids[i], u, m, sizeof *u, nsI32Cmp) - u);
   }
   *pnames = names, *pn = m;
 done:
+  sqlite3_free(slot);
   sqlite3_free(u);
   return rc;
 }

@@ -154,20 +154,26 @@ static const hta_param ksParams[] = {
 };
 
 typedef struct ks_inst { /* one kernel under one node */
-  const char *name, *op, *grid, *block;
+  const tb_tree *tr;
+  int32_t name, op;     /* name slots (TB_NAME_ROOT: a root) */
+  uint32_t grid, block; /* arena references */
   int64_t regs, smem, dur;
   double blocks, occ;
-  uint8_t tc, op_tc;
+  uint8_t tc, op_tc, by_name;
 } ks_inst;
 
+/* Group order (TS-2, TS-3): ints first, texts only between equal names. */
 static int ksInstCmp(const void *a, const void *b) {
   const ks_inst *x = a, *y = b;
-  int c = textCmp(x->name, y->name);
-  if (!c) c = textCmp(x->op, y->op);
-  if (!c) c = textCmp(x->grid, y->grid);
-  if (!c) c = textCmp(x->block, y->block);
-  if (!c && x->regs != y->regs) c = x->regs < y->regs ? -1 : 1;
-  if (!c && x->smem != y->smem) c = x->smem < y->smem ? -1 : 1;
+  if (x->name != y->name) return x->name < y->name ? -1 : 1;
+  if (x->op != y->op) return x->op < y->op ? -1 : 1;
+  if (x->regs != y->regs) return x->regs < y->regs ? -1 : 1;
+  if (x->smem != y->smem) return x->smem < y->smem ? -1 : 1;
+  int c = x->grid == y->grid
+              ? 0
+              : textCmp(tb_arena_text(x->tr, x->grid), tb_arena_text(x->tr, y->grid));
+  if (!c && x->block != y->block)
+    c = textCmp(tb_arena_text(x->tr, x->block), tb_arena_text(x->tr, y->block));
   return c;
 }
 
@@ -178,24 +184,43 @@ typedef struct ks_row {
   uint8_t op_tc;
 } ks_row;
 
+static const char *ksName(const ks_inst *k) { return k->name >= 0 ? k->tr->names[k->name] : ""; }
+
+static const char *ksOp(const ks_inst *k) {
+  return k->by_name              ? 0
+         : k->op == TB_NAME_ROOT ? "CallTreeRoot"
+         : k->op >= 0            ? k->tr->names[k->op]
+                                 : "";
+}
+
+/* Row order (TS-4): total descending, then the key's texts. */
 static int ksRowCmp(const void *a, const void *b) {
   const ks_row *x = a, *y = b;
+  const ks_inst *p = x->first, *q = y->first;
+  int c;
   if (x->total != y->total) return x->total > y->total ? -1 : 1;
-  return ksInstCmp(x->first, y->first);
+  if ((c = textCmp(ksName(p), ksName(q))) != 0) return c;
+  if ((c = textCmp(ksOp(p), ksOp(q))) != 0) return c;
+  if ((c = textCmp(tb_arena_text(p->tr, p->grid), tb_arena_text(q->tr, q->grid))) != 0) return c;
+  if ((c = textCmp(tb_arena_text(p->tr, p->block), tb_arena_text(q->tr, q->block))) != 0) return c;
+  if (p->regs != q->regs) return p->regs < q->regs ? -1 : 1;
+  return p->smem < q->smem ? -1 : p->smem > q->smem;
 }
 
 /* Appends kernel D (under OP, NULL for by-name) to *P. */
 static ks_inst ksInst(const tb_tree *tr, const tb_dev *d, const tb_node *op, int by_name) {
   ks_inst k;
   memset(&k, 0, sizeof k);
-  k.name = d->name >= 0 ? tr->names[d->name] : "";
+  k.tr = tr;
+  k.name = d->name;
+  k.by_name = (uint8_t)by_name;
   k.dur = d->dur;
   k.blocks = d->blocks, k.occ = d->occ;
   k.tc = (uint8_t)tb_dev_tc(tr, d);
   if (!by_name) {
-    k.op = tb_node_name(tr, op);
-    k.grid = tb_arena_text(tr, d->grid);
-    k.block = tb_arena_text(tr, d->block);
+    k.op = op->name;
+    k.grid = d->grid;
+    k.block = d->block;
     k.regs = d->regs, k.smem = d->smem;
     if (tr->quirks & TB_Q_OP_NAME) /* TB-11 */
       k.op_tc = op->name >= 0 && (tr->name_flags[op->name] & TB_N_ELIGIBLE) != 0;
@@ -267,11 +292,12 @@ static int ksEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_nam
     hta_cell *c = hta_table_add_row(out);
     if (!c) goto oom;
     hta_cell_int(&c[KS_RANK], t->rank);
-    rc = hta_cell_text(&c[KS_NAME], k->name);
+    rc = hta_cell_text(&c[KS_NAME], ksName(k));
     if (!by_name) {
-      if (rc == SQLITE_OK) rc = hta_cell_text(&c[KS_OPERATOR], k->op);
-      if (rc == SQLITE_OK && k->grid) rc = hta_cell_text(&c[KS_GRID], k->grid);
-      if (rc == SQLITE_OK && k->block) rc = hta_cell_text(&c[KS_BLOCK], k->block);
+      if (rc == SQLITE_OK) rc = hta_cell_text(&c[KS_OPERATOR], ksOp(k));
+      if (rc == SQLITE_OK && k->grid) rc = hta_cell_text(&c[KS_GRID], tb_arena_text(tr, k->grid));
+      if (rc == SQLITE_OK && k->block)
+        rc = hta_cell_text(&c[KS_BLOCK], tb_arena_text(tr, k->block));
       hta_cell_int(&c[KS_REGS], k->regs);
       hta_cell_int(&c[KS_SMEM], k->smem);
       hta_cell_int(&c[KS_OP_TC], r->op_tc);
@@ -335,29 +361,37 @@ static const hta_param osParams[] = {
 };
 
 typedef struct os_key {
-  const char *name, *shape;
-  int32_t node, trav;
+  const tb_tree *tr;
+  int32_t name, node, trav; /* trav: its position in the traversal (TB-10) */
+  uint32_t shape;           /* arena reference; 0: "[]"; 0 for all by name */
 } os_key;
 
+/* Group order: equal (name, shape) together, in traversal order. */
 static int osKeyCmp(const void *a, const void *b) {
   const os_key *x = a, *y = b;
-  int c = textCmp(x->name, y->name);
-  if (!c) c = textCmp(x->shape, y->shape);
-  if (!c && x->trav != y->trav) c = x->trav < y->trav ? -1 : 1;
-  return c;
+  if (x->name != y->name) return x->name < y->name ? -1 : 1;
+  if (x->shape != y->shape) return x->shape < y->shape ? -1 : 1;
+  return x->trav < y->trav ? -1 : x->trav > y->trav;
+}
+
+static const char *osShape(const os_key *k, int by_shape) {
+  return !by_shape ? 0 : k->shape ? tb_arena_text(k->tr, k->shape) : "[]";
 }
 
 typedef struct os_row {
   const os_key *key;
   int64_t calls, host_total, host_self, dev_self, dev_total, tc_self, tc_total;
-  int tc;
+  int tc, by_shape;
 } os_row;
 
+/* Row order (TS-6). */
 static int osRowCmp(const void *a, const void *b) {
   const os_row *x = a, *y = b;
+  int c;
   if (x->dev_self != y->dev_self) return x->dev_self > y->dev_self ? -1 : 1;
   if (x->host_self != y->host_self) return x->host_self > y->host_self ? -1 : 1;
-  return osKeyCmp(x->key, y->key);
+  if ((c = strcmp(x->key->tr->names[x->key->name], y->key->tr->names[y->key->name])) != 0) return c;
+  return textCmp(osShape(x->key, x->by_shape), osShape(y->key, y->by_shape));
 }
 
 static double pct(int64_t part, int64_t whole) {
@@ -374,19 +408,18 @@ static int osEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_sha
   for (size_t j = 0; j < tr->ntrav; j++) {
     const tb_node *nd = &tr->nodes[tr->trav[j]];
     if (!nd->is_op) continue;
-    os_key e = {tr->names[nd->name],
-                by_shape ? (nd->shape ? tb_arena_text(tr, nd->shape) : "[]") : 0, tr->trav[j],
-                nd->trav};
+    os_key e = {tr, nd->name, tr->trav[j], (int32_t)j, by_shape ? nd->shape : 0};
     k[n++] = e;
   }
   qsort(k, n, sizeof *k, osKeyCmp);
   for (size_t i = 0; i < n; i++) {
     const tb_node *nd = &tr->nodes[k[i].node];
     os_row *r = &rows[nrow - 1];
-    if (i == 0 || textCmp(k[i - 1].name, k[i].name) || textCmp(k[i - 1].shape, k[i].shape)) {
+    if (i == 0 || k[i - 1].name != k[i].name || k[i - 1].shape != k[i].shape) {
       r = &rows[nrow++];
       memset(r, 0, sizeof *r);
       r->key = &k[i];
+      r->by_shape = by_shape;
       r->tc = nd->tc; /* the first node's (TB-10) */
     }
     r->calls++;
@@ -405,8 +438,8 @@ static int osEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_sha
     int rc;
     if (!c) goto oom;
     hta_cell_int(&c[OS_RANK], t->rank);
-    rc = hta_cell_text(&c[OS_NAME], r->key->name);
-    if (rc == SQLITE_OK && r->key->shape) rc = hta_cell_text(&c[OS_SHAPE], r->key->shape);
+    rc = hta_cell_text(&c[OS_NAME], tr->names[r->key->name]);
+    if (rc == SQLITE_OK && by_shape) rc = hta_cell_text(&c[OS_SHAPE], osShape(r->key, 1));
     if (rc != SQLITE_OK) goto oom;
     hta_cell_int(&c[OS_CALLS], r->calls);
     hta_cell_double(&c[OS_DEV_SELF], us(r->dev_self));

@@ -125,6 +125,7 @@ void tb_tree_free(tb_tree *tr) {
   sqlite3_free(tr->names);
   sqlite3_free(tr->name_flags);
   sqlite3_free(tr->arena);
+  sqlite3_free(tr->itab);
   memset(tr, 0, sizeof *tr);
 }
 
@@ -142,8 +143,39 @@ int tb_dev_tc(const tb_tree *tr, const tb_dev *d) {
   return d->kind == TB_K_KERNEL && d->name >= 0 && (tr->name_flags[d->name] & bit);
 }
 
-/* Appends the N bytes at P and a NUL to the arena; *REF = 1 + their offset. */
+static uint64_t fnv(const char *p, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+  return h;
+}
+
+/* The reference of the N bytes at P in the arena, added (with a NUL) when new: equal
+** texts share one reference, so they compare as integers. */
 static int arenaAdd(tb_tree *tr, const char *p, size_t n, uint32_t *ref) {
+  size_t i;
+  if (2 * (tr->in + 1) > tr->icap) { /* grow the index */
+    size_t cap = tr->icap ? 2 * tr->icap : 1024;
+    uint32_t *t = sqlite3_malloc64(cap * sizeof *t);
+    if (!t) return SQLITE_NOMEM;
+    memset(t, 0, cap * sizeof *t);
+    for (size_t k = 0; k < tr->icap; k++) {
+      uint32_t r = tr->itab[k];
+      if (!r) continue;
+      const char *z = tr->arena + r - 1;
+      for (i = fnv(z, strlen(z)) & (cap - 1); t[i]; i = (i + 1) & (cap - 1)) {
+      }
+      t[i] = r;
+    }
+    sqlite3_free(tr->itab);
+    tr->itab = t, tr->icap = cap;
+  }
+  for (i = fnv(p, n) & (tr->icap - 1); tr->itab[i]; i = (i + 1) & (tr->icap - 1)) {
+    const char *z = tr->arena + tr->itab[i] - 1;
+    if (!memcmp(z, p, n) && z[n] == 0) {
+      *ref = tr->itab[i];
+      return SQLITE_OK;
+    }
+  }
   if (tr->narena + n + 1 > tr->carena) {
     size_t c = tr->carena ? tr->carena : 4096;
     while (c < tr->narena + n + 1) c *= 2;
@@ -156,6 +188,8 @@ static int arenaAdd(tb_tree *tr, const char *p, size_t n, uint32_t *ref) {
   tr->arena[tr->narena + n] = 0;
   *ref = (uint32_t)(tr->narena + 1);
   tr->narena += n + 1;
+  tr->itab[i] = *ref;
+  tr->in++;
   return SQLITE_OK;
 }
 
@@ -170,6 +204,7 @@ typedef struct tb_load {
   uint8_t *cls; /* category_id -> C_*, ncls entries */
   int64_t ncls;
   size_t cnode, crt, cdev; /* allocated */
+  int extra;               /* runtimes were added after the scan: sort them */
 } tb_load;
 
 /* Reads the category table into L->cls, and the id lists of the scan: ALL the
@@ -273,7 +308,7 @@ static int addNode(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a, int
   n.has_ext = cls != C_PYFN && rowExt(st, a, &n.ext); /* a module has none */
   n.ord = ord;
   n.name = rowName(st);
-  n.parent = n.child = n.next = n.merged_into = -1;
+  n.child = n.next = n.merged_into = -1;
   n.type = (uint8_t)cls;
   if (l->shapes && cls != C_PYFN) {
     hta_jval v = !isNull(a[A_DIMS]) ? a[A_DIMS] : a[A_DIMS2];
@@ -407,6 +442,11 @@ done:
   return rc;
 }
 
+static int i64Cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 /* TB-5: the host rows that launched GPU events but are no runtime-category row
 ** (cuLaunchKernel), read one by one: few traces have them. */
 static int loadLaunches(tb_load *l) {
@@ -435,6 +475,8 @@ static int loadLaunches(tb_load *l) {
                        " AND ts IS NOT NULL AND dur IS NOT NULL",
                        &st)
          : SQLITE_OK;
+  l->extra = n > 0;
+  qsort(ids, n, sizeof *ids, i64Cmp);
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
     if (i && ids[i] == ids[i - 1]) continue; /* one launch, several GPU events */
     sqlite3_bind_int64(st, 1, ids[i]);
@@ -510,79 +552,168 @@ static void classify(tb_tree *tr) {
 
 /* ---------------------------------------------------------------- threads and trees (TB-3) */
 
-static int nodeTidCmp(const void *a, const void *b) {
-  const tb_node *x = a, *y = b;
-  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+/* Reorders the N records of SIZE bytes at BASE so that record i becomes the old record
+** PERM[i], in place (cycle by cycle); PERM is used up. TMP has room for one record. */
+static void applyPerm(void *base, size_t n, size_t size, int32_t *perm, void *tmp) {
+  char *a = base;
+  for (size_t i = 0; i < n; i++) {
+    if (perm[i] < 0) continue;
+    size_t j = i;
+    memcpy(tmp, a + i * size, size);
+    while ((size_t)perm[j] != i) {
+      size_t k = (size_t)perm[j];
+      memcpy(a + j * size, a + k * size, size);
+      perm[j] = -1;
+      j = k;
+    }
+    memcpy(a + j * size, tmp, size);
+    perm[j] = -1;
+  }
+}
+
+/* A small map from thread keys to thread numbers (open addressing). */
+typedef struct tb_tidmap {
+  int64_t *keys;
+  int32_t *vals;
+  size_t cap, n;
+} tb_tidmap;
+
+static size_t tidSlot(const tb_tidmap *m, int64_t key) {
+  size_t i = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> 17) & (m->cap - 1);
+  while (m->vals[i] >= 0 && m->keys[i] != key) i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+static int32_t tidGet(const tb_tidmap *m, int64_t key) {
+  return m->cap ? m->vals[tidSlot(m, key)] : -1;
+}
+
+static int tidPut(tb_tidmap *m, int64_t key, int32_t val) {
+  if (2 * (m->n + 1) > m->cap) { /* grow and rehash */
+    tb_tidmap g = {0, 0, m->cap ? 2 * m->cap : 16, 0};
+    g.keys = sqlite3_malloc64(g.cap * sizeof *g.keys);
+    g.vals = sqlite3_malloc64(g.cap * sizeof *g.vals);
+    if (!g.keys || !g.vals) {
+      sqlite3_free(g.keys);
+      sqlite3_free(g.vals);
+      return SQLITE_NOMEM;
+    }
+    memset(g.vals, 0xff, g.cap * sizeof *g.vals);
+    for (size_t i = 0; i < m->cap; i++) {
+      if (m->vals[i] < 0) continue;
+      size_t s = tidSlot(&g, m->keys[i]);
+      g.keys[s] = m->keys[i], g.vals[s] = m->vals[i];
+    }
+    g.n = m->n;
+    sqlite3_free(m->keys);
+    sqlite3_free(m->vals);
+    *m = g;
+  }
+  size_t s = tidSlot(m, key);
+  if (m->vals[s] < 0) m->n++;
+  m->keys[s] = key, m->vals[s] = val;
+  return SQLITE_OK;
+}
+
+static void tidFree(tb_tidmap *m) {
+  sqlite3_free(m->keys);
+  sqlite3_free(m->vals);
+  memset(m, 0, sizeof *m);
+}
+
+typedef struct tb_first { /* a thread's first node in (ts, file order) */
+  int64_t tid, ts;
+  int32_t ord, id;
+} tb_first;
+
+static int firstCmp(const void *a, const void *b) {
+  const tb_first *x = a, *y = b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->ord < y->ord ? -1 : x->ord > y->ord;
+}
+
+typedef struct tb_skey { /* a node's place: (thread, ts, -end, file order) */
+  int64_t ts, end;
+  int32_t thread, ord, idx;
+} tb_skey;
+
+static int skeyCmp(const void *a, const void *b) {
+  const tb_skey *x = a, *y = b;
+  if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   if (x->end != y->end) return x->end > y->end ? -1 : 1;
   return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
-typedef struct tb_run { /* one thread's nodes [first, first + n) while sorting */
-  int64_t ts;           /* its first node in (ts, file order) */
-  int32_t ord;
-  size_t first, n;
-} tb_run;
-
-static int runCmp(const void *a, const void *b) {
-  const tb_run *x = a, *y = b;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->ord < y->ord ? -1 : x->ord > y->ord;
-}
-
-/* Orders the nodes by (thread, ts, -end, file order), threads in the plugin's order,
-** and appends one root per thread. */
-static int buildThreads(tb_tree *tr) {
-  tb_run *runs = 0;
-  tb_node *sorted = 0;
-  size_t nrun = 0, crun = 0, k = 0;
-  if (tr->nnode) qsort(tr->nodes, tr->nnode, sizeof *tr->nodes, nodeTidCmp);
-  for (size_t i = 0; i < tr->nnode; i++) {
-    tb_node *n = &tr->nodes[i];
-    if (i == 0 || n->tid != tr->nodes[i - 1].tid) {
-      tb_run r = {n->ts, n->ord, i, 0};
-      HTA_PUSH(runs, nrun, crun, 16, r, oom);
-    }
-    tb_run *r = &runs[nrun - 1];
-    r->n++;
-    if (n->ts == r->ts && n->ord < r->ord) r->ord = n->ord;
-  }
-  qsort(runs, nrun, sizeof *runs, runCmp);
-  sorted = sqlite3_malloc64((tr->nnode + nrun + 1) * sizeof *sorted);
-  tr->threads = sqlite3_malloc64((nrun ? nrun : 1) * sizeof *tr->threads);
-  if (!sorted || !tr->threads) goto oom;
-  for (size_t t = 0; t < nrun; t++) {
-    tb_thread *th = &tr->threads[t];
-    memset(th, 0, sizeof *th);
-    th->tid = tr->nodes[runs[t].first].tid;
-    for (size_t i = 0; i < runs[t].n; i++) {
-      sorted[k] = tr->nodes[runs[t].first + i];
-      sorted[k].thread = (int32_t)t;
-      if (nameFlags(tr, sorted[k].name) & TB_N_STEP) th->has_step = 1;
-      k++;
+/* Numbers the threads in the plugin's order (by their first node in (ts, file
+** order)), sorts the nodes by (thread, ts, -end, file order) and appends one root
+** per thread; MAP gets thread key -> thread. */
+static int buildThreads(tb_tree *tr, tb_tidmap *map) {
+  tb_first *first = 0;
+  tb_skey *keys = 0;
+  int32_t *perm = 0, *rank = 0;
+  size_t nth = 0, cth = 0, n = tr->nnode;
+  tb_node tmp, *grown;
+  for (size_t i = 0; i < n; i++) { /* the nodes are in file order */
+    const tb_node *nd = &tr->nodes[i];
+    int32_t t = tidGet(map, nd->tid);
+    if (t < 0) {
+      tb_first f = {nd->tid, nd->ts, nd->ord, (int32_t)nth};
+      if (tidPut(map, nd->tid, (int32_t)nth) != SQLITE_OK) goto oom;
+      HTA_PUSH(first, nth, cth, 16, f, oom);
+    } else if (nd->ts < first[t].ts) {
+      first[t].ts = nd->ts, first[t].ord = nd->ord;
     }
   }
-  for (size_t t = 0; t < nrun; t++) { /* the roots */
-    tb_node *r = &sorted[k];
+  qsort(first, nth, sizeof *first, firstCmp);
+  rank = sqlite3_malloc64((nth ? nth : 1) * sizeof *rank);
+  tr->threads = sqlite3_malloc64((nth ? nth : 1) * sizeof *tr->threads);
+  keys = sqlite3_malloc64((n ? n : 1) * sizeof *keys);
+  perm = sqlite3_malloc64((n ? n : 1) * sizeof *perm);
+  if (!rank || !tr->threads || !keys || !perm) goto oom;
+  for (size_t t = 0; t < nth; t++) {
+    rank[first[t].id] = (int32_t)t;
+    memset(&tr->threads[t], 0, sizeof tr->threads[t]);
+    tr->threads[t].tid = first[t].tid;
+    if (tidPut(map, first[t].tid, (int32_t)t) != SQLITE_OK) goto oom;
+  }
+  for (size_t i = 0; i < n; i++) {
+    tb_node *nd = &tr->nodes[i];
+    nd->thread = tidGet(map, nd->tid);
+    if (nameFlags(tr, nd->name) & TB_N_STEP) tr->threads[nd->thread].has_step = 1;
+    tb_skey k = {nd->ts, nd->end, nd->thread, nd->ord, (int32_t)i};
+    keys[i] = k;
+  }
+  qsort(keys, n, sizeof *keys, skeyCmp);
+  for (size_t i = 0; i < n; i++) perm[i] = keys[i].idx;
+  applyPerm(tr->nodes, n, sizeof *tr->nodes, perm, &tmp);
+  grown = sqlite3_realloc64(tr->nodes, (n + nth + 1) * sizeof *grown);
+  if (!grown) goto oom;
+  tr->nodes = grown;
+  for (size_t t = 0; t < nth; t++) { /* the roots */
+    tb_node *r = &tr->nodes[n + t];
     memset(r, 0, sizeof *r);
     r->ts = INT64_MIN, r->end = INT64_MAX;
     r->tid = tr->threads[t].tid;
     r->thread = (int32_t)t;
     r->name = TB_NAME_ROOT;
-    r->parent = r->child = r->next = r->merged_into = -1;
+    r->child = r->next = r->merged_into = -1;
     r->ord = -1;
     r->type = TB_T_ROOT;
-    tr->threads[t].root = (int32_t)k++;
+    tr->threads[t].root = (int32_t)(n + t);
   }
-  sqlite3_free(tr->nodes);
-  tr->nodes = sorted;
-  tr->nthread = nrun;
-  tr->nnode = k;
-  sqlite3_free(runs);
+  tr->nthread = nth;
+  tr->nnode = n + nth;
+  sqlite3_free(first);
+  sqlite3_free(rank);
+  sqlite3_free(keys);
+  sqlite3_free(perm);
   return SQLITE_OK;
 oom:
-  sqlite3_free(runs);
-  sqlite3_free(sorted);
+  sqlite3_free(first);
+  sqlite3_free(rank);
+  sqlite3_free(keys);
+  sqlite3_free(perm);
   return SQLITE_NOMEM;
 }
 
@@ -605,15 +736,14 @@ static int buildTrees(tb_tree *tr) {
       stack[sp++] = tr->threads[n->thread].root;
     }
     while (!(n->ts < tr->nodes[stack[sp - 1]].end)) sp--; /* the root never ends */
-    tb_node *p = &tr->nodes[stack[sp - 1]];
-    if (n->end > p->end) {
+    int32_t p = stack[sp - 1];
+    if (n->end > tr->nodes[p].end) {
       n->dropped = 1; /* starts inside, ends after: the plugin drops it */
       continue;
     }
-    n->parent = stack[sp - 1];
-    if (last[n->parent] < 0) p->child = (int32_t)i;
-    else tr->nodes[last[n->parent]].next = (int32_t)i;
-    last[n->parent] = (int32_t)i;
+    if (last[p] < 0) tr->nodes[p].child = (int32_t)i;
+    else tr->nodes[last[p]].next = (int32_t)i;
+    last[p] = (int32_t)i;
     stack[sp++] = (int32_t)i;
   }
   sqlite3_free(stack);
@@ -621,107 +751,60 @@ static int buildTrees(tb_tree *tr) {
   return SQLITE_OK;
 }
 
-/* The thread of thread key TID, -1 when it has no nodes. */
-static int32_t threadOf(const tb_tree *tr, const int64_t *tids, const int32_t *idx, int64_t tid) {
-  size_t lo = 0, hi = tr->nthread;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (tids[mid] < tid) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < tr->nthread && tids[lo] == tid ? idx[lo] : -1;
-}
-
-static int i64IdxCmp(const void *a, const void *b) {
-  const int64_t *x = a, *y = b;
-  return x[0] < y[0] ? -1 : x[0] > y[0];
-}
-
-/* Gives every runtime its thread. */
-static int mapThreads(tb_tree *tr) {
-  int64_t *pairs = sqlite3_malloc64((tr->nthread ? tr->nthread : 1) * 2 * sizeof *pairs);
-  int64_t *tids = 0;
-  int32_t *idx = 0;
-  if (!pairs) return SQLITE_NOMEM;
-  for (size_t t = 0; t < tr->nthread; t++)
-    pairs[2 * t] = tr->threads[t].tid, pairs[2 * t + 1] = (int64_t)t;
-  qsort(pairs, tr->nthread, 2 * sizeof *pairs, i64IdxCmp);
-  tids = sqlite3_malloc64((tr->nthread ? tr->nthread : 1) * sizeof *tids);
-  idx = sqlite3_malloc64((tr->nthread ? tr->nthread : 1) * sizeof *idx);
-  if (!tids || !idx) {
-    sqlite3_free(pairs);
-    sqlite3_free(tids);
-    sqlite3_free(idx);
-    return SQLITE_NOMEM;
-  }
-  for (size_t t = 0; t < tr->nthread; t++)
-    tids[t] = pairs[2 * t], idx[t] = (int32_t)pairs[2 * t + 1];
-  for (size_t i = 0; i < tr->nrt; i++) tr->rts[i].thread = threadOf(tr, tids, idx, tr->rts[i].tid);
-  sqlite3_free(pairs);
-  sqlite3_free(tids);
-  sqlite3_free(idx);
-  return SQLITE_OK;
-}
-
 /* ---------------------------------------------------------------- runtimes (TB-4..7) */
 
 typedef struct tb_key { /* a node by External id */
-  int64_t ext;
-  int32_t thread, node;
+  int64_t ext, ts;
+  int32_t thread, ord, node;
   uint8_t has_ext;
 } tb_key;
 
-/* Our key: (thread, ext, ts, file order) of the nodes with an id. */
+/* Ours: (thread, ext, ts, file order) of the nodes of a thread with an id. */
 static int keyThreadCmp(const void *a, const void *b) {
   const tb_key *x = a, *y = b;
   if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
   if (x->ext != y->ext) return x->ext < y->ext ? -1 : 1;
-  return x->node < y->node ? -1 : x->node > y->node; /* set to the (ts, ord) rank */
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
-/* The plugin's key: (has_ext, ext, thread order, ts, file order), every node. */
+/* The plugin's: (has_ext, ext, thread order, ts, file order) of every node. */
 static int keyGlobalCmp(const void *a, const void *b) {
   const tb_key *x = a, *y = b;
   if (x->has_ext != y->has_ext) return x->has_ext < y->has_ext ? -1 : 1;
   if (x->has_ext && x->ext != y->ext) return x->ext < y->ext ? -1 : 1;
   if (x->thread != y->thread) return x->thread < y->thread ? -1 : 1;
-  return x->node < y->node ? -1 : x->node > y->node;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->ord < y->ord ? -1 : x->ord > y->ord;
 }
 
-/* Node indices in (thread, ts, file order): RANK[i] = node i's position. */
-static int rankByTs(const tb_tree *tr, int32_t **prank, int32_t **pat);
-
-static int addAtt(tb_tree *tr, size_t *cap, int32_t node, int32_t rt) {
-  tb_att a = {node, rt};
-  HTA_PUSH(tr->att, tr->natt, *cap, 1024, a, oom);
-  return SQLITE_OK;
-oom:
-  return SQLITE_NOMEM;
+/* Compares K's lookup fields with key M: (thread, ext) ours, (has_ext, ext) global. */
+static int keyFind(const tb_key *m, const tb_key *k, int global) {
+  if (global) {
+    if (m->has_ext != k->has_ext) return m->has_ext < k->has_ext ? -1 : 1;
+    return !m->has_ext || m->ext == k->ext ? 0 : m->ext < k->ext ? -1 : 1;
+  }
+  if (m->thread != k->thread) return m->thread < k->thread ? -1 : 1;
+  return m->ext == k->ext ? 0 : m->ext < k->ext ? -1 : 1;
 }
 
-/* The first key equal to K (by CMP over the has_ext/ext/thread fields), or -1. */
+/* The node of the first key matching K, or -1. */
 static int32_t findKey(const tb_key *keys, size_t n, const tb_key *k, int global) {
   size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    const tb_key *m = &keys[mid];
-    int c;
-    if (global) {
-      c = m->has_ext != k->has_ext           ? (m->has_ext < k->has_ext ? -1 : 1)
-          : (m->has_ext && m->ext != k->ext) ? (m->ext < k->ext ? -1 : 1)
-                                             : 0;
-    } else {
-      c = m->thread != k->thread ? (m->thread < k->thread ? -1 : 1)
-          : m->ext != k->ext     ? (m->ext < k->ext ? -1 : 1)
-                                 : 0;
-    }
-    if (c < 0) lo = mid + 1;
+    if (keyFind(&keys[mid], k, global) < 0) lo = mid + 1;
     else hi = mid;
   }
-  if (lo == n) return -1;
-  const tb_key *m = &keys[lo];
-  if (global) return m->has_ext == k->has_ext && (!k->has_ext || m->ext == k->ext) ? m->node : -1;
-  return m->thread == k->thread && m->ext == k->ext ? m->node : -1;
+  return lo < n && keyFind(&keys[lo], k, global) == 0 ? keys[lo].node : -1;
+}
+
+static int addAtt(tb_tree *tr, int32_t node, int32_t rt) {
+  tb_att a = {node, rt};
+  HTA_PUSH(tr->att, tr->natt, tr->catt, 1024, a, oom);
+  return SQLITE_OK;
+oom:
+  return SQLITE_NOMEM;
 }
 
 typedef struct tb_pend { /* a runtime waiting for the time rule */
@@ -740,9 +823,8 @@ static int pendCmp(const void *a, const void *b) {
 /* TB-6, the time rule: each pending runtime hangs under the innermost node of its
 ** thread that holds [ts, end] (half-open at the node's end), else its root. */
 static int attachByTime(tb_tree *tr, tb_pend *p, size_t np) {
-  size_t nreal = tr->nnode - tr->nthread, j = 0;
+  size_t nreal = tr->nnode - tr->nthread, j = 0, sp = 0;
   int32_t *stack = sqlite3_malloc64((nreal + 1) * sizeof *stack);
-  size_t sp = 0;
   int32_t cur = -1;
   int rc = SQLITE_OK;
   if (!stack) return SQLITE_NOMEM;
@@ -762,112 +844,88 @@ static int attachByTime(tb_tree *tr, tb_pend *p, size_t np) {
     while (sp > 1 && tr->nodes[stack[sp - 1]].end <= p[k].ts) sp--;
     size_t s = sp;
     while (s > 1 && tr->nodes[stack[s - 1]].end < p[k].end) s--;
-    rc = addAtt(tr, &tr->catt, stack[s - 1], p[k].rt);
+    rc = addAtt(tr, stack[s - 1], p[k].rt);
   }
   sqlite3_free(stack);
   return rc;
 }
 
-/* TB-6: hangs every runtime under its node(s). */
-static int attachRuntimes(tb_tree *tr) {
+/* TB-6: hangs every runtime under its node(s); MAP: thread key -> thread. */
+static int attachRuntimes(tb_tree *tr, const tb_tidmap *map) {
   size_t nreal = tr->nnode - tr->nthread, nk = 0, np = 0;
   int global = (tr->quirks & TB_Q_EXTID) != 0;
   tb_key *keys = sqlite3_malloc64((nreal ? nreal : 1) * sizeof *keys);
   tb_pend *pend = sqlite3_malloc64((tr->nrt ? tr->nrt : 1) * sizeof *pend);
-  int32_t *rank = 0, *at = 0;
-  int rc = keys && pend ? rankByTs(tr, &rank, &at) : SQLITE_NOMEM;
-  if (rc != SQLITE_OK) goto done;
-  for (size_t i = 0; i < nreal; i++) {
+  int rc = keys && pend ? SQLITE_OK : SQLITE_NOMEM;
+  for (size_t i = 0; rc == SQLITE_OK && i < nreal; i++) {
     const tb_node *n = &tr->nodes[i];
     if (!global && (!n->has_ext || n->dropped)) continue;
-    tb_key k = {n->ext, n->thread, rank[i], n->has_ext};
+    tb_key k = {n->ext, n->ts, n->thread, n->ord, (int32_t)i, n->has_ext};
     keys[nk++] = k;
   }
-  qsort(keys, nk, sizeof *keys, global ? keyGlobalCmp : keyThreadCmp);
-  for (size_t i = 0; i < nk; i++) keys[i].node = at[keys[i].node]; /* rank -> node */
-  for (size_t i = 0; i < tr->nrt && rc == SQLITE_OK; i++) {
+  if (rc == SQLITE_OK) qsort(keys, nk, sizeof *keys, global ? keyGlobalCmp : keyThreadCmp);
+  for (size_t i = 0; rc == SQLITE_OK && i < tr->nrt; i++) {
     tb_rt *r = &tr->rts[i];
-    tb_key k = {r->ext, r->thread, 0, r->has_ext};
+    r->thread = tidGet(map, r->tid);
+    tb_key k = {r->ext, 0, r->thread, 0, 0, r->has_ext};
     int32_t node;
     if (global) {                                                      /* the plugin */
       if (r->has_ext && r->ext == 0 && r->thread >= 0 && !r->tid_text) /* keyed by the raw tid */
-        rc = addAtt(tr, &tr->catt, tr->threads[r->thread].root, (int32_t)i);
+        rc = addAtt(tr, tr->threads[r->thread].root, (int32_t)i);
       node = findKey(keys, nk, &k, 1);
-      if (node >= 0 && rc == SQLITE_OK) rc = addAtt(tr, &tr->catt, node, (int32_t)i);
+      if (node >= 0 && rc == SQLITE_OK) rc = addAtt(tr, node, (int32_t)i);
       continue;
     }
     if (r->thread < 0) continue; /* a thread without nodes: no tree */
     node = r->has_ext ? findKey(keys, nk, &k, 0) : -1;
     if (node >= 0) {
-      rc = addAtt(tr, &tr->catt, node, (int32_t)i);
+      rc = addAtt(tr, node, (int32_t)i);
     } else {
       tb_pend pe = {r->ts, r->end, r->thread, (int32_t)i};
       pend[np++] = pe;
     }
   }
   if (rc == SQLITE_OK && np) rc = attachByTime(tr, pend, np);
-done:
   sqlite3_free(keys);
   sqlite3_free(pend);
-  sqlite3_free(rank);
-  sqlite3_free(at);
   return rc;
 }
 
-static int rankCmp(const void *a, const void *b) {
-  const int64_t *x = a, *y = b; /* thread, ts, ord, index */
-  for (int i = 0; i < 3; i++) {
-    if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
-  }
-  return 0;
-}
-
-static int rankByTs(const tb_tree *tr, int32_t **prank, int32_t **pat) {
-  size_t nreal = tr->nnode - tr->nthread;
-  int64_t *k = sqlite3_malloc64((nreal ? nreal : 1) * 4 * sizeof *k);
-  int32_t *rank = sqlite3_malloc64((nreal ? nreal : 1) * sizeof *rank);
-  int32_t *at = sqlite3_malloc64((nreal ? nreal : 1) * sizeof *at);
-  if (!k || !rank || !at) {
-    sqlite3_free(k);
-    sqlite3_free(rank);
-    sqlite3_free(at);
-    return SQLITE_NOMEM;
-  }
-  for (size_t i = 0; i < nreal; i++) {
-    k[4 * i] = tr->nodes[i].thread, k[4 * i + 1] = tr->nodes[i].ts;
-    k[4 * i + 2] = tr->nodes[i].ord, k[4 * i + 3] = (int64_t)i;
-  }
-  qsort(k, nreal, 4 * sizeof *k, rankCmp);
-  for (size_t r = 0; r < nreal; r++) {
-    at[r] = (int32_t)k[4 * r + 3];
-    rank[at[r]] = (int32_t)r;
-  }
-  sqlite3_free(k);
-  *prank = rank, *pat = at;
-  return SQLITE_OK;
-}
-
-static int devRtCmp(const void *a, const void *b) {
-  const tb_dev *x = a, *y = b;
-  if (x->rt != y->rt) return (uint32_t)x->rt < (uint32_t)y->rt ? -1 : 1; /* -1 last */
-  return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
-}
-
 /* TB-4, TB-7: GPU events to their runtimes (by link_id), the placeholder for kernels
-** without one with its attachments, and each runtime's GPU time. */
+** without one with its attachments, and each runtime's GPU time. The GPU events end
+** up ordered by runtime (those of none last), in file order within one. */
 static int linkDevices(tb_tree *tr) {
-  size_t nun = 0;
+  size_t nun = 0, nb;
+  int32_t *pos = 0, *perm = 0;
+  tb_dev tmp;
+  /* a table by event_id when the runtimes' ids are dense enough, else binary search */
+  int64_t base = tr->nrt ? tr->rts[0].event_id : 0;
+  int64_t span = tr->nrt ? tr->rts[tr->nrt - 1].event_id - base + 1 : 0;
+  int32_t *byId = 0;
+  if (span > 0 && (uint64_t)span <= 8 * (uint64_t)tr->nrt + 65536) {
+    if (!(byId = sqlite3_malloc64((size_t)span * sizeof *byId))) return SQLITE_NOMEM;
+    memset(byId, 0xff, (size_t)span * sizeof *byId);
+    for (size_t i = 0; i < tr->nrt; i++) byId[tr->rts[i].event_id - base] = (int32_t)i;
+  }
   for (size_t i = 0; i < tr->ndev; i++) {
     tb_dev *d = &tr->devs[i];
-    size_t lo = 0, hi = tr->nrt;
-    while (lo < hi) {
-      size_t mid = (lo + hi) / 2;
-      if (tr->rts[mid].event_id < d->link_id) lo = mid + 1;
-      else hi = mid;
+    int64_t k = d->link_id - base;
+    d->rt = -1;
+    if (d->link_id == 0 || k < 0 || k >= span) {
+    } else if (byId) {
+      d->rt = byId[k];
+    } else {
+      size_t lo = 0, hi = tr->nrt;
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (tr->rts[mid].event_id < d->link_id) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo < tr->nrt && tr->rts[lo].event_id == d->link_id) d->rt = (int32_t)lo;
     }
-    if (d->link_id != 0 && lo < tr->nrt && tr->rts[lo].event_id == d->link_id) d->rt = (int32_t)lo;
-    else if (d->kind == TB_K_KERNEL) nun++;
+    if (d->rt < 0 && d->kind == TB_K_KERNEL) nun++;
   }
+  sqlite3_free(byId);
   if (nun) { /* TB-7: the placeholder */
     int every = (tr->quirks & TB_Q_UNLINKED) != 0;
     size_t first = 0, crt = tr->nrt;
@@ -883,10 +941,24 @@ static int linkDevices(tb_tree *tr) {
     if (first == tr->nthread) first = 0; /* no step: the first thread */
     for (size_t t = 0; t < tr->nthread; t++) {
       if (every ? !tr->threads[t].has_step : t != first) continue;
-      if (addAtt(tr, &tr->catt, tr->threads[t].root, (int32_t)(tr->nrt - 1)) != SQLITE_OK) goto oom;
+      if (addAtt(tr, tr->threads[t].root, (int32_t)(tr->nrt - 1)) != SQLITE_OK) goto oom;
     }
   }
-  if (tr->ndev) qsort(tr->devs, tr->ndev, sizeof *tr->devs, devRtCmp);
+  nb = tr->nrt + 1; /* a counting sort by runtime; bucket nrt: none */
+  pos = sqlite3_malloc64((nb + 1) * sizeof *pos);
+  perm = sqlite3_malloc64((tr->ndev ? tr->ndev : 1) * sizeof *perm);
+  if (!pos || !perm) goto oom;
+  memset(pos, 0, (nb + 1) * sizeof *pos);
+  for (size_t i = 0; i < tr->ndev; i++) {
+    int32_t b = tr->devs[i].rt < 0 ? (int32_t)tr->nrt : tr->devs[i].rt;
+    pos[b + 1]++;
+  }
+  for (size_t b = 0; b < nb; b++) pos[b + 1] += pos[b];
+  for (size_t i = 0; i < tr->ndev; i++) {
+    int32_t b = tr->devs[i].rt < 0 ? (int32_t)tr->nrt : tr->devs[i].rt;
+    perm[pos[b]++] = (int32_t)i;
+  }
+  applyPerm(tr->devs, tr->ndev, sizeof *tr->devs, perm, &tmp);
   for (size_t i = 0; i < tr->ndev; i++) {
     tb_dev *d = &tr->devs[i];
     if (d->rt < 0) continue;
@@ -897,8 +969,12 @@ static int linkDevices(tb_tree *tr) {
     if (d->kind == TB_K_KERNEL) rt->k_ns = hta_add_sat(rt->k_ns, d->dur);
     if (tb_dev_tc(tr, d)) rt->tc_ns = hta_add_sat(rt->tc_ns, d->dur);
   }
+  sqlite3_free(pos);
+  sqlite3_free(perm);
   return SQLITE_OK;
 oom:
+  sqlite3_free(pos);
+  sqlite3_free(perm);
   return SQLITE_NOMEM;
 }
 
@@ -920,9 +996,7 @@ static int mergeChains(tb_tree *tr, int32_t *last) {
         if (n->type != TB_T_OPERATOR || c->type != TB_T_OPERATOR || n->name != c->name) break;
         int32_t self = (int32_t)(n - tr->nodes);
         n->child = c->child;
-        for (int32_t g = c->child; g >= 0; g = tr->nodes[g].next) tr->nodes[g].parent = self;
         c->merged_into = self;
-        c->parent = -1;
         last[self] = ci;
       }
       for (int32_t c = n->child; c >= 0; c = tr->nodes[c].next) stack[sp++] = c;
@@ -1030,7 +1104,6 @@ static int traverse(tb_tree *tr) {
       } else {
         tb_node *n = &tr->nodes[top[0]];
         nodeTimes(tr, n);
-        n->trav = (int32_t)tr->ntrav;
         tr->trav[tr->ntrav++] = top[0];
         sp--;
       }
@@ -1074,6 +1147,7 @@ static int kernelView(tb_tree *tr) {
 
 int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tree *tr) {
   tb_load l;
+  tb_tidmap map = {0, 0, 0, 0};
   int32_t *last = 0;
   int rc;
   memset(tr, 0, sizeof *tr);
@@ -1083,13 +1157,13 @@ int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tre
   rc = loadRows(&l);
   if (rc == SQLITE_OK && !(quirks & TB_Q_DRIVER)) rc = loadLaunches(&l);
   sqlite3_free(l.cls);
-  if (rc == SQLITE_OK && tr->nrt) qsort(tr->rts, tr->nrt, sizeof *tr->rts, rtIdCmp);
+  if (rc == SQLITE_OK && l.extra) qsort(tr->rts, tr->nrt, sizeof *tr->rts, rtIdCmp);
   if (rc == SQLITE_OK) rc = loadNames(&l);
   if (rc == SQLITE_OK) classify(tr);
-  if (rc == SQLITE_OK) rc = buildThreads(tr);
+  if (rc == SQLITE_OK) rc = buildThreads(tr, &map);
   if (rc == SQLITE_OK) rc = buildTrees(tr);
-  if (rc == SQLITE_OK) rc = mapThreads(tr);
-  if (rc == SQLITE_OK) rc = attachRuntimes(tr);
+  if (rc == SQLITE_OK) rc = attachRuntimes(tr, &map);
+  tidFree(&map);
   if (rc == SQLITE_OK) rc = linkDevices(tr);
   if (rc == SQLITE_OK && !(last = sqlite3_malloc64((tr->nnode ? tr->nnode : 1) * sizeof *last)))
     rc = SQLITE_NOMEM;
@@ -1108,11 +1182,6 @@ int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tre
 void tb_tc_free(tb_tc *tc) {
   sqlite3_free(tc->gpu);
   memset(tc, 0, sizeof *tc);
-}
-
-static int i64Cmp(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
 }
 
 static int gpuCmp(const void *a, const void *b) {

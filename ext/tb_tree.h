@@ -47,15 +47,14 @@ typedef struct tb_node {
   int64_t tid;     /* thread key (hta_tid_key) */
   /* after the stats (TB-9), ns */
   int64_t host_self, dev_self, dev_total, tc_self, tc_total;
-  int64_t k_self;              /* its own runtimes' kernel time (tensor-core figures) */
-  int32_t ord;                 /* position in the trace's rows (file order) */
-  int32_t thread;              /* index into tb_tree.threads */
-  int32_t name;                /* name slot, TB_NAME_ROOT for a root */
-  int32_t parent, child, next; /* tree links, -1 for none; siblings in (ts, -end) order */
-  int32_t merged_into;         /* -1, or the node of its name that absorbed it (TB-8) */
-  int32_t trav;                /* position in the traversal order (TB-10) */
-  uint32_t shape;              /* 1 + offset of its Input Dims text in the arena; 0: "[]" */
-  uint8_t type;                /* TB_T_* */
+  int64_t k_self;      /* its own runtimes' kernel time (tensor-core figures) */
+  int32_t ord;         /* position in the trace's rows (file order) */
+  int32_t thread;      /* index into tb_tree.threads */
+  int32_t name;        /* name slot, TB_NAME_ROOT for a root */
+  int32_t child, next; /* tree links, -1 for none; siblings in (ts, -end) order */
+  int32_t merged_into; /* -1, or the node of its name that absorbed it (TB-8) */
+  uint32_t shape;      /* 1 + offset of its Input Dims text in the arena; 0: "[]" */
+  uint8_t type;        /* TB_T_* */
   uint8_t has_ext, is_op, dropped, tc;
 } tb_node;
 
@@ -106,8 +105,10 @@ typedef struct tb_tree {
   char **names; /* per slot, sqlite3_malloc'd */
   int *name_flags;
   size_t nnames;
-  char *arena; /* NUL-terminated texts: grids, blocks, input shapes */
+  char *arena; /* NUL-terminated texts, each once: grids, blocks, input shapes */
   size_t narena, carena;
+  uint32_t *itab; /* the arena's texts by hash (references; 0 empty) */
+  size_t icap, in;
   int kernel_view; /* the trace has a non-communication kernel (TB-12) */
 } tb_tree;
 
