@@ -162,11 +162,11 @@ def cmp_operators(tag, ref, ours, u, by_shape):
         calls = int(r["calls"])
         ok = x["calls"] == calls and x["tensor_cores_eligible"] == int(r["tc_eligible"])
         # every node sums its own interval, its children's and its runtimes': bound by
-        # the row's total number of intervals, at most calls * 1000 (14.10)
+        # the row's total number of intervals, at most calls * 4096 (14.10)
         for col, rc, n in (("host_total_us", "host_total_duration", calls),
-                           ("host_self_us", "host_self_duration", calls * 1000),
-                           ("device_self_us", "device_self_duration", calls * 1000),
-                           ("device_total_us", "device_total_duration", calls * 1000)):
+                           ("host_self_us", "host_self_duration", calls * 4096),
+                           ("device_self_us", "device_self_duration", calls * 4096),
+                           ("device_total_us", "device_total_duration", calls * 4096)):
             v = num(r[rc])
             ok = ok and close(x[col], v, sum_tol(v, n, u))
         for col, rc, part, whole in (("tensor_cores_self_pct", "tc_self_ratio", "tc_self_duration",
@@ -174,7 +174,7 @@ def cmp_operators(tag, ref, ours, u, by_shape):
                                      ("tensor_cores_total_pct", "tc_total_ratio", "tc_total_duration",
                                       "device_total_duration")):
             v, w = num(r[rc]), num(r[whole])
-            tol = 1e-9 if not w else max(1e-9, 100.0 * 2 * 2 * calls * 1000 * u / w)
+            tol = 1e-9 if not w else max(1e-9, 100.0 * 2 * 2 * calls * 4096 * u / w)
             ok = ok and close(x[col], v, tol)
         if not ok:
             bad.add(k)
@@ -294,6 +294,19 @@ def check_job(job, shared, tmp, ingest, ext, show_moves):
                     cmp_tc(tag, ref, ours, u)
                     gpu_ratio_check(tag, job.folder, rank, db, ALL, u)
                     stats["rows"] += len(ref)
+                if show_moves:
+                    def pcts(q):
+                        return {x["device"]: x for x in tensor_cores(db, rank, q)}
+                    base = pcts(ALL)
+                    cells = ["%s %d" % (name, moved(base, pcts(ALL & ~bit))) for bit, name in BITS
+                             if moved(base, pcts(ALL & ~bit))]
+                    d = tensor_cores(db, rank, 0)
+                    print("moves %s %s: %s; default used %s eligible %s kernel %s, plugin %s %s %s" % (
+                        tag, kind, ", ".join(cells) or "none",
+                        *[d[0][c] if d else None for c in ("tensor_core_used_pct", "tensor_core_eligible_pct",
+                                                             "tensor_core_kernel_pct")],
+                        *[ours[0][c] if ours else None for c in ("tensor_core_used_pct", "tensor_core_eligible_pct",
+                                                                  "tensor_core_kernel_pct")]))
                 continue
             bad, want = compare(kind, tag, ref, ours, u)
             if skip:
