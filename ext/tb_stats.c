@@ -266,7 +266,7 @@ static int ksEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_nam
   if (!tr->kernel_view) return SQLITE_OK; /* TS-4 */
   rc = ksInstances(tr, by_name, &a, &n);
   if (rc != SQLITE_OK) return rc;
-  qsort(a, n, sizeof *a, ksInstCmp);
+  TB_QSORT(a, n, ksInstCmp);
   rows = sqlite3_malloc64((n ? n : 1) * sizeof *rows);
   if (!rows) goto oom;
   for (size_t i = 0; i < n; i++) {
@@ -285,7 +285,7 @@ static int ksEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_nam
     r->wo += a[i].occ * (double)a[i].dur;
     r->op_tc |= a[i].op_tc;
   }
-  qsort(rows, nrow, sizeof *rows, ksRowCmp);
+  TB_QSORT(rows, nrow, ksRowCmp);
   for (size_t i = 0; i < nrow; i++) {
     const ks_row *r = &rows[i];
     const ks_inst *k = r->first;
@@ -411,7 +411,7 @@ static int osEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_sha
     os_key e = {tr, nd->name, tr->trav[j], (int32_t)j, by_shape ? nd->shape : 0};
     k[n++] = e;
   }
-  qsort(k, n, sizeof *k, osKeyCmp);
+  TB_QSORT(k, n, osKeyCmp);
   for (size_t i = 0; i < n; i++) {
     const tb_node *nd = &tr->nodes[k[i].node];
     os_row *r = &rows[nrow - 1];
@@ -431,7 +431,7 @@ static int osEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_sha
     r->tc_total = hta_add_sat(r->tc_total, nd->tc_total);
     if (!(tr->quirks & TB_Q_FIRST_NODE)) r->tc |= nd->tc; /* TS-5: any node */
   }
-  qsort(rows, nrow, sizeof *rows, osRowCmp);
+  TB_QSORT(rows, nrow, osRowCmp);
   for (size_t i = 0; i < nrow; i++) {
     const os_row *r = &rows[i];
     hta_cell *c = hta_table_add_row(out);

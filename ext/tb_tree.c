@@ -279,12 +279,12 @@ static int isNull(hta_jval v) { return !v.p || (v.n == 4 && !memcmp(v.p, "null",
 /* The scan's columns. */
 enum { S_ID, S_CAT, S_NAME, S_TID, S_TS, S_DUR, S_EXT, S_LINK, S_DEVICE, S_ARGS };
 
-/* TB-1: a row's External id: args "external id", else the column, else args
+/* TB-1: a row's External id: args "external id", else column COL, else args
 ** "External id" (an integer the ingest left in args). */
-static int rowExt(sqlite3_stmt *st, const hta_jval *a, int64_t *ext) {
+static int rowExt(sqlite3_stmt *st, int col, const hta_jval *a, int64_t *ext) {
   if (hta_json_int(a[A_EXT], ext)) return 1;
-  if (sqlite3_column_type(st, S_EXT) != SQLITE_NULL) {
-    *ext = sqlite3_column_int64(st, S_EXT);
+  if (sqlite3_column_type(st, col) != SQLITE_NULL) {
+    *ext = sqlite3_column_int64(st, col);
     return 1;
   }
   return hta_json_int(a[A_EXT2], ext);
@@ -305,7 +305,7 @@ static int addNode(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a, int
   n.ts = sqlite3_column_int64(st, S_TS);
   n.end = hta_end(n.ts, dur > 0 ? dur : 0);
   n.tid = hta_tid_key(sqlite3_column_value(st, S_TID));
-  n.has_ext = cls != C_PYFN && rowExt(st, a, &n.ext); /* a module has none */
+  n.has_ext = cls != C_PYFN && rowExt(st, S_EXT, a, &n.ext); /* a module has none */
   n.ord = ord;
   n.name = rowName(st);
   n.child = n.next = n.merged_into = -1;
@@ -364,7 +364,7 @@ static int addDev(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a) {
   d.kind = cls == C_KERNEL ? TB_K_KERNEL : cls == C_MEMCPY ? TB_K_MEMCPY : TB_K_MEMSET;
   d.rt = -1;
   d.name = rowName(st);
-  d.has_ext = (uint8_t)rowExt(st, a, &d.ext);
+  d.has_ext = (uint8_t)rowExt(st, S_EXT, a, &d.ext);
   if (cls == C_KERNEL) {
     if (!isNull(a[A_GRID])) rc = arenaAdd(tr, a[A_GRID].p, (size_t)a[A_GRID].n, &d.grid);
     if (rc == SQLITE_OK && !isNull(a[A_BLOCK]))
@@ -414,7 +414,7 @@ static int loadRows(tb_load *l) {
     rc = SQLITE_OK;
     if (cls == C_RT) {
       int64_t ext = 0;
-      int has = rowExt(st, a, &ext);
+      int has = rowExt(st, S_EXT, a, &ext);
       rc = addRuntime(l, sqlite3_column_int64(st, S_ID), sqlite3_column_value(st, S_TID),
                       sqlite3_column_int64(st, S_TS), sqlite3_column_int64(st, S_DUR), has, ext);
     } else if (cls >= C_KERNEL) {
@@ -470,26 +470,26 @@ static int loadLaunches(tb_load *l) {
   }
   rc = n ? hta_prepare(l->db, l->t->schema,
                        "SELECT tid, ts, dur, external_id,"
-                       " CASE WHEN external_id IS NULL THEN args END"
+                       " CASE WHEN external_id IS NULL THEN args END, category_id"
                        " FROM $S.event WHERE event_id = ?1 AND ph = 'X' AND stream IS NULL"
                        " AND ts IS NOT NULL AND dur IS NOT NULL",
                        &st)
          : SQLITE_OK;
   l->extra = n > 0;
-  qsort(ids, n, sizeof *ids, i64Cmp);
+  TB_QSORT(ids, n, i64Cmp);
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
     if (i && ids[i] == ids[i - 1]) continue; /* one launch, several GPU events */
     sqlite3_bind_int64(st, 1, ids[i]);
     rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW) {
+    int64_t cat = rc == SQLITE_ROW ? sqlite3_column_int64(st, 5) : -1;
+    if (rc == SQLITE_ROW && cat >= 0 && cat < l->ncls && l->cls[cat] != C_NONE) {
+      rc = SQLITE_OK; /* a row the scan read already (a node): not a launch of its own */
+    } else if (rc == SQLITE_ROW) {
       hta_jval a[A_N];
       int64_t ext = 0;
-      int has;
       hta_json_members((const char *)sqlite3_column_text(st, 4), sqlite3_column_bytes(st, 4),
                        tbArgKeys, A_N, a);
-      if (hta_json_int(a[A_EXT], &ext)) has = 1;
-      else if ((has = sqlite3_column_type(st, 3) != SQLITE_NULL)) ext = sqlite3_column_int64(st, 3);
-      else has = hta_json_int(a[A_EXT2], &ext);
+      int has = rowExt(st, 3, a, &ext);
       rc = addRuntime(l, ids[i], sqlite3_column_value(st, 0), sqlite3_column_int64(st, 1),
                       sqlite3_column_int64(st, 2), has, ext);
     } else if (rc == SQLITE_DONE) {
@@ -665,7 +665,7 @@ static int buildThreads(tb_tree *tr, tb_tidmap *map) {
       first[t].ts = nd->ts, first[t].ord = nd->ord;
     }
   }
-  qsort(first, nth, sizeof *first, firstCmp);
+  TB_QSORT(first, nth, firstCmp);
   rank = sqlite3_malloc64((nth ? nth : 1) * sizeof *rank);
   tr->threads = sqlite3_malloc64((nth ? nth : 1) * sizeof *tr->threads);
   keys = sqlite3_malloc64((n ? n : 1) * sizeof *keys);
@@ -684,7 +684,7 @@ static int buildThreads(tb_tree *tr, tb_tidmap *map) {
     tb_skey k = {nd->ts, nd->end, nd->thread, nd->ord, (int32_t)i};
     keys[i] = k;
   }
-  qsort(keys, n, sizeof *keys, skeyCmp);
+  TB_QSORT(keys, n, skeyCmp);
   for (size_t i = 0; i < n; i++) perm[i] = keys[i].idx;
   applyPerm(tr->nodes, n, sizeof *tr->nodes, perm, &tmp);
   grown = sqlite3_realloc64(tr->nodes, (n + nth + 1) * sizeof *grown);
@@ -828,7 +828,7 @@ static int attachByTime(tb_tree *tr, tb_pend *p, size_t np) {
   int32_t cur = -1;
   int rc = SQLITE_OK;
   if (!stack) return SQLITE_NOMEM;
-  qsort(p, np, sizeof *p, pendCmp);
+  TB_QSORT(p, np, pendCmp);
   for (size_t k = 0; k < np && rc == SQLITE_OK; k++) {
     if (p[k].thread != cur) { /* a new thread: its nodes start at j */
       cur = p[k].thread;
@@ -863,7 +863,7 @@ static int attachRuntimes(tb_tree *tr, const tb_tidmap *map) {
     tb_key k = {n->ext, n->ts, n->thread, n->ord, (int32_t)i, n->has_ext};
     keys[nk++] = k;
   }
-  if (rc == SQLITE_OK) qsort(keys, nk, sizeof *keys, global ? keyGlobalCmp : keyThreadCmp);
+  if (rc == SQLITE_OK) TB_QSORT(keys, nk, global ? keyGlobalCmp : keyThreadCmp);
   for (size_t i = 0; rc == SQLITE_OK && i < tr->nrt; i++) {
     tb_rt *r = &tr->rts[i];
     r->thread = tidGet(map, r->tid);
@@ -1043,7 +1043,7 @@ static int finishAtt(tb_tree *tr, const int32_t *last) {
     tb_attk e = {r->ts, r->end, f, tr->att[i].rt, !r->has_time};
     k[n++] = e;
   }
-  qsort(k, n, sizeof *k, attkCmp);
+  TB_QSORT(k, n, attkCmp);
   for (size_t i = 0; i < n; i++) tr->att[i].node = k[i].node, tr->att[i].rt = k[i].rt;
   tr->natt = n;
   sqlite3_free(k);
@@ -1134,7 +1134,7 @@ static int kernelView(tb_tree *tr) {
     const tb_node *nd = &tr->nodes[i];
     if (nameFlags(tr, nd->name) & TB_N_COMM) k[n].ext = nd->ext, k[n++].has = nd->has_ext;
   }
-  qsort(k, n, sizeof *k, ekCmp);
+  TB_QSORT(k, n, ekCmp);
   tr->kernel_view = 0;
   for (size_t i = 0; i < tr->ndev && !tr->kernel_view; i++) {
     const tb_dev *d = &tr->devs[i];
@@ -1157,7 +1157,7 @@ int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tre
   rc = loadRows(&l);
   if (rc == SQLITE_OK && !(quirks & TB_Q_DRIVER)) rc = loadLaunches(&l);
   sqlite3_free(l.cls);
-  if (rc == SQLITE_OK && l.extra) qsort(tr->rts, tr->nrt, sizeof *tr->rts, rtIdCmp);
+  if (rc == SQLITE_OK && l.extra) TB_QSORT(tr->rts, tr->nrt, rtIdCmp);
   if (rc == SQLITE_OK) rc = loadNames(&l);
   if (rc == SQLITE_OK) classify(tr);
   if (rc == SQLITE_OK) rc = buildThreads(tr, &map);
@@ -1221,7 +1221,7 @@ int tb_tc_compute(const tb_tree *tr, tb_tc *out) {
     if (tb_dev_tc(tr, d)) out->tc_ns = hta_add_sat(out->tc_ns, d->dur);
     if (d->has_device) ids[n++] = d->device;
   }
-  qsort(ids, n, sizeof *ids, i64Cmp);
+  TB_QSORT(ids, n, i64Cmp);
   out->gpu = sqlite3_malloc64((n ? n : 1) * sizeof *out->gpu);
   if (!out->gpu) goto oom;
   for (size_t i = 0; i < n; i++) {

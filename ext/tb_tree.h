@@ -151,6 +151,12 @@ int tb_tc_compute(const tb_tree *tr, tb_tc *out);
 int tb_tc_figures(sqlite3 *db, const hta_trace *t, tb_tc *out);
 void tb_tc_free(tb_tc *tc);
 
+/* qsort of N elements at A, nothing when there are fewer than 2 (A may then be NULL). */
+#define TB_QSORT(a, n, cmp)                                   \
+  do {                                                        \
+    if ((n) > 1) qsort((a), (size_t)(n), sizeof *(a), (cmp)); \
+  } while (0)
+
 /* ---------------------------------------------------------------- name rules (tb_rules.c) */
 /* TB_N_* flags of NAME. */
 int tb_name_flags(const char *name);
