@@ -86,11 +86,26 @@ def read(folder, name):
         return list(csv.DictReader(fh))
 
 
+def kkey(name, op, grid, block, regs, smem):
+    """A kernel group's key, ours or the plugin's: grid and block as values."""
+    return (name, op, json.dumps(jlist(grid)), json.dumps(jlist(block)), int(float(regs)),
+            int(float(smem)))
+
+
+def both(want, ours, bad):
+    """(key, reference row, our row) for the keys of both; the others go to BAD."""
+    for k in set(want) | set(ours):
+        if k in want and k in ours:
+            yield k, want[k], ours[k]
+        else:
+            bad.add(k)
+
+
 def kernels_by_config(db, rank, quirks):
     rows = db.sql("SELECT * FROM hta_kernel_stats WHERE group_by = 'config' AND plugin_quirks = ?"
                   " AND rank = ?", (quirks, rank))
-    return {(r["name"], r["operator"], json.dumps(jlist(r["grid"])), json.dumps(jlist(r["block"])),
-             int(r["registers_per_thread"]), int(r["shared_memory"])): r for r in rows}
+    return {kkey(r["name"], r["operator"], r["grid"], r["block"], r["registers_per_thread"],
+                 r["shared_memory"]): r for r in rows}
 
 
 def kernels_by_name(db, rank, quirks):
@@ -117,17 +132,9 @@ def cmp_kernels(tag, ref, ours, u, by_name):
     bad = set()
     want = {}
     for r in ref:
-        if by_name:
-            k = r["Name"]
-        else:
-            k = (r["Name"], r["Operator"], json.dumps(jlist(r["Grid"])), json.dumps(jlist(r["Block"])),
-                 int(float(r["Register Per Thread"])), int(float(r["Shared Memory"])))
-        want[k] = r
-    for k in set(want) | set(ours):
-        r, x = want.get(k), ours.get(k)
-        if r is None or x is None:
-            bad.add(k)
-            continue
+        want[r["Name"] if by_name else kkey(r["Name"], r["Operator"], r["Grid"], r["Block"],
+                                             r["Register Per Thread"], r["Shared Memory"])] = r
+    for k, r, x in both(want, ours, bad):
         calls = int(r["Calls"])
         ok = x["calls"] == calls and x["tensor_cores_used"] == int(
             r["Kernel Uses Tensor Cores" if not by_name else "Tensor Cores Used"])
@@ -154,11 +161,7 @@ def cmp_kernels(tag, ref, ours, u, by_name):
 def cmp_operators(tag, ref, ours, u, by_shape):
     bad = set()
     want = {((r["name"], r["input_shape"]) if by_shape else r["name"]): r for r in ref}
-    for k in set(want) | set(ours):
-        r, x = want.get(k), ours.get(k)
-        if r is None or x is None:
-            bad.add(k)
-            continue
+    for k, r, x in both(want, ours, bad):
         calls = int(r["calls"])
         ok = x["calls"] == calls and x["tensor_cores_eligible"] == int(r["tc_eligible"])
         # every node sums its own interval, its children's and its runtimes': bound by

@@ -1,34 +1,24 @@
 #!/bin/sh
 # The TensorBoard plugin's GPU Kernel and Operator views and tensor-core figures
-# (ext/tb_stats.c) against its reference files in $HTA_SHARED/expected (tb_tree.py says
-# how). Databases are check_expected.py's, cached in HTA_TMP (one ingest per job).
+# (ext/tb_stats.c) against its reference files in $HTA_SHARED/expected; tb_tree.py says
+# how. Its databases are check_expected.py's, cached in HTA_TMP (one ingest per job).
 # env: HTA_INGEST, HTA_EXT (absolute), HTA_SHARED (default ../shared of the repo), HTA_TMP.
-# exit 0 pass, 1 fail, 77 skip (no corpus, or no python3 that can load extensions).
+# exit 0 pass, 1 fail, 77 skip (no corpus, no python3).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-: "${HTA_SHARED:=$top/../shared}"
-: "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}"
+: "${HTA_SHARED:=$top/../shared}" "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}"
 export HTA_SHARED HTA_INGEST HTA_EXT
-if [ ! -d "$HTA_SHARED/corpus" ] || [ ! -d "$HTA_SHARED/expected" ]; then
-  echo "skip: no $HTA_SHARED/corpus or $HTA_SHARED/expected"; exit 77
-fi
-own_tmp=""
-if [ -z "${HTA_TMP:-}" ]; then
-  HTA_TMP=$(mktemp -d) || exit 2; own_tmp=$HTA_TMP
-  trap 'rm -rf "$own_tmp"' EXIT INT TERM
-fi
+[ -d "$HTA_SHARED/corpus" ] && [ -d "$HTA_SHARED/expected" ] || { echo "skip: no corpus"; exit 77; }
+tmp_own=""
+[ -n "${HTA_TMP:-}" ] || { HTA_TMP=$(mktemp -d) && tmp_own=$HTA_TMP || exit 2; }
 export HTA_TMP
-# A python3 whose sqlite3 module can load extensions (pyenv builds often cannot);
-# otherwise check_expected.py's Db runs the queries through the sqlite3 shell.
-py=""
-for c in python3 /usr/bin/python3 /usr/local/bin/python3; do
-  command -v "$c" >/dev/null 2>&1 || continue
-  if "$c" -c 'import sqlite3, sys; sys.exit(0 if hasattr(sqlite3.Connection, "enable_load_extension") else 1)' 2>/dev/null; then
-    py=$c; break
-  fi
-  [ -z "${py_any:-}" ] && py_any=$c
+[ -z "$tmp_own" ] || trap 'rm -rf "$tmp_own"' EXIT INT TERM
+# Debian's python3 loads extensions; another one goes through the sqlite3 shell (slower).
+loads='import sqlite3, sys; sys.exit(not hasattr(sqlite3.Connection, "enable_load_extension"))'
+for py in /usr/bin/python3 python3 ""; do
+  [ -n "$py" ] && command -v "$py" >/dev/null 2>&1 && break
 done
-[ -z "$py" ] && { py=${py_any:-}; HTA_SQLITE_SHELL=${HTA_SQLITE_SHELL:-sqlite3}; export HTA_SQLITE_SHELL; }
-if [ -z "$py" ]; then echo "skip: no python3"; exit 77; fi
-exec "$py" "$here/tb_tree.py"
+[ -n "$py" ] || { echo "skip: no python3"; exit 77; }
+"$py" -c "$loads" 2>/dev/null || { HTA_SQLITE_SHELL=${HTA_SQLITE_SHELL:-sqlite3}; export HTA_SQLITE_SHELL; }
+"$py" "$here/tb_tree.py"
