@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "memory.h"
+#include "tb_tree.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
@@ -31,19 +32,8 @@ static int mmInt(sqlite3_stmt *st, int col, int64_t *out) {
   return hta_value_int64(sqlite3_column_value(st, col), out);
 }
 
-/* MEM-5: names the plugin does not treat as operators. */
-static int mmIsOperatorName(const char *s) {
-  size_t n;
-  if (!s) return 0;
-  n = strlen(s);
-  if (!strncmp(s, "ProfilerStep#", 13) || !strncmp(s, "Optimizer.", 10) ||
-      !strncmp(s, "enumerate(DataPipe)#", 20) || !strcmp(s, "DataParallel.forward") ||
-      !strcmp(s, "DistributedDataParallel.forward"))
-    return 0;
-  if (!strncmp(s, "enumerate(DataLoader)#", 22) && n >= 30 && !strcmp(s + n - 8, "__next__"))
-    return 0;
-  return 1;
-}
+/* MEM-5: the names the plugin treats as operators (tb_rules.c TBR-4). */
+static int mmIsOperatorName(const char *s) { return (tb_name_flags(s) & TB_N_OPERATOR) != 0; }
 
 void mm_trace_free(mm_trace *m) {
   sqlite3_free(m->recs);

@@ -77,7 +77,7 @@ SQLITE_EXTENSION_INIT3
 
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
-/* 1 when text A sorts before B (NULL first), -1/0/1 as strcmp. */
+/* Compares texts A and B as strcmp does, NULL first. */
 static int textCmp(const char *a, const char *b) {
   if (!a || !b) return (a != 0) - (b != 0);
   return strcmp(a, b);
@@ -103,8 +103,7 @@ static int groupBy(const hta_tvf_args *a, int k, const char *fn, const char *con
 }
 
 /* Runs EMIT on every trace of A's scope (TS-1). */
-typedef int (*ts_emit)(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int mode,
-                       hta_table *out);
+typedef int (*ts_emit)(const hta_trace *t, const tb_tree *tr, int mode, hta_table *out);
 
 static int tsRun(sqlite3 *db, const hta_tvf_args *a, int quirks, int shapes, int mode, ts_emit emit,
                  hta_table *out) {
@@ -114,7 +113,7 @@ static int tsRun(sqlite3 *db, const hta_tvf_args *a, int quirks, int shapes, int
   for (int i = 0; i < ts.n && rc == SQLITE_OK; i++) {
     tb_tree tr;
     rc = tb_tree_load(db, &ts.a[i], quirks, shapes, &tr);
-    if (rc == SQLITE_OK) rc = emit(db, &ts.a[i], &tr, mode, out);
+    if (rc == SQLITE_OK) rc = emit(&ts.a[i], &tr, mode, out);
     tb_tree_free(&tr);
   }
   hta_traces_free(&ts);
@@ -184,14 +183,9 @@ typedef struct ks_row {
   uint8_t op_tc;
 } ks_row;
 
-static const char *ksName(const ks_inst *k) { return k->name >= 0 ? k->tr->names[k->name] : ""; }
+static const char *ksName(const ks_inst *k) { return tb_name(k->tr, k->name); }
 
-static const char *ksOp(const ks_inst *k) {
-  return k->by_name              ? 0
-         : k->op == TB_NAME_ROOT ? "CallTreeRoot"
-         : k->op >= 0            ? k->tr->names[k->op]
-                                 : "";
-}
+static const char *ksOp(const ks_inst *k) { return k->by_name ? 0 : tb_name(k->tr, k->op); }
 
 /* Row order (TS-4): total descending, then the key's texts. */
 static int ksRowCmp(const void *a, const void *b) {
@@ -257,12 +251,11 @@ oom:
   return SQLITE_NOMEM;
 }
 
-static int ksEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_name, hta_table *out) {
+static int ksEmit(const hta_trace *t, const tb_tree *tr, int by_name, hta_table *out) {
   ks_inst *a = 0;
   ks_row *rows = 0;
   size_t n = 0, nrow = 0;
   int rc;
-  (void)db;
   if (!tr->kernel_view) return SQLITE_OK; /* TS-4 */
   rc = ksInstances(tr, by_name, &a, &n);
   if (rc != SQLITE_OK) return rc;
@@ -390,7 +383,8 @@ static int osRowCmp(const void *a, const void *b) {
   int c;
   if (x->dev_self != y->dev_self) return x->dev_self > y->dev_self ? -1 : 1;
   if (x->host_self != y->host_self) return x->host_self > y->host_self ? -1 : 1;
-  if ((c = strcmp(x->key->tr->names[x->key->name], y->key->tr->names[y->key->name])) != 0) return c;
+  if ((c = strcmp(tb_name(x->key->tr, x->key->name), tb_name(y->key->tr, y->key->name))) != 0)
+    return c;
   return textCmp(osShape(x->key, x->by_shape), osShape(y->key, y->by_shape));
 }
 
@@ -398,12 +392,10 @@ static double pct(int64_t part, int64_t whole) {
   return whole ? 100.0 * ((double)part / (double)whole) : 0.0;
 }
 
-static int osEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_shape,
-                  hta_table *out) {
+static int osEmit(const hta_trace *t, const tb_tree *tr, int by_shape, hta_table *out) {
   os_key *k = sqlite3_malloc64((tr->ntrav ? tr->ntrav : 1) * sizeof *k);
   os_row *rows = sqlite3_malloc64((tr->ntrav ? tr->ntrav : 1) * sizeof *rows);
   size_t n = 0, nrow = 0;
-  (void)db;
   if (!k || !rows) goto oom;
   for (size_t j = 0; j < tr->ntrav; j++) {
     const tb_node *nd = &tr->nodes[tr->trav[j]];
@@ -438,7 +430,7 @@ static int osEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int by_sha
     int rc;
     if (!c) goto oom;
     hta_cell_int(&c[OS_RANK], t->rank);
-    rc = hta_cell_text(&c[OS_NAME], tr->names[r->key->name]);
+    rc = hta_cell_text(&c[OS_NAME], tb_name(tr, r->key->name));
     if (rc == SQLITE_OK && by_shape) rc = hta_cell_text(&c[OS_SHAPE], osShape(r->key, 1));
     if (rc != SQLITE_OK) goto oom;
     hta_cell_int(&c[OS_CALLS], r->calls);
@@ -497,10 +489,10 @@ static const hta_tvf osTvf = {
   " plugin_quirks HIDDEN)"
 static const hta_param tcParams[] = {TS_QUIRKS_PARAM};
 
-static int tcEmit(sqlite3 *db, const hta_trace *t, const tb_tree *tr, int mode, hta_table *out) {
+static int tcEmit(const hta_trace *t, const tb_tree *tr, int mode, hta_table *out) {
   tb_tc f;
   int rc = tb_tc_compute(tr, &f);
-  (void)db, (void)mode;
+  (void)mode;
   if (rc != SQLITE_OK) return rc;
   for (int g = 0; g < (f.ngpu ? f.ngpu : 1); g++) {
     hta_cell *c = hta_table_add_row(out);

@@ -45,8 +45,8 @@
 **     node, else at the first thread; TB_Q_UNLINKED (the plugin): at every thread
 **     holding a ProfilerStep node, none without. Memcpy and memset without one hang
 **     nowhere.
-**  8. Same-name chains: a node of type operator whose only child is an operator
-**     node... of type operator with the same name absorbs it: it takes the child's
+**  8. Same-name chains: a node of type operator whose only child is a node of type
+**     operator with the same name absorbs it: it takes the child's
 **     children and keeps its own interval; the child is no node. Runtimes: the
 **     outer node keeps its own and takes the child's; TB_Q_MERGE (the plugin): it
 **     keeps only the child's.
@@ -121,17 +121,16 @@ void tb_tree_free(tb_tree *tr) {
   sqlite3_free(tr->att);
   sqlite3_free(tr->att_first);
   sqlite3_free(tr->trav);
-  for (size_t i = 0; i < tr->nnames; i++) sqlite3_free(tr->names[i]);
-  sqlite3_free(tr->names);
+  hta_names_free(tr->names, tr->nnames);
   sqlite3_free(tr->name_flags);
   sqlite3_free(tr->arena);
   sqlite3_free(tr->itab);
   memset(tr, 0, sizeof *tr);
 }
 
-const char *tb_node_name(const tb_tree *tr, const tb_node *n) {
-  if (n->name == TB_NAME_ROOT) return "CallTreeRoot";
-  return n->name >= 0 && (size_t)n->name < tr->nnames ? tr->names[n->name] : "";
+const char *tb_name(const tb_tree *tr, int32_t slot) {
+  if (slot == TB_NAME_ROOT) return "CallTreeRoot";
+  return slot >= 0 && (size_t)slot < tr->nnames ? tr->names[slot] : "";
 }
 
 const char *tb_arena_text(const tb_tree *tr, uint32_t ref) {

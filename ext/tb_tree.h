@@ -117,8 +117,8 @@ typedef struct tb_tree {
 ** or an SQLite error. */
 int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tree *tr);
 void tb_tree_free(tb_tree *tr);
-/* The name of node N ("CallTreeRoot" for a root). */
-const char *tb_node_name(const tb_tree *tr, const tb_node *n);
+/* The name of name slot SLOT ("CallTreeRoot" for TB_NAME_ROOT, "" for none). */
+const char *tb_name(const tb_tree *tr, int32_t slot);
 /* Text at arena reference REF (0: NULL). */
 const char *tb_arena_text(const tb_tree *tr, uint32_t ref);
 /* 1 when device event D uses tensor cores under TR's quirks (TBR-2). */
