@@ -16,6 +16,7 @@ Requirements (tests cite them as BASE-n):
 """
 
 import contextlib
+import json
 import sqlite3
 
 from . import connect
@@ -29,10 +30,6 @@ def _pandas():
     import pandas as pd
 
     return pd
-
-
-def _us(ns):
-    return None if ns is None else ns // 1000
 
 
 def _int_dtype(lo, hi):
@@ -114,52 +111,32 @@ class Source:
 
     # ------------------------------------------------------------ dtypes (BASE-4)
     def hta_dtypes(self, rank):
-        """{column: dtype} HTA's loader gives RANK's table (BASE-4): integer columns
-        downcast to the smallest integer type holding the whole column; dur float64 when
-        some event of the file has no dur (metadata, instant, flow, counter events) or a
-        fractional one, and the times derived from it ("time") then float64 too;
-        pid/tid object when any event of the file has a text pid/tid."""
+        """{column: dtype} HTA's loader gives RANK's table (BASE-4), from the facts the
+        cache recorded at build time (_cache.trace_facts)."""
         if rank in self._dtypes:
             return self._dtypes[rank]
-        r = self.rows(
-            "SELECT min(coalesce(stream, -1)), max(coalesce(stream, -1)), min(coalesce(correlation, -1)),"
-            " max(coalesce(correlation, -1)), min(dur), max(dur), max(typeof(pid) = 'text'), min(pid), max(pid),"
-            " max(typeof(tid) = 'text'), min(tid), max(tid), max(dur % 1000 <> 0), max(seq),"
-            # rows that carry args.stream but are no GPU work (deviation D5): HTA's column has it
-            " min(CASE WHEN stream IS NULL AND instr(args, '\"stream\"') THEN json_extract(args, '$.stream') END),"
-            " max(CASE WHEN stream IS NULL AND instr(args, '\"stream\"') THEN json_extract(args, '$.stream') END)"
-            " FROM event WHERE rank = ? AND dur IS NOT NULL",
-            (rank,),
-        )
-        r = r[0] if r else (None,) * 16
-        s_lo, s_hi = r[0], r[1]
-        for v in (r[14], r[15]):
-            if isinstance(v, int) and s_lo is not None:
-                s_lo, s_hi = min(s_lo, v), max(s_hi, v)
-        tids = self.traces_of(rank)
-        marks = ",".join("?" * len(tids)) or "NULL"
-        nodur = bool(
-            self.rows("SELECT 1 FROM event WHERE rank = ? AND dur IS NULL LIMIT 1", (rank,))
-            or any(
-                self.rows("SELECT 1 FROM %s WHERE trace_id IN (%s) LIMIT 1" % (t, marks), tids)
-                for t in ("flow", "counter", "thread")
-            )
-        )
-        text_ids = [
-            bool(self.rows(
-                "SELECT 1 FROM %s WHERE trace_id IN (%s) AND typeof(%s) = 'text' LIMIT 1" % (t, marks, col), tids))
-            for t in ("thread", "flow") for col in ("pid", "tid")
-        ]
-        dur_float = self.fractional or nodur or bool(r[12])
+        f = None
+        for tid in self.traces_of(rank):
+            r = self.rows("SELECT facts FROM pyapi_file WHERE trace_id = ?", (tid,))
+            if r and r[0][0]:
+                f = json.loads(r[0][0])
+                break
+        f = f or {}
+
+        def rng(k):
+            v = f.get(k) or [None, None]
+            return v[0], v[1]
+
+        dur_float = self.fractional or bool(f.get("dur_float", True))
         out = {
-            "stream": _int_dtype(s_lo, s_hi),
-            "index": _int_dtype(0, r[13]),
+            "stream": _int_dtype(*rng("stream")),
+            "correlation": _int_dtype(*rng("correlation")),
+            "index": _int_dtype(*rng("seq")),
             "ts": "float64" if self.fractional else "int64",
-            "correlation": _int_dtype(r[2], r[3]),
-            "dur": "float64" if dur_float else _int_dtype(_us(r[4]), _us(r[5])),
+            "dur": "float64" if dur_float else _int_dtype(*rng("dur_us")),
             "time": "float64" if dur_float else "int64",
-            "pid": "object" if (r[6] or text_ids[0] or text_ids[2]) else _int_dtype(r[7], r[8]),
-            "tid": "object" if (r[9] or text_ids[1] or text_ids[3]) else _int_dtype(r[10], r[11]),
+            "pid": "object" if f.get("pid_text", True) else _int_dtype(*rng("pid")),
+            "tid": "object" if f.get("tid_text", True) else _int_dtype(*rng("tid")),
         }
         self._dtypes[rank] = out
         return out

@@ -41,7 +41,7 @@ import warnings
 from . import __version__, ingest_path
 
 # Bumped when what a cached database holds changes for the same inputs.
-_FORMAT = "1"
+_FORMAT = "2"
 
 
 def cache_dir():
@@ -248,15 +248,65 @@ def _ingest(dbpath, files, job):
 
 def _record_files(db, files, digests):
     """pyapi_file: which trace row came from which file (by the ingest's file_path)."""
-    db.execute("CREATE TABLE IF NOT EXISTS pyapi_file(trace_id INTEGER PRIMARY KEY, digest TEXT, rank INTEGER)")
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS pyapi_file(trace_id INTEGER PRIMARY KEY, digest TEXT, rank INTEGER, facts TEXT)"
+    )
     by_path = {p: (rank, digests[p]) for rank, p in files}
     wanted = []
     for trace_id, path in db.execute("SELECT trace_id, file_path FROM trace").fetchall():
         rank, digest = by_path.get(path, (None, None))
-        db.execute("INSERT OR REPLACE INTO pyapi_file VALUES (?, ?, ?)", (trace_id, digest, rank))
+        db.execute(
+            "INSERT OR REPLACE INTO pyapi_file VALUES (?, ?, ?, ?)",
+            (trace_id, digest, rank, json.dumps(trace_facts(db, trace_id))),
+        )
         if rank is not None:
             wanted.append((trace_id, rank))
     return wanted
+
+
+def trace_facts(db, trace_id):
+    """What decides the dtypes of HTA's loaded table for one file (its loader downcasts
+    integer columns to the smallest type holding the whole column; dur is float when
+    some event has no dur (metadata, instant, flow, counter events) or a fractional one;
+    pid/tid are objects when some event has a text pid/tid; rows that carry args.stream
+    without being GPU work (deviation D5) keep it in HTA's stream column)."""
+    lo, hi = trace_id << 32, (trace_id << 32) | 0xFFFFFFFF
+    r = db.execute(
+        "SELECT min(coalesce(stream, -1)), max(coalesce(stream, -1)), min(coalesce(correlation, -1)),"
+        " max(coalesce(correlation, -1)), min(dur) / 1000, max(dur) / 1000, max(dur % 1000 <> 0),"
+        " max(typeof(pid) = 'text'), min(pid), max(pid), max(typeof(tid) = 'text'), min(tid), max(tid), max(seq),"
+        " min(CASE WHEN stream IS NULL AND instr(args, '\"stream\"') THEN json_extract(args, '$.stream') END),"
+        " max(CASE WHEN stream IS NULL AND instr(args, '\"stream\"') THEN json_extract(args, '$.stream') END)"
+        " FROM event WHERE event_id BETWEEN ? AND ? AND dur IS NOT NULL",
+        (lo, hi),
+    ).fetchone()
+    stream = [r[0], r[1]]
+    for v in (r[14], r[15]):
+        if isinstance(v, int) and stream[0] is not None:
+            stream = [min(stream[0], v), max(stream[1], v)]
+    nodur = db.execute("SELECT 1 FROM event WHERE event_id BETWEEN ? AND ? AND dur IS NULL LIMIT 1", (lo, hi)).fetchone()
+    other = {}
+    for t in ("flow", "counter", "thread"):
+        other[t] = db.execute("SELECT 1 FROM %s WHERE trace_id = ? LIMIT 1" % t, (trace_id,)).fetchone() is not None
+    text = {
+        col: any(
+            db.execute("SELECT 1 FROM %s WHERE trace_id = ? AND typeof(%s) = 'text' LIMIT 1" % (t, col),
+                       (trace_id,)).fetchone()
+            for t in ("thread", "flow")
+        )
+        for col in ("pid", "tid")
+    }
+    return {
+        "stream": stream,
+        "correlation": [r[2], r[3]],
+        "dur_us": [r[4], r[5]],
+        "dur_float": bool(r[6] or nodur or other["flow"] or other["counter"] or other["thread"]),
+        "pid_text": bool(r[7] or text["pid"]),
+        "pid": [r[8], r[9]] if not r[7] else None,
+        "tid_text": bool(r[10] or text["tid"]),
+        "tid": [r[11], r[12]] if not r[10] else None,
+        "seq": [0, r[13]],
+    }
 
 
 def _repoint(dbpath, files, digests):

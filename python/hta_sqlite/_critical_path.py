@@ -99,18 +99,20 @@ class CPGraph:
             return None
         zw = 1 if _flag("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE") else 0
         args = (annotation, inst, zw, src.include_last, rank)
-        stats = src.rows(
-            "SELECT status FROM hta_critical_path_stats(?, ?, ?, ?) WHERE rank = ? ORDER BY trace_id", args
-        )
-        status = stats[0][0] if stats else "no_annotation"
-        if status == "no_annotation":
-            return None
         pd_path = src.frame(
             "SELECT path_pos, src_event_seq, src_is_start, src_ts_us, dst_event_seq, dst_is_start, dst_ts_us,"
             " edge_type, weight_us, duration_us, event_seq, name, cat, pid, tid, stream, bound_by"
             " FROM hta_critical_path(?, ?, ?, ?) WHERE rank = ? ORDER BY trace_id, path_pos",
             args,
         )
+        status = "ok"
+        if pd_path.empty:  # no path: the stats say why (the graph is built again only then)
+            stats = src.rows(
+                "SELECT status FROM hta_critical_path_stats(?, ?, ?, ?) WHERE rank = ? ORDER BY trace_id", args
+            )
+            status = stats[0][0] if stats else "no_annotation"
+        if status == "no_annotation":
+            return None
         if status == "invalid":
             return cls(rank, annotation, instance_id, zw, pd_path.iloc[0:0], False), False
         if status != "ok":

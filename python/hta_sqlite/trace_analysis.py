@@ -179,6 +179,8 @@ class TraceAnalysis:
             ["kernel_type", "sum", "percentage"],
         )
         intify(types, ["sum"])
+        if types.empty:
+            types["sum"] = types["sum"].astype("int64")
         # HTA's order: the types alphabetically (its groupby), then its one-key sort by sum.
         types = types.sort_values("kernel_type", kind="mergesort").sort_values("sum", ascending=False, ignore_index=True)
         types["percentage"] = np_round(types["percentage"].astype(float), 1)
