@@ -7,16 +7,18 @@ Requirements (tests cite them as BASE-n):
   BASE-2  ranks() are the ranks with events HTA keeps (an empty file's rank is dropped,
           as HTA drops it), ascending; check_ranks() raises ValueError for a rank that
           is not loaded, as HTA's Trace.get_trace does.
-  BASE-4  hta_dtypes()/cast(): result columns get the dtypes HTA's loaded table gives them.
-  BASE-3  kept_rows_sql() selects the rows HTA's loader keeps: with the last-ProfilerStep
+  BASE-3  kept_condition() selects the rows HTA's loader keeps: with the last-ProfilerStep
           cut (when the job has two or more step numbers and include_last_profiler_step
-          is off) a host row stays when it starts before its trace's last step, a GPU
-          row when the launch it is linked to stays (or, unlinked, when it starts
-          before the cut); a trace with host rows but no step of its own keeps none.
+          is off) a host row stays when it starts before its trace's last step; a GPU row
+          with a correlation when the launch it is linked to stays (none: dropped), one
+          without when it starts before the cut; a trace with host rows but no step of its
+          own keeps none (the rule of the extension's hta_gpu_load).
+  BASE-4  hta_dtypes()/cast(): result columns get the dtypes HTA's loaded table gives them.
 """
 
 import contextlib
 import json
+import os
 import sqlite3
 
 from . import connect
@@ -56,16 +58,31 @@ def _typed_empty(df):
 class Source:
     """One cached database (BASE-1)."""
 
-    def __init__(self, trace_dir, trace_files=None, include_last_profiler_step=False, ns_rounding=None):
+    def __init__(self, trace_dir, trace_files=None, include_last_profiler_step=False, ns_rounding=None,
+                 db_path=None):
         self.trace_dir = trace_dir
-        self.files = _cache.trace_file_list(trace_dir, trace_files)
         self.include_last = 1 if include_last_profiler_step else 0
-        self.ns_rounding = _cache.hta_ns_rounding() if ns_rounding is None else bool(ns_rounding)
-        self.db_path = _cache.database_for(self.files, self.ns_rounding) if self.files else None
+        if db_path is None:
+            self.files = _cache.trace_file_list(trace_dir, trace_files)
+            self.ns_rounding = _cache.hta_ns_rounding() if ns_rounding is None else bool(ns_rounding)
+            self.db_path = _cache.database_for(self.files, self.ns_rounding) if self.files else None
+        else:
+            self.db_path = os.fspath(db_path)
+            if not os.path.isfile(self.db_path):
+                raise ValueError("no database %s" % self.db_path)
         self.conn = connect(self.db_path, readonly=True) if self.db_path else None
         self._cuts = None
         self._dtypes = {}
+        if db_path is not None:
+            jobs = self.rows("SELECT count(DISTINCT job_id) FROM trace")[0][0]
+            if jobs > 1:
+                self.close()
+                raise ValueError("%s holds %d jobs: open a database of one job" % (self.db_path, jobs))
+            self.files = [(None, p) for (p,) in self.rows("SELECT file_path FROM trace ORDER BY trace_id")]
+            self.ns_rounding = bool(self.rows("SELECT 1 FROM meta WHERE key = 'pyapi_hta_ns_rounding'"))
         frac = self.rows("SELECT value FROM meta WHERE key = 'pyapi_fractional_us'")
+        if not frac and self.conn is not None:
+            frac = [("1" if self.rows("SELECT 1 FROM event WHERE ts % 1000 <> 0 LIMIT 1") else "0",)]
         # HTA's time columns are float64 when a trace has fractional µs (rounded or not).
         self.fractional = bool(frac and frac[0][0] == "1")
 
@@ -117,10 +134,12 @@ class Source:
             return self._dtypes[rank]
         f = None
         for tid in self.traces_of(rank):
-            r = self.rows("SELECT facts FROM pyapi_file WHERE trace_id = ?", (tid,))
-            if r and r[0][0]:
-                f = json.loads(r[0][0])
-                break
+            try:
+                r = self.rows("SELECT facts FROM pyapi_file WHERE trace_id = ?", (tid,))
+                f = json.loads(r[0][0]) if r and r[0][0] else None
+            except sqlite3.OperationalError:  # a database hta-ingest built (from_database)
+                f = _cache.trace_facts(self.conn, tid)
+            break
         f = f or {}
 
         def rng(k):
@@ -191,9 +210,10 @@ class Source:
         e = alias
         return (
             "({e}.event_id BETWEEN :lo AND :hi AND (({e}.stream IS NULL AND {e}.ts < :cut) OR"
-            " ({e}.stream IS NOT NULL AND coalesce((SELECT l.ts FROM event l WHERE l.event_id = {e}.link_id),"
-            " {e}.ts) < :cut)))"
-        ).format(e=e)
+            " ({e}.stream IS NOT NULL AND CASE WHEN :cut = %d THEN 1"
+            " WHEN coalesce({e}.correlation, -1) < 0 THEN {e}.ts < :cut"
+            " ELSE (SELECT l.ts FROM event l WHERE l.event_id = {e}.link_id) < :cut END)))"
+        ).format(e=e) % INT64_MAX
 
     def trace_params(self, trace_id):
         return {"lo": trace_id << 32, "hi": (trace_id << 32) | 0xFFFFFFFF, "cut": self.cuts()[trace_id]}

@@ -35,6 +35,7 @@ Requirements (tests cite them as TA-n):
 import enum
 import json
 import os
+import sqlite3
 import warnings
 
 from . import _plots
@@ -86,6 +87,16 @@ class TraceAnalysis:
         self.include_last_profiler_step = bool(include_last_profiler_step)
 
     # ------------------------------------------------------------ beyond HTA
+    @classmethod
+    def from_database(cls, db_path, include_last_profiler_step=False):
+        """The analyses of a database hta-ingest built (one job), without re-reading the
+        traces; its timestamps are used as stored (exact: no ns rounding)."""
+        self = cls.__new__(cls)
+        self._src = Source(None, None, include_last_profiler_step, db_path=db_path)
+        self.trace_dir = None
+        self.include_last_profiler_step = bool(include_last_profiler_step)
+        return self
+
     @property
     def db_path(self):
         """The cached database these analyses read (open it with hta_sqlite.connect)."""
@@ -357,10 +368,13 @@ class TraceAnalysis:
         out = os.path.join(output_dir, "overlaid_" + os.path.basename(trace_file))
         k = min(max(int(top_k), 0), len(df))
         if k > 0:
-            with src.io_connection() as io:
-                io.execute(
-                    "SELECT hta_write_sequence_overlay(?, ?, ?, ?)", (rank, operator_name, out, k)
-                ).fetchone()
+            try:
+                with src.io_connection() as io:
+                    io.execute(
+                        "SELECT hta_write_sequence_overlay(?, ?, ?, ?)", (rank, operator_name, out, k)
+                    ).fetchone()
+            except sqlite3.Error as e:  # e.g. an overlay too large to write: the patterns still count
+                warnings.warn("the overlaid trace was not written: %s" % e, stacklevel=2)
         if visualize:
             top = df[:k]
             _plots.bars(
