@@ -66,7 +66,7 @@ def aggregate_with_allowlist(ev, num, ratio, patterns):
     cols = ["name", "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)"]
     if ev.empty:
         return pd.DataFrame(columns=cols)
-    us = ev.assign(dur=ev["dur"] / 1000.0)
+    us = ev.assign(dur=ev["dur"].astype("int64"))  # ns: sums stay exact
     totals = us.groupby("name")["dur"].sum().reset_index()
     totals = totals.sort_values(["dur", "name"], ascending=[False, True], kind="mergesort", ignore_index=True)
     fold = set()
@@ -81,7 +81,8 @@ def aggregate_with_allowlist(ev, num, ratio, patterns):
     for name, g in us.groupby("group", sort=True):
         d = g["dur"]
         n = len(d)
-        std = float(d.std(ddof=1)) if n > 1 else 0.0
-        rows.append([name, float(d.sum()), float(d.max()), float(d.min()), std if not math.isnan(std) else 0.0,
-                     float(d.mean())])
+        std = float((d / 1000.0).std(ddof=1)) if n > 1 else 0.0
+        total = int(d.sum())
+        rows.append([name, total / 1000.0, int(d.max()) / 1000.0, int(d.min()) / 1000.0,
+                     std if not math.isnan(std) else 0.0, total / n / 1000.0])
     return pd.DataFrame(rows, columns=cols)

@@ -515,20 +515,23 @@ class TraceAnalysis:
         return idle, stats
 
     # ------------------------------------------------------------ queue length
-    def get_queue_length_time_series(self, ranks=None):
-        """{rank: frame(ts, pid, tid, stream, queue_length)}: one point per change of the
-        number of launched but not yet started GPU operations of a stream."""
+    def _series(self, ranks, sql, columns, finish):
+        """{rank: FINISH(rank, frame)} of SQL (binds include_last_profiler_step and the
+        rank) for each rank with points, in the order given (TA-2)."""
         ranks = _ranks_arg(ranks)
         self._src.check_ranks(ranks)
         out = {}
         for rank in ranks:
-            df = self._src.frame(
-                "SELECT ts_us, stream, queue_length FROM hta_queue_length(?, 0, 1) WHERE rank = ?",
-                (self._L, rank),
-                ["ts", "stream", "queue_length"],
-            )
-            if df.empty:
-                continue
+            df = self._src.frame(sql, (self._L, rank), columns)
+            if not df.empty:
+                out[rank] = finish(rank, df)
+        return out
+
+    def get_queue_length_time_series(self, ranks=None):
+        """{rank: frame(ts, pid, tid, stream, queue_length)}: one point per change of the
+        number of launched but not yet started GPU operations of a stream."""
+
+        def finish(rank, df):
             ids = self._stream_ids(rank)
             df["pid"] = df["stream"].map(lambda s: ids.get(s, (None, None))[0])
             df["tid"] = df["stream"].map(lambda s: ids.get(s, (None, None))[1])
@@ -536,8 +539,14 @@ class TraceAnalysis:
             self._src.cast(df, rank, {"pid": "pid", "tid": "tid", "stream": "stream"})
             df = df[["ts", "pid", "tid", "stream", "queue_length"]]
             df.index.name = "index"
-            out[rank] = df
-        return out
+            return df
+
+        return self._series(
+            ranks,
+            "SELECT ts_us, stream, queue_length FROM hta_queue_length(?, 0, 1) WHERE rank = ?",
+            ["ts", "stream", "queue_length"],
+            finish,
+        )
 
     def _stream_ids(self, rank):
         """{stream: (pid, tid)} of RANK's GPU rows (the GPU and stream ids of the trace)."""
@@ -553,17 +562,18 @@ class TraceAnalysis:
 
     def get_queue_length_summary(self, ranks=None):
         """describe() of the queue length per (rank, stream); None without series."""
+        parts = self._per_rank(
+            ranks,
+            "SELECT rank, stream, count, mean, std, min, p25, p50, p75, max"
+            " FROM hta_queue_length_summary(?, 0, 1) WHERE rank = ?",
+        )
+        return describe_columns(parts, ["rank", "stream"], "queue_length")
+
+    def _per_rank(self, ranks, sql):
+        """The frames of SQL (binds include_last_profiler_step and the rank) per rank (TA-2)."""
         ranks = _ranks_arg(ranks)
         self._src.check_ranks(ranks)
-        parts = [
-            self._src.frame(
-                "SELECT rank, stream, count, mean, std, min, p25, p50, p75, max"
-                " FROM hta_queue_length_summary(?, 0, 1) WHERE rank = ?",
-                (self._L, rank),
-            )
-            for rank in ranks
-        ]
-        return describe_columns(parts, ["rank", "stream"], "queue_length")
+        return [self._src.frame(sql, (self._L, rank)) for rank in ranks]
 
     def get_queue_length_summary_from_time_series(self, queue_length_dict):
         """describe() of the queue length per (rank, stream) of the given series."""
@@ -615,38 +625,29 @@ class TraceAnalysis:
     def get_memory_bw_time_series(self, ranks=None):
         """{rank: frame(ts, pid, name, memory_bw_gbps)}: per memory kind, the bandwidth
         of the copies in flight, one point per change."""
-        ranks = _ranks_arg(ranks)
-        self._src.check_ranks(ranks)
-        out = {}
-        for rank in ranks:
-            df = self._src.frame(
-                "SELECT ts_us, kind, memory_bw_gbps FROM hta_memory_bw(?, 0, 0, 1) WHERE rank = ?",
-                (self._L, rank),
-                ["ts", "name", "memory_bw_gbps"],
-            )
-            if df.empty:
-                continue
-            pids = self._src.rows(
-                "SELECT pid FROM event WHERE rank = ? AND stream IS NOT NULL LIMIT 1", (rank,)
-            )
+
+        def finish(rank, df):
+            pids = self._src.rows("SELECT pid FROM event WHERE rank = ? AND stream IS NOT NULL LIMIT 1", (rank,))
             df["pid"] = pids[0][0] if pids else None
             self._src.cast(df, rank, {"ts": "time", "pid": "pid"})
-            out[rank] = df[["ts", "pid", "name", "memory_bw_gbps"]]
-        return out
+            return df[["ts", "pid", "name", "memory_bw_gbps"]]
+
+        return self._series(
+            ranks,
+            "SELECT ts_us, kind, memory_bw_gbps FROM hta_memory_bw(?, 0, 0, 1) WHERE rank = ?",
+            ["ts", "name", "memory_bw_gbps"],
+            finish,
+        )
 
     def get_memory_bw_summary(self, ranks=None):
         """describe() of the bandwidth points above 0 per (rank, kind); None without
         series, an empty frame when no point is above 0."""
         ranks = _ranks_arg(ranks)
-        self._src.check_ranks(ranks)
-        parts = [
-            self._src.frame(
-                "SELECT rank, kind AS name, count, mean, std, min, p25, p50, p75, max"
-                " FROM hta_memory_bw_summary(?, 0, 0, 1) WHERE rank = ?",
-                (self._L, rank),
-            )
-            for rank in ranks
-        ]
+        parts = self._per_rank(
+            ranks,
+            "SELECT rank, kind AS name, count, mean, std, min, p25, p50, p75, max"
+            " FROM hta_memory_bw_summary(?, 0, 0, 1) WHERE rank = ?",
+        )
         if all(p.empty for p in parts):
             has_series = any(
                 self._src.rows("SELECT 1 FROM hta_memory_bw(?, 0, 0, 1) WHERE rank = ? LIMIT 1", (self._L, r))

@@ -88,34 +88,8 @@ class LabeledTrace:
 
     # ------------------------------------------------------------ TD-3
     def extract_ops(self, rank=None, iteration=None, device_type=DeviceType.ALL):
-        _ranks = self.ranks()
-        if rank is None:
-            if not _ranks:
-                raise ValueError("Trace %s doesn't have any rank." % self.label)
-            ranks = _ranks[:1]
-        elif isinstance(rank, int) and not isinstance(rank, bool):
-            ranks = [rank]
-        elif isinstance(rank, list):
-            ranks = rank
-        else:
-            raise ValueError("Invalid type for argument `rank` %s." % (rank,))
-        for r in ranks:
-            if r not in _ranks:
-                raise ValueError("Invalid argument rank=%s." % (rank,))
-        _iters = self.iterations()
-        if iteration is None:
-            if not _iters:
-                raise ValueError("Trace %s doesn't have any iteration." % self.label)
-            iterations = _iters[:1]
-        elif isinstance(iteration, int) and not isinstance(iteration, bool):
-            iterations = [iteration]
-        elif isinstance(iteration, list):
-            iterations = iteration
-        else:
-            raise ValueError("Invalid type for argument `iteration` %s." % (iteration,))
-        for i in iterations:
-            if i not in _iters:
-                raise ValueError("Invalid argument iteration=%s." % (i,))
+        ranks = _choose(rank, self.ranks(), "rank", self.label)
+        iterations = _choose(iteration, self.iterations(), "iteration", self.label)
         df = self._ops(ranks, iterations, device_type)
         if len(ranks) == 1:
             df = df.drop(columns=["rank"])
@@ -165,6 +139,24 @@ class LabeledTrace:
         df["cat_id"] = df["cat"].map(lambda c: cats.get(c, -1))
         df["name_id"] = df["name"].map(lambda n: ids.get(n, -1))
         return df[cols]
+
+
+def _choose(value, available, what, label):
+    """TD-3: VALUE (None: the first available, an int, or a list) checked against AVAILABLE."""
+    if value is None:
+        if not available:
+            raise ValueError("Trace %s doesn't have any %s." % (label, what))
+        return available[:1]
+    if isinstance(value, int) and not isinstance(value, bool):
+        chosen = [value]
+    elif isinstance(value, list):
+        chosen = value
+    else:
+        raise ValueError("Invalid type for argument `%s` %s." % (what, value))
+    for v in chosen:
+        if v not in available:
+            raise ValueError("Invalid argument %s=%s." % (what, v))
+    return chosen
 
 
 def _adapt(t, default_label):

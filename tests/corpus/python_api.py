@@ -248,12 +248,14 @@ def check_job(job, shared, tmp, ingest, rep):
                         ["bound_by"], ["percentage"])
             os.environ.pop("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE", None)
     for u in ("gpu", "cpu"):
-        if have("user_annotation_breakdown_%s.csv" % u):
-            df = a.get_gpu_user_annotation_breakdown(u == "gpu", visualize=False, duration_ratio=1.0,
-                                                     num_kernels=100000)
-            compare(rep, w + "user_annotation_breakdown_" + u, records(df),
-                    expected("user_annotation_breakdown_%s.csv" % u), ["rank", "name"],
-                    ["sum (us)", "max (us)", "min (us)", "stddev", "mean (us)"])
+        # allowlist_patterns=[]: the same fold done in pandas over the events (no name kept)
+        for allow in (None, []):
+            if have("user_annotation_breakdown_%s.csv" % u):
+                df = a.get_gpu_user_annotation_breakdown(u == "gpu", visualize=False, duration_ratio=1.0,
+                                                         num_kernels=100000, allowlist_patterns=allow)
+                compare(rep, w + "user_annotation_breakdown_%s%s" % (u, "" if allow is None else " (allowlist)"),
+                        records(df), expected("user_annotation_breakdown_%s.csv" % u), ["rank", "name"],
+                        ["sum (us)", "max (us)", "min (us)", "stddev", "mean (us)"])
     cupti = a.get_cupti_counter_data_with_operators(ranks)
     for r, df in zip([r for r in ranks if have("cupti_counter_data_rank%d.csv" % r)], cupti):
         rows = expected("cupti_counter_data_rank%d.csv" % r)
