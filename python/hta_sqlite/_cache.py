@@ -284,7 +284,9 @@ def trace_facts(db, trace_id):
     for v in (r[14], r[15]):
         if isinstance(v, int) and stream[0] is not None:
             stream = [min(stream[0], v), max(stream[1], v)]
-    nodur = db.execute("SELECT 1 FROM event WHERE event_id BETWEEN ? AND ? AND dur IS NULL LIMIT 1", (lo, hi)).fetchone()
+    nodur = db.execute(
+        "SELECT 1 FROM event WHERE event_id BETWEEN ? AND ? AND dur IS NULL LIMIT 1", (lo, hi)
+    ).fetchone()
     other = {}
     for t in ("flow", "counter", "thread"):
         other[t] = db.execute("SELECT 1 FROM %s WHERE trace_id = ? LIMIT 1" % t, (trace_id,)).fetchone() is not None

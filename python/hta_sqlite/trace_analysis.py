@@ -165,7 +165,8 @@ class TraceAnalysis:
             df[c] = np_round(df[c].astype(float), 2)
         if visualize:
             _plots.bars(
-                [(c[: -len("_pctg")], df["rank"], df[c]) for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg")],
+                [(c[: -len("_pctg")], df["rank"], df[c])
+                 for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg")],
                 "Temporal breakdown across ranks",
                 "Rank",
                 "Percentage",
@@ -193,7 +194,8 @@ class TraceAnalysis:
         if types.empty:
             types["sum"] = types["sum"].astype("int64")
         # HTA's order: the types alphabetically (its groupby), then its one-key sort by sum.
-        types = types.sort_values("kernel_type", kind="mergesort").sort_values("sum", ascending=False, ignore_index=True)
+        types = types.sort_values("kernel_type", kind="mergesort")
+        types = types.sort_values("sum", ascending=False, ignore_index=True)
         types["percentage"] = np_round(types["percentage"].astype(float), 1)
         kernels = self._src.frame(
             "SELECT name, sum_us, max_us, min_us, stddev_us, mean_us, kernel_type, rank"
@@ -217,7 +219,8 @@ class TraceAnalysis:
                 named = g[g["name"] != "others"]
                 _plots.draw(
                     lambda go, named=named: _mean_bars(go, named),
-                    {"title_text": 'Kernel type "%s" - mean duration per rank' % kt, "yaxis_title": "Mean Duration (us)"},
+                    {"title_text": 'Kernel type "%s" - mean duration per rank' % kt,
+                     "yaxis_title": "Mean Duration (us)"},
                     renderer=r,
                 )
         return types, kernels
@@ -397,7 +400,8 @@ class TraceAnalysis:
                 "SELECT aten_op_name, kernel_sequence, occurrence_count, avg_aten_op_launch_delay_us,"
                 " avg_runtime_delay_us FROM hta_aten_op_kernels WHERE rank = ?",
                 (rank,),
-                ["aten_op_name", "kernel_sequence", "occurrence_count", "avg_aten_op_launch_delay", "avg_runtime_delay"],
+                ["aten_op_name", "kernel_sequence", "occurrence_count", "avg_aten_op_launch_delay",
+                 "avg_runtime_delay"],
             )
             # HTA's index: the position in (aten_op_name, kernel_sequence) order.
             df = df.sort_values(["aten_op_name", "kernel_sequence"], kind="mergesort", ignore_index=True)
@@ -585,7 +589,9 @@ class TraceAnalysis:
             results.append(d.groupby(["rank", "stream"]).describe())
         return pd.concat(results) if results else None
 
-    def get_time_spent_blocked_on_full_queue(self, queue_length_dict, max_queue_length: int = CUDA_MAX_LAUNCH_QUEUE_PER_STREAM):
+    def get_time_spent_blocked_on_full_queue(
+        self, queue_length_dict, max_queue_length: int = CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
+    ):
         """Time at max_queue_length or more, per rank (HTA's rule: the last stream of the
         series that reaches it) and as a share of the rank's trace span."""
         pd = _pd()
@@ -748,7 +754,8 @@ class TraceAnalysis:
     # ------------------------------------------------------------ steps, stragglers
     def get_profiler_steps(self):
         """The ProfilerStep numbers of every rank, sorted."""
-        return [r[0] for r in self._src.rows("SELECT DISTINCT step FROM hta_profiler_steps(?) ORDER BY step", (self._L,))]
+        q = "SELECT DISTINCT step FROM hta_profiler_steps(?) ORDER BY step"
+        return [r[0] for r in self._src.rows(q, (self._L,))]
 
     def get_potential_stragglers(
         self,

@@ -211,7 +211,7 @@ class TestAnalyses(Base):
             a.get_cuda_kernel_launch_stats(ranks=[5], visualize=False)
 
     def test_queue_length(self):
-        """Stream 7: +1 at 0, -1 at 3, +1 at 10, +1 at 14, -1 at 15, -1 at 33 -> 1 0 1 2 1 0
+        """TA-3, TA-4. Stream 7: +1 at 0, -1 at 3, +1 at 10, +1 at 14, -1 at 15, -1 at 33 -> 1 0 1 2 1 0
         (mean 5/6); stream 20: +1 at 4, -1 at 8. At >= 1: stream 7 for 3 + 4 + 1 + 18 = 26,
         stream 20 for 4; TA-4 keeps the last stream, 20: 4 / (33 - 0) of the span of ts."""
         a = self.analyzer()
@@ -354,8 +354,8 @@ class TestTraceDiff(Base):
 
 class TestPlots(Base):
     def test_figure_looked_up_when_drawn(self):
-        """PLOT-2: one plotly.graph_objects.Figure per chart, looked up at call time; PLOT-1:
-        without plotly the analysis still answers."""
+        """PLOT-2: one plotly.graph_objects.Figure per chart, looked up at call time; PLOT-1,
+        TA-5: without plotly the analysis still answers."""
         import importlib
         import types
 
