@@ -97,6 +97,16 @@ class TraceAnalysis:
         self.include_last_profiler_step = bool(include_last_profiler_step)
         return self
 
+    def close(self):
+        """Closes the database connection (also on leaving a `with` block)."""
+        self._src.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
     @property
     def db_path(self):
         """The cached database these analyses read (open it with hta_sqlite.connect)."""

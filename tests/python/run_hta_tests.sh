@@ -7,6 +7,7 @@
 # $HTA_SRC) for the tests' own utilities and mocks; hta_sqlite itself must not import it.
 #   HTA_SRC=/path/to/HolisticTraceAnalysis sh tests/python/run_hta_tests.sh [TEST_ID...]
 # env: HTA_SRC (an HTA checkout holding hta/ and tests/; without it: exit 77, skip),
+#      HTA_EXT, HTA_INGEST (the binaries under test, default the built ones at the top),
 #      HTA_SUITE_TARGET (hta_sqlite, default; hta: run HTA itself, for reference),
 #      HTA_PYTHON (default /usr/bin/python3), HTA_SUITE_KEEP=1 (keep the scratch directory).
 # Prints PASS / FAIL / MISSING (the test's data folders are absent or empty) per test and
@@ -15,6 +16,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 : "${HTA_PYTHON:=/usr/bin/python3}" "${HTA_SUITE_TARGET:=hta_sqlite}"
+: "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}"
 src=${HTA_SRC:-}
 if [ -z "$src" ] || [ ! -d "$src/tests" ] || [ ! -d "$src/hta" ]; then
   echo "skip: HTA's tests are not here (set HTA_SRC to an HTA checkout with hta/ and tests/)"
@@ -30,7 +32,13 @@ if [ "$HTA_SUITE_TARGET" = hta_sqlite ]; then
         -e 's/^\( *\)from hta\.trace_diff import/\1from hta_sqlite.trace_diff import/' "$f" > "$f.new" && mv "$f.new" "$f"
   done
 fi
-export PYTHONPATH="$work:$src:$top/python${PYTHONPATH:+:$PYTHONPATH}"
+# hta_sqlite as a package holding the binaries under test (as the wheel does)
+mkdir -p "$work/pkg"
+cp -R "$top/python/hta_sqlite" "$work/pkg/hta_sqlite"
+cp "$HTA_EXT" "$work/pkg/hta_sqlite/hta.so"
+cp "$HTA_INGEST" "$work/pkg/hta_sqlite/hta-ingest"
+cp "$top/VERSION" "$work/pkg/hta_sqlite/VERSION"
+export PYTHONPATH="$work:$src:$work/pkg${PYTHONPATH:+:$PYTHONPATH}"
 export TEST_DATA_PREFIX_PATH="$work" HTA_SQLITE_CACHE="$work/cache"
 
 # hta_sqlite must work without HTA: importing it imports nothing of hta.

@@ -102,7 +102,9 @@ class TestCache(Base):
         t = main_trace()
         t["traceEvents"][1]["dur"] = 2
         write(os.path.join(copy, "rank0.json.gz"), t)
-        self.assertNotEqual(self.analyzer(copy).db_path, a.db_path)
+        with self.analyzer(copy) as c:
+            self.assertNotEqual(c.db_path, a.db_path)
+        self.assertIsNone(c.connection)  # closed by the with block
 
     def test_trace_files_and_validation(self):
         """CACHE-1, CACHE-5: a {rank: path} dict names the rank; a missing file or a name
