@@ -14,7 +14,8 @@ Requirements (tests cite them as CACHE-n):
            package version. A file's hash is computed once per (path, size, mtime, inode)
            and remembered in index.db, so a current cache costs a few stat() calls.
   CACHE-3  The directory is $HTA_SQLITE_CACHE, else $XDG_CACHE_HOME/hta-sqlite, else
-           ~/.cache/hta-sqlite. Nothing is ever written into the trace directory.
+           ~/.cache/hta-sqlite (one that cannot be written: $TMPDIR/hta-sqlite-<uid>, with
+           a warning). Nothing is ever written into the trace directory.
   CACHE-4  A database is built by the packaged hta-ingest into a temporary file under a
            lock, then renamed into place: concurrent processes build it once and never
            see half a database.
@@ -51,6 +52,21 @@ def cache_dir():
         base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
         d = os.path.join(base, "hta-sqlite")
     return d
+
+
+def _writable(cdir):
+    """CDIR, created if needed; when it cannot be written (a read-only home), a directory
+    of this user under the system's temporary directory, with a warning."""
+    try:
+        os.makedirs(cdir, exist_ok=True)
+        if os.access(cdir, os.W_OK):
+            return cdir
+    except OSError:
+        pass
+    alt = os.path.join(tempfile.gettempdir(), "hta-sqlite-%d" % os.getuid())
+    warnings.warn("cannot write the cache %s: using %s (set HTA_SQLITE_CACHE)" % (cdir, alt), stacklevel=4)
+    os.makedirs(alt, exist_ok=True)
+    return alt
 
 
 def hta_ns_rounding():
@@ -331,8 +347,7 @@ def database_for(files, rounding=None):
     missing (CACHE-2, CACHE-4)."""
     if rounding is None:
         rounding = hta_ns_rounding()
-    cdir = cache_dir()
-    os.makedirs(cdir, exist_ok=True)
+    cdir = _writable(cache_dir())
     digests = file_digests(cdir, [p for _, p in files])
     key_src = json.dumps(
         {

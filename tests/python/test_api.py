@@ -106,6 +106,21 @@ class TestCache(Base):
             self.assertNotEqual(c.db_path, a.db_path)
         self.assertIsNone(c.connection)  # closed by the with block
 
+    def test_unwritable_cache(self):
+        """CACHE-3: a cache directory that cannot be created falls back to a temporary one."""
+        blocker = os.path.join(self.tmp, "file")
+        open(blocker, "w").close()
+        os.environ["HTA_SQLITE_CACHE"] = os.path.join(blocker, "cache")  # under a file: impossible
+        saved, tempfile.tempdir = tempfile.tempdir, os.path.join(self.tmp, "systmp")
+        os.makedirs(tempfile.tempdir)
+        try:
+            a = self.analyzer()
+            want = os.path.join(self.tmp, "systmp", "hta-sqlite-%d" % os.getuid())
+            self.assertEqual(os.path.dirname(a.db_path), want)
+            self.assertEqual(a.get_ranks(), [0])
+        finally:
+            tempfile.tempdir = saved
+
     def test_trace_files_and_validation(self):
         """CACHE-1, CACHE-5: a {rank: path} dict names the rank; a missing file or a name
         that is not .json/.gz is ValueError; a missing directory loads no rank."""
