@@ -9,6 +9,7 @@
 **   interval.c   interval union / merge (spec 2 "merge").
 **   stats.c      pandas-compatible describe(): mean, sample std, linear quantiles;
 **                HTA's "top kernels + others" aggregation (hta_topk_aggregate).
+**   json_args.c  the top-level members of an args JSON text, by one scan.
 **   vtab_util.c  small helpers for eponymous table-valued functions and SQL
 **                arguments, one-value queries, result tables (hta_table) and the
 **                generic module (hta_tvf_register).

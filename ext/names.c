@@ -8,7 +8,8 @@
 **
 ** hta_string_ids() finds the ids of fixed names once, so that rows can be matched
 ** by name_id (launch_stats.c, queue_length.c); hta_join_names() builds a pattern
-** or sequence string from a list of name ids (sequences.c, aten_ops.c).
+** or sequence string from a list of name ids (sequences.c, aten_ops.c);
+** hta_name_slots() reads the names of many rows once per distinct name (tb_tree.c).
 */
 #include <stdlib.h>
 #include <string.h>
