@@ -86,5 +86,7 @@ void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_pref
 void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);
+/* report_ops.c: section 14, GPU kernels and operators (the TensorBoard plugin's views). */
+void hrOps(hr_ctx *x);
 
 #endif
