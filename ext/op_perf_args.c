@@ -6,10 +6,9 @@
 **    "Input Strides":[[572416,1024,1],[],[]],"Concrete Inputs":["","[-1]","True"],
 **    "Sequence number":12, ...}
 **
-** HOW IT WORKS: one pass over the top-level members; the four lists are decoded into
-** an arena shared by every call of a trace (a flat list of integers, a string, or
-** "other" per entry), "Sequence number" is read on its own, everything else is
-** skipped without being decoded. SQLite's json_extract would parse the text once
+** HOW IT WORKS: json_args.c finds the four members in one scan of the text; each list
+** is decoded into an arena shared by every call of a trace (a flat list of integers,
+** a string, or "other" per entry). SQLite's json_extract would parse the text once
 ** per value, and a call has dozens of values. Malformed text never fails: what
 ** cannot be read is absent (the call then has no model, OP-5).
 */
@@ -19,9 +18,6 @@
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
-
-static const char *const opaKeys[OPA_NLIST] = {"Input Dims", "Input type", "Input Strides",
-                                               "Concrete Inputs"};
 
 static const char *ws(const char *p, const char *e) {
   while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
@@ -235,69 +231,28 @@ static int readList(opa_arena *a, const char **pp, const char *e, int64_t *first
   return rc;
 }
 
-/* Calls FN for each top-level member of the object S[0..n); stops when it returns
-** nonzero and returns that. */
-typedef int (*member_fn)(void *ctx, const char *key, size_t klen, const char **pp, const char *e);
-static int members(const char *s, size_t n, member_fn fn, void *ctx) {
-  const char *e = s + n, *p = ws(s, e);
-  if (p >= e || *p != '{') return 0;
-  p = ws(p + 1, e);
-  while (p < e && *p == '"') {
-    const char *k = p + 1, *q = skipString(p, e);
-    if (q >= e) return 0;
-    size_t klen = (size_t)(q - 1 - k);
-    p = ws(q, e);
-    if (p >= e || *p != ':') return 0;
-    p = ws(p + 1, e);
-    const char *before = p;
-    int r = fn(ctx, k, klen, &p, e);
-    if (r) return r;
-    if (p == before) p = skipValue(p, e);
-    p = ws(p, e);
-    if (p < e && *p == ',') p = ws(p + 1, e);
-    else break;
-  }
-  return 0;
-}
-
-typedef struct parse_ctx {
-  opa_arena *arena;
-  op_args *a;
-  int rc;
-} parse_ctx;
-
-static int parseMember(void *ctx, const char *key, size_t klen, const char **pp, const char *e) {
-  parse_ctx *c = ctx;
-  for (int i = 0; i < OPA_NLIST; i++) {
-    if (klen == strlen(opaKeys[i]) && !memcmp(key, opaKeys[i], klen) && c->a->n[i] < 0) {
-      c->rc = readList(c->arena, pp, e, &c->a->first[i], &c->a->n[i]);
-      return c->rc != SQLITE_OK;
-    }
-  }
-  return 0;
-}
-
 int opa_parse(opa_arena *arena, const char *s, size_t n, op_args *a) {
-  parse_ctx c;
+  static const hta_jkey keys[OPA_NLIST] = {HTA_JKEY("Input Dims"), HTA_JKEY("Input type"),
+                                           HTA_JKEY("Input Strides"), HTA_JKEY("Concrete Inputs")};
+  hta_jval v[OPA_NLIST];
+  int rc = SQLITE_OK;
   for (int i = 0; i < OPA_NLIST; i++) a->first[i] = 0, a->n[i] = -1;
-  c.arena = arena;
-  c.a = a;
-  c.rc = SQLITE_OK;
-  if (s) members(s, n, parseMember, &c);
-  return c.rc;
-}
-
-static int seqMember(void *ctx, const char *key, size_t klen, const char **pp, const char *e) {
-  int64_t *out = ctx;
-  if (klen != 15 || memcmp(key, "Sequence number", 15)) return 0;
-  return readInt(pp, e, out) ? 1 : 2;
+  hta_json_members(s, (int)n, keys, OPA_NLIST, v); /* json_args.c: one scan */
+  for (int i = 0; i < OPA_NLIST && rc == SQLITE_OK; i++) {
+    const char *p = v[i].p;
+    if (p) rc = readList(arena, &p, p + v[i].n, &a->first[i], &a->n[i]);
+  }
+  return rc;
 }
 
 int opa_seqnum(const char *s, size_t n, int64_t *out) {
-  /* most calls have no sequence number: look for the key (S is NUL-terminated, as
-  ** SQLite's text) before walking the members */
+  static const hta_jkey key = HTA_JKEY("Sequence number");
+  hta_jval v;
+  /* most calls have none: look for the key (S is NUL-terminated, as SQLite's text)
+  ** before reading the members */
   if (!s || n < 17 || !strstr(s, "\"Sequence number\"")) return 0;
-  return members(s, n, seqMember, out) == 1;
+  hta_json_members(s, (int)n, &key, 1, &v);
+  return hta_json_int(v, out);
 }
 
 void opa_arena_free(opa_arena *arena) {

@@ -87,8 +87,10 @@ void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);
 int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note);
+/* report_ops.c: section 14, GPU kernels and operators (the TensorBoard plugin's views). */
+void hrOps(hr_ctx *x);
 
-/* report_perf.c: section 14. */
+/* report_perf.c: section 15, operator performance. */
 void hrPerf(hr_ctx *x);
 
 #endif

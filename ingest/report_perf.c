@@ -1,8 +1,8 @@
 /*
-** report_perf.c: section 14 of the HTML report, the operator performance model
+** report_perf.c: section 15 of the HTML report, the operator performance model
 ** (hta_op_perf, hta_op_perf_summary; report_int.h says what the parts share).
 **
-**  14. Operator performance: per shown rank, a roofline chart (achieved TFLOPS
+**  15. Operator performance: per shown rank, a roofline chart (achieved TFLOPS
 **      against FLOPs per byte, both log scales, one dot per operator signature sized
 **      by its kernel time, the device's roofline per compute spec drawn from
 **      device_peak); the top operators by kernel time with TFLOPS, TB/s and % of
@@ -209,7 +209,7 @@ static void hrRoofline(hr_ctx *x, int64_t rank) {
 }
 
 void hrPerf(hr_ctx *x) {
-  hrSection(x, 13,
+  hrSection(x, 14,
             "How fast the operators ran against the GPU's peak (AMD TraceLens's performance "
             "model): from the shapes the profiler records (<code>record_shapes=True</code>), "
             "each operator's floating-point operations and bytes moved, divided by the busy "
