@@ -350,7 +350,7 @@ call_oom:
   return SQLITE_NOMEM;
 }
 
-/* Every call of trace OT (OP-4): forward rows, then backward rows, in node order. */
+/* Every call of trace OT (OP-4), in node order: its forward row, then its backward row. */
 static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long dev, op_calls *cs) {
   unsigned char *mark = sqlite3_malloc64(ot->gpu.n ? ot->gpu.n : 1);
   int32_t *bl = 0;
@@ -360,9 +360,9 @@ static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long 
   for (size_t i = 0; i < ot->nnode && rc == SQLITE_OK; i++) {
     const opt_node *e = &ot->nodes[i];
     int32_t p = (int32_t)i;
-    if (e->model < 0) continue;
-    if ((i & 1023) == 0 && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
-    if (rc == SQLITE_OK) rc = addCall(ot, cs, p, 0, &p, 1, mark, pk, dev);
+    if ((i & 4095) == 0 && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
+    if (e->model < 0 || rc != SQLITE_OK) continue;
+    rc = addCall(ot, cs, p, 0, &p, 1, mark, pk, dev);
     const opm_def *def = &opm_defs[e->model];
     if (rc != SQLITE_OK || !def->has_bwd || !ot->boff || ot->boff[p + 1] == ot->boff[p]) continue;
     /* the backward nodes linked to the call and to every call below it (OP-4) */
@@ -411,7 +411,7 @@ typedef struct op_run {
   sqlite3_stmt *qname;
 } op_run;
 
-/* The name of node P (static text "" when it has none), into *pz (sqlite3_free). */
+/* The name of node E into *pz (sqlite3_free; "" when it has none). */
 static int nodeName(op_run *r, const opt_node *e, char **pz) {
   int rc;
   *pz = 0;

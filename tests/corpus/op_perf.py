@@ -717,14 +717,11 @@ def main(argv):
                     devs_lost[(job.name, r["rank"])] = n
                     devs[(job.name, "e: GPU events without flows (%d)" % n[0])] += 1
         check_job(job, shared, tmp, ingest, ext)
-    print("op_perf: %s" % ", ".join("%s %d" % kv for kv in sorted(counts.items())))
     for (j, t), n in sorted(devs.items()):
         print("  deviation %s: %s x%d" % (j, t, n))
-    if fails:
-        print("op_perf: %d failure(s)" % len(fails))
-        return 1
-    print("op_perf: ok")
-    return 0
+    print("summary: op_perf: %s; %d deviations (docs/deviations.md E16), %d failures" % (
+        ", ".join("%s %d" % kv for kv in sorted(counts.items())), sum(devs.values()), len(fails)))
+    return 1 if fails else 0
 
 
 if __name__ == "__main__":
