@@ -6,9 +6,10 @@
 ** HOW IT WORKS: one scan of the trace's event_id range reads the complete cpu_op,
 ** cuda_runtime and cuda_driver events (the args of modelled operators are parsed,
 ** the "Sequence number" of every operator read when the database has backward
-** nodes at all). They are ordered by (thread, ts, seq) with a stable bucket pass per
-** thread (a thread's events mostly come sorted), and one stack sweep per thread
-** nests them; a node's subtree is then the contiguous range of positions up to
+** nodes at all). They are ordered by (thread, ts, seq) in place: a stable bucket
+** pass by thread, a sort of a thread's keys only when they are out of order (they
+** mostly come sorted), the permutation applied along its cycles; one stack sweep
+** per thread nests them; a node's subtree is then the contiguous range of positions up to
 ** sub_end (the events placed while it was open), so the GPU events under an
 ** operator are the GPU lists of the in-tree nodes of that range. GPU rows come from
 ** gpu.c and reach their runtime call through event.link_id (the correlation id),
