@@ -170,7 +170,14 @@ int fd_in_steps(const fd_unit *u, int has_it, int64_t it) {
 }
 
 int fd_query(fd_ctx *x, const char *sql, sqlite3_stmt **pp) {
-  int rc = hta_prepare(x->db, x->schema, sql, pp);
+  char *z = 0;
+  /* A job whose trace rows name a missing job row has no name: its rows are those of
+  ** `job IS NULL` (no database holds two such jobs but a corrupt one). */
+  const char *eq = x->job ? 0 : strstr(sql, "job = ?2");
+  if (eq && !(z = sqlite3_mprintf("%.*sjob IS ?2%s", (int)(eq - sql), sql, eq + 8)))
+    return SQLITE_NOMEM;
+  int rc = hta_prepare(x->db, x->schema, z ? z : sql, pp);
+  sqlite3_free(z);
   if (rc != SQLITE_OK) return rc;
   if (sqlite3_bind_parameter_count(*pp) >= 1)
     sqlite3_bind_text(*pp, 1, x->schema, -1, SQLITE_STATIC);

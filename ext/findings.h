@@ -92,7 +92,8 @@ const fd_unit *fd_unit_of(const fd_ctx *x, int64_t trace_id);
 int fd_in_steps(const fd_unit *u, int has_it, int64_t it);
 
 /* Prepares SQL on x->db with "$S." meaning the database read, and binds ?1 to that
-** database's name and ?2 to the job's name (for `schema = ?1 AND job = ?2`). */
+** database's name and ?2 to the job's name (for `schema = ?1 AND job = ?2`; a job
+** without a name reads `job IS ?2`, NULL). */
 int fd_query(fd_ctx *x, const char *sql, sqlite3_stmt **pp);
 /* Finalizes ST and turns RC into the rule's return: SQLITE_DONE -> SQLITE_OK. */
 int fd_done(sqlite3_stmt *st, int rc);
