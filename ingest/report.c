@@ -1360,12 +1360,7 @@ static int hrWriteFile(const char *path, const sv_buf *b, char *err, size_t errl
   return 0;
 }
 
-int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen) {
-  hr_ctx x = {.db = db};
-  sv_buf out;
-  sv_init(&out);
-  x.o = &out;
-  if (errlen) err[0] = 0;
+int hr_use_extension(sqlite3 *db, char *err, size_t errlen) {
   sqlite3_stmt *st;
   int is_hta = 0;
   if (sqlite3_prepare_v2(
@@ -1376,20 +1371,30 @@ int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *er
   }
   if (!is_hta) {
     snprintf(err, errlen, "%s: not an hta-sqlite database (no trace table)", hrDbName(db));
-    return HR_FAILED;
+    return -1;
   }
   if (!hrHasExtension(db)) {
     char *zErr = NULL;
     if (!sqlite3_hta_init) {
       snprintf(err, errlen, "the hta extension is not linked into this program");
-      return HR_FAILED;
+      return -1;
     }
     if (sqlite3_hta_init(db, &zErr, NULL) != SQLITE_OK) {
       snprintf(err, errlen, "registering the hta extension: %s", zErr ? zErr : sqlite3_errmsg(db));
       sqlite3_free(zErr);
-      return HR_FAILED;
+      return -1;
     }
   }
+  return 0;
+}
+
+int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen) {
+  hr_ctx x = {.db = db};
+  sv_buf out;
+  sv_init(&out);
+  x.o = &out;
+  if (errlen) err[0] = 0;
+  if (hr_use_extension(db, err, errlen)) return HR_FAILED;
   hrHead(&x);
   hrJobs(&x, job);
   if (!x.fatal) hrFoot(&x);
