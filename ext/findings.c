@@ -50,8 +50,8 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define FD_SCHEMA                                                                              \
-  "CREATE TABLE x(rank INTEGER, rule TEXT, title TEXT, time_us REAL, pct_of_step REAL,"       \
+#define FD_SCHEMA                                                                       \
+  "CREATE TABLE x(rank INTEGER, rule TEXT, title TEXT, time_us REAL, pct_of_step REAL," \
   " count INTEGER, evidence TEXT, advice TEXT, source TEXT, trace_id INTEGER, min_pct HIDDEN)"
 #define FD_RANK 0
 #define FD_RULE 1

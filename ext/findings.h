@@ -32,11 +32,11 @@
 typedef struct fd_unit {
   const hta_trace *t; /* rank, trace_id, window, cut (hta_traces_load) */
   int64_t rank, trace_id;
-  int64_t nsteps;      /* the ProfilerSteps hta_profiler_steps keeps; 1 when none */
-  int64_t step_ns;     /* sum of their durations (the trace's window without steps) */
-  double step_us;      /* the mean step, µs; 0 when unknown (then pct_of_step is NULL) */
-  int64_t *steps;      /* their numbers, ascending; NULL when the trace has no step */
-  size_t nstep;        /* how many (0: no steps, every row counts) */
+  int64_t nsteps;  /* the ProfilerSteps hta_profiler_steps keeps; 1 when none */
+  int64_t step_ns; /* sum of their durations (the trace's window without steps) */
+  double step_us;  /* the mean step, µs; 0 when unknown (then pct_of_step is NULL) */
+  int64_t *steps;  /* their numbers, ascending; NULL when the trace has no step */
+  size_t nstep;    /* how many (0: no steps, every row counts) */
 } fd_unit;
 
 typedef struct fd_finding fd_finding;
@@ -70,11 +70,11 @@ typedef struct fd_row {
   const fd_unit *u; /* the trace (rank, trace_id); NULL: the whole job */
   int64_t rank;     /* used when u is NULL: the rank (has_rank_only), else NULL */
   int has_rank;
-  double time_us;   /* cost per step, µs; NAN: a rule that is no time */
-  double pct;       /* NAN: 100 * time_us / u->step_us (the usual); else the rule's own */
-  int64_t count;    /* < 0: NULL */
-  char *title;      /* sqlite3_malloc'd: fd_emit owns it from then on */
-  char *evidence;   /* a JSON object, sqlite3_malloc'd: fd_emit owns it */
+  double time_us;     /* cost per step, µs; NAN: a rule that is no time */
+  double pct;         /* NAN: 100 * time_us / u->step_us (the usual); else the rule's own */
+  int64_t count;      /* < 0: NULL */
+  char *title;        /* sqlite3_malloc'd: fd_emit owns it from then on */
+  char *evidence;     /* a JSON object, sqlite3_malloc'd: fd_emit owns it */
   const char *advice; /* static */
 } fd_row;
 

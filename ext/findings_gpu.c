@@ -60,7 +60,8 @@ static int fgBusiest(const hta_gpu_rows *g, int64_t *stream) {
   size_t n = 0, m = 0;
   if (!b) return -1;
   for (size_t i = 0; i < g->n; i++) {
-    if (g->a[i].is_kernel_cat) b[n++] = (fg_busy){g->a[i].stream, g->a[i].dur > 0 ? g->a[i].dur : 0};
+    if (g->a[i].is_kernel_cat)
+      b[n++] = (fg_busy){g->a[i].stream, g->a[i].dur > 0 ? g->a[i].dur : 0};
   }
   qsort(b, n, sizeof *b, fgBusyCmp);
   for (size_t i = 0; i < n; i++) { /* fold each stream's rows into its first */
@@ -297,8 +298,7 @@ int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
       fd_json_num(e, comm_us);
       sqlite3_str_appendall(e, ",\"overlap_pct\":");
       if (j - i == 1) fd_json_num(e, o[i].pct);
-      else { /* one per trace */
-        sqlite3_str_appendchar(e, 1, '[');
+      else { /* one per trace */ sqlite3_str_appendchar(e, 1, '[');
         for (size_t k = i; k < j; k++) {
           sqlite3_str_appendf(e, "%s{\"trace_id\":%lld,\"pct\":", k > i ? "," : "",
                               (long long)o[k].trace_id);

@@ -35,7 +35,7 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define FH_TOP 3       /* operators and longest calls listed in evidence */
+#define FH_TOP 3         /* operators and longest calls listed in evidence */
 #define FH_MAX_DEPTH 256 /* a parent chain longer than this is a corrupt database */
 #define FH_MAX_NAMES 32  /* names one rule looks for */
 
@@ -163,8 +163,8 @@ typedef struct fh_spec {
   const char *const *names; /* runtime call names, at most FH_MAX_NAMES */
   const int *kind;          /* per name: 0 or 1 (allocator_churn: alloc / free), or NULL */
   size_t n;
-  const char *kind_key[2];  /* evidence keys counting the two kinds */
-  const char *what;         /* title: "%lld <what> take(s) <time> per step" */
+  const char *kind_key[2]; /* evidence keys counting the two kinds */
+  const char *what;        /* title: "%lld <what> take(s) <time> per step" */
   const char *advice;
 } fh_spec;
 
@@ -243,9 +243,9 @@ static int fhCallsRule(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
       fhLongestJson(e, &longest);
       sqlite3_str_appendchar(e, 1, '}');
       const char *top = fd_tally_top(&ops);
-      row.title = sqlite3_mprintf("%lld %s take %s per step%s%s", (long long)calls, spec->what,
-                                  fd_fmt_us(row.time_us, t), top ? ", most in " : "",
-                                  top ? top : "");
+      row.title =
+          sqlite3_mprintf("%lld %s take %s per step%s%s", (long long)calls, spec->what,
+                          fd_fmt_us(row.time_us, t), top ? ", most in " : "", top ? top : "");
       row.evidence = fd_json_finish(e, &rc);
       row.advice = spec->advice;
       if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
@@ -266,7 +266,10 @@ static const char *const fhSyncNames[] = {
 
 int fd_host_sync(fd_ctx *x, const fd_rule *r) {
   static const fh_spec spec = {
-      fhSyncNames, 0, sizeof fhSyncNames / sizeof fhSyncNames[0], {0, 0},
+      fhSyncNames,
+      0,
+      sizeof fhSyncNames / sizeof fhSyncNames[0],
+      {0, 0},
       "synchronizations of the host with the GPU",
       "Each synchronization stops the host until the GPU is done, so no work is queued "
       "meanwhile: keep values on the GPU instead of calling .item(), .cpu(), .tolist() or "
@@ -277,17 +280,19 @@ int fd_host_sync(fd_ctx *x, const fd_rule *r) {
 }
 
 static const char *const fhAllocNames[] = {
-    "cudaMalloc",      "cudaMallocHost",  "cudaHostAlloc",  "cudaMallocManaged",
-    "cudaMallocAsync", "cudaMallocPitch", "hipMalloc",      "hipHostMalloc",
+    "cudaMalloc",      "cudaMallocHost",   "cudaHostAlloc",  "cudaMallocManaged",
+    "cudaMallocAsync", "cudaMallocPitch",  "hipMalloc",      "hipHostMalloc",
     "hipMallocHost",   "hipMallocManaged", "hipMallocAsync", "hipExtMallocWithFlags",
-    "cudaFree",        "cudaFreeHost",    "cudaFreeAsync",  "hipFree",
-    "hipHostFree",     "hipFreeHost",     "hipFreeAsync",
+    "cudaFree",        "cudaFreeHost",     "cudaFreeAsync",  "hipFree",
+    "hipHostFree",     "hipFreeHost",      "hipFreeAsync",
 };
 static const int fhAllocKind[] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1};
 
 int fd_allocator_churn(fd_ctx *x, const fd_rule *r) {
   static const fh_spec spec = {
-      fhAllocNames, fhAllocKind, sizeof fhAllocNames / sizeof fhAllocNames[0],
+      fhAllocNames,
+      fhAllocKind,
+      sizeof fhAllocNames / sizeof fhAllocNames[0],
       {"allocations", "frees"},
       "device memory allocations and frees by the runtime",
       "Allocating device memory with the driver is slow and synchronizes the device: let "
@@ -306,9 +311,9 @@ int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r) {
   int32_t ids[32];
   size_t nid = 0;
   char *list, *sql;
-  int rc = hta_prepare(x->db, x->schema,
-                       "SELECT string_id FROM $S.string WHERE value LIKE '%Pageable%' LIMIT 32",
-                       &st);
+  int rc =
+      hta_prepare(x->db, x->schema,
+                  "SELECT string_id FROM $S.string WHERE value LIKE '%Pageable%' LIMIT 32", &st);
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     rc = SQLITE_OK; /* a row: carry on unless the body fails */
     ids[nid++] = (int32_t)sqlite3_column_int64(st, 0);

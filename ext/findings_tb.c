@@ -106,8 +106,13 @@ int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r) {
     int isnull;
     rc = ftCount(x, u, id, &calls);
     if (rc != SQLITE_OK || calls == 0) continue;
-    const int64_t b[7] = {hta_trace_first_id(u->trace_id), hta_trace_last_id(u->trace_id),
-                          nid[0], nid[1], nid[2], nid[3], nid[4]};
+    const int64_t b[7] = {hta_trace_first_id(u->trace_id),
+                          hta_trace_last_id(u->trace_id),
+                          nid[0],
+                          nid[1],
+                          nid[2],
+                          nid[3],
+                          nid[4]};
     rc = hta_query_int64(x->db, x->schema,
                          "SELECT 1 FROM $S.event WHERE event_id BETWEEN ?1 AND ?2"
                          " AND name_id IN (?3, ?4, ?5, ?6, ?7) LIMIT 1",
@@ -140,9 +145,9 @@ int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r) {
     fd_row row = fd_row_init(u);
     row.count = calls;
     row.evidence = fd_json_finish(e, &rc);
-    row.title = sqlite3_mprintf("DistributedDataParallel runs without NCCL collectives%s%s%s",
-                                backend ? " (backend " : "", backend ? backend : "",
-                                backend ? ")" : "");
+    row.title =
+        sqlite3_mprintf("DistributedDataParallel runs without NCCL collectives%s%s%s",
+                        backend ? " (backend " : "", backend ? backend : "", backend ? ")" : "");
     row.advice =
         "On NVIDIA GPUs, NCCL is the fastest backend for DistributedDataParallel: "
         "torch.distributed.init_process_group(\"nccl\"). Gloo moves the gradients through "
@@ -262,9 +267,9 @@ int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r) {
   }
   rc = fd_done(st, rc);
   if (rc == SQLITE_OK)
-    rc = hta_prepare(x->db, x->schema,
-                     "SELECT total_global_mem FROM $S.device WHERE trace_id = ?1 AND device_id = ?2",
-                     &cap);
+    rc = hta_prepare(
+        x->db, x->schema,
+        "SELECT total_global_mem FROM $S.device WHERE trace_id = ?1 AND device_id = ?2", &cap);
   for (size_t i = 0; rc == SQLITE_OK && i < np; i++) {
     sqlite3_bind_int64(cap, 1, p[i].trace_id);
     sqlite3_bind_int64(cap, 2, p[i].device_id);

@@ -69,12 +69,13 @@ static void fpTime(char *buf, size_t n, double us) {
 static int fpJob(sqlite3 *db, FILE *out, const char *job, int width, char *err, size_t errlen) {
   sqlite3_stmt *st = NULL;
   int n = 0, rc;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT f.rank, f.rule, f.title, f.time_us, f.pct_of_step, f.advice,"
-                         " f.source, f.trace_id, (SELECT count(*) FROM trace t WHERE t.rank = f.rank"
-                         " AND t.job_id = (SELECT trace.job_id FROM trace"
-                         " WHERE trace.trace_id = f.trace_id)) FROM hta_findings f WHERE f.job IS ?1",
-                         -1, &st, NULL) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(
+          db,
+          "SELECT f.rank, f.rule, f.title, f.time_us, f.pct_of_step, f.advice,"
+          " f.source, f.trace_id, (SELECT count(*) FROM trace t WHERE t.rank = f.rank"
+          " AND t.job_id = (SELECT trace.job_id FROM trace"
+          " WHERE trace.trace_id = f.trace_id)) FROM hta_findings f WHERE f.job IS ?1",
+          -1, &st, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "hta_findings: %s", sqlite3_errmsg(db));
     return -1;
   }
@@ -92,10 +93,13 @@ static int fpJob(sqlite3 *db, FILE *out, const char *job, int width, char *err, 
     else snprintf(who, sizeof who, "rank %lld", (long long)sqlite3_column_int64(st, 0));
     if (sqlite3_column_type(st, 4) != SQLITE_NULL)
       snprintf(share, sizeof share, "%.1f%%", sqlite3_column_double(st, 4));
-    if (sqlite3_column_type(st, 3) != SQLITE_NULL) fpTime(t, sizeof t, sqlite3_column_double(st, 3));
+    if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+      fpTime(t, sizeof t, sqlite3_column_double(st, 3));
     int tpad = 9 + (int)strlen(t) - fpCols(t, strlen(t)); /* printf pads bytes, not columns */
     fprintf(out, "\n  %6s  %*s  %s  %s%s\n", share, tpad, t, who, sqlite3_column_text(st, 1),
-            strcmp((const char *)sqlite3_column_text(st, 6), "tb_plugin") ? "" : " (TensorBoard plugin)");
+            strcmp((const char *)sqlite3_column_text(st, 6), "tb_plugin")
+                ? ""
+                : " (TensorBoard plugin)");
     fpWrap(out, "", (const char *)sqlite3_column_text(st, 2), width);
     /* FP-5: each rule's advice once per job */
     snprintf(key, sizeof key, " %s ", rule);
@@ -150,7 +154,8 @@ int fp_print(sqlite3 *db, FILE *out, const char *job, int width, char *err, size
     rc = -1;
   }
   if (rc == 0 && n == 0) fprintf(out, "no findings above 1%% of a step\n");
-  for (int i = 0; rc == 0 && i < n; i++) rc = fpJob(db, out, named[i] ? names[i] : NULL, width, err, errlen);
+  for (int i = 0; rc == 0 && i < n; i++)
+    rc = fpJob(db, out, named[i] ? names[i] : NULL, width, err, errlen);
   for (int i = 0; i < n; i++) free(names[i]);
   free(names);
   free(named);

@@ -401,7 +401,8 @@ static const char hr_css[] =
     "p.error{background:#fdecea;border-left:4px solid #d62728;padding:6px 10px}\n"
     "p.more{font-size:12.5px;color:#666;margin:0}footer{color:#777;font-size:12px;margin-top:30px}"
     "\n"
-    "div.fd{max-height:none}table.fd td{white-space:normal;vertical-align:top}table.fd td:first-child{white-space:nowrap}table.fd "
+    "div.fd{max-height:none}table.fd td{white-space:normal;vertical-align:top}table.fd "
+    "td:first-child{white-space:nowrap}table.fd "
     "td.fdt{min-width:250px}table.fd td.fda{min-width:280px;color:#333}table.fd "
     "pre{overflow-wrap:anywhere;max-width:300px;margin:2px 0}\n";
 
@@ -1253,8 +1254,8 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
   }
   sv_puts(o, "</ol></nav>\n");
   void (*const parts[])(hr_ctx *) = {
-      hrFindings, hrOverview,    hrTemporal, hrKernelTypes, hrTopKernels, hrAcross, hrIdle,
-      hrOverlap,  hrQueue,       hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath};
+      hrFindings, hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,  hrAcross, hrIdle,
+      hrOverlap,  hrQueue,    hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

@@ -20,11 +20,11 @@
 static const struct {
   const char *rule, *section;
 } fdSections[] = {
-    {"pageable_memcpy", "launch"},      /* cudaMemcpyAsync among the launches' CPU times */
-    {"host_sync", "critical-path"},     /* syncs hold the critical path */
-    {"allocator_churn", "memory"},      {"gpu_waits_for_host", "idle"},
+    {"pageable_memcpy", "launch"},  /* cudaMemcpyAsync among the launches' CPU times */
+    {"host_sync", "critical-path"}, /* syncs hold the critical path */
+    {"allocator_churn", "memory"},        {"gpu_waits_for_host", "idle"},
     {"exposed_communication", "overlap"}, {"straggler", "collectives"},
-    {"memory_near_capacity", "memory"}, {"dataparallel", "overview"},
+    {"memory_near_capacity", "memory"},   {"dataparallel", "overview"},
     {"ddp_without_nccl", "overview"},
 };
 
@@ -57,7 +57,8 @@ void hrFindings(hr_ctx *x) {
       const char *rule = (const char *)sqlite3_column_text(st, 1);
       n++;
       sv_puts(o, "<tr><td>");
-      if (sqlite3_column_type(st, 8) != SQLITE_NULL) sv_esc(o, hrLabel(x, sqlite3_column_int64(st, 8)));
+      if (sqlite3_column_type(st, 8) != SQLITE_NULL)
+        sv_esc(o, hrLabel(x, sqlite3_column_int64(st, 8)));
       else if (sqlite3_column_type(st, 0) != SQLITE_NULL)
         sv_printf(o, "rank %lld", (long long)sqlite3_column_int64(st, 0));
       else sv_puts(o, "job");
