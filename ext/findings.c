@@ -105,6 +105,7 @@ fd_row fd_row_init(const fd_unit *u) {
   r.time_us = NAN;
   r.pct = NAN;
   r.count = -1;
+  r.evidence = sqlite3_str_new(0);
   return r;
 }
 
@@ -133,9 +134,15 @@ int fd_emit(fd_ctx *x, const fd_rule *r, fd_row *row) {
   f.has_count = row->count >= 0;
   f.count = row->count;
   f.title = row->title;
-  f.evidence = row->evidence;
+  int ev_ok = sqlite3_str_errcode(row->evidence) == SQLITE_OK; /* a NULL builder: NOMEM */
+  f.evidence = sqlite3_str_finish(row->evidence);
+  if (!ev_ok) {
+    sqlite3_free(f.evidence);
+    f.evidence = 0;
+  }
   f.advice = row->advice;
-  row->title = row->evidence = 0;
+  row->title = 0;
+  row->evidence = 0;
   if (!keep || !f.title || !f.evidence) {
     int oom = keep && (!f.title || !f.evidence);
     sqlite3_free(f.title);
@@ -241,17 +248,6 @@ void fd_json_us(sqlite3_str *s, int64_t ns) {
     for (int k = 3; k > 0 && d[k] == '0'; k--) d[k] = 0;
     sqlite3_str_appendall(s, d);
   }
-}
-
-char *fd_json_finish(sqlite3_str *s, int *rc) {
-  int e = sqlite3_str_errcode(s);
-  char *z = sqlite3_str_finish(s);
-  if (e != SQLITE_OK || !z) {
-    sqlite3_free(z);
-    *rc = SQLITE_NOMEM;
-    return 0;
-  }
-  return z;
 }
 
 int fd_tally_add(fd_tally *t, const char *name, int64_t count, int64_t ns) {

@@ -11,8 +11,8 @@
 **       const fd_unit *u = fd_unit_of(x, sqlite3_column_int64(st, 0));
 **       fd_row row = fd_row_init(u);
 **       row.time_us = sqlite3_column_double(st, 1) / u->nsteps;     (a cost per step)
+**       sqlite3_str_appendf(row.evidence, "{...}");   (a JSON object; fd_json_* help)
 **       row.title = sqlite3_mprintf("...");  row.advice = "...";
-**       row.evidence = ... (a JSON object, sqlite3_malloc'd; fd_json_* help)
 **       rc = fd_emit(x, r, &row);                                    (takes title, evidence)
 **     }
 **     return fd_done(st, rc);
@@ -70,18 +70,21 @@ typedef struct fd_row {
   const fd_unit *u; /* the trace (rank, trace_id); NULL: the whole job */
   int64_t rank;     /* used when u is NULL: the rank (has_rank_only), else NULL */
   int has_rank;
-  double time_us;     /* cost per step, µs; NAN: a rule that is no time */
-  double pct;         /* NAN: 100 * time_us / u->step_us (the usual); else the rule's own */
-  int64_t count;      /* < 0: NULL */
-  char *title;        /* sqlite3_malloc'd: fd_emit owns it from then on */
-  char *evidence;     /* a JSON object, sqlite3_malloc'd: fd_emit owns it */
-  const char *advice; /* static */
+  double time_us;        /* cost per step, µs; NAN: a rule that is no time */
+  double pct;            /* NAN: 100 * time_us / u->step_us (the usual); else the rule's own */
+  int64_t count;         /* < 0: NULL */
+  char *title;           /* sqlite3_malloc'd: fd_emit owns it from then on */
+  sqlite3_str *evidence; /* a JSON object being written: fd_emit finishes it */
+  const char *advice;    /* static */
 } fd_row;
 
+/* The defaults (no time, no count) and a new evidence builder (fd_emit says when it
+** ran out of memory). */
 fd_row fd_row_init(const fd_unit *u);
 /* Records ROW as a finding of rule R when it passes min_pct (a row with a time and
 ** pct_of_step < min_pct, or with a time but no pct_of_step while min_pct > 0, is
-** dropped); frees ROW's title and evidence either way. SQLITE_OK or SQLITE_NOMEM. */
+** dropped); frees ROW's title and evidence either way. SQLITE_OK, or SQLITE_NOMEM when
+** the title or the evidence could not be written. */
 int fd_emit(fd_ctx *x, const fd_rule *r, fd_row *row);
 
 /* The unit of TRACE_ID, or NULL (another rank than the one asked for, or a trace
@@ -106,8 +109,6 @@ const char *fd_fmt_us(double us, char buf[32]);
 void fd_json_str(sqlite3_str *s, const char *z);
 void fd_json_num(sqlite3_str *s, double v);
 void fd_json_us(sqlite3_str *s, int64_t ns);
-/* The finished text of S (a JSON object), or NULL with *rc = SQLITE_NOMEM. */
-char *fd_json_finish(sqlite3_str *s, int *rc);
 
 /* A tally of names (e.g. the operators that issued calls): count and ns per name. */
 typedef struct fd_tally_item {

@@ -38,12 +38,37 @@ SQLITE_EXTENSION_INIT3
 
 #define FG_TOP 3 /* operators and kernels listed in evidence */
 
+/* ---------------------------------------------------------------- analyses' rows */
+
+typedef struct fg_row { /* a row of an analysis: two ids and a value */
+  int64_t a, b;
+  double v;
+} fg_row;
+
+/* The rows (a, b, v) of SQL (fd_query: ?1 schema, ?2 job) whose trace_id, column TCOL
+** (0 or 1), is one of the units'. *pa is sqlite3_malloc'd. */
+static int fgRows(fd_ctx *x, const char *sql, int tcol, fg_row **pa, size_t *pn) {
+  sqlite3_stmt *st = 0;
+  size_t cap = 0;
+  int rc = fd_query(x, sql, &st);
+  *pa = 0;
+  *pn = 0;
+  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    rc = SQLITE_OK; /* a row: carry on unless the body fails */
+    fg_row v = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                sqlite3_column_double(st, 2)};
+    if (!fd_unit_of(x, tcol ? v.b : v.a)) continue;
+    HTA_PUSH(*pa, *pn, cap, 16, v, fg_oom);
+    continue;
+  fg_oom:
+    rc = SQLITE_NOMEM;
+  }
+  return fd_done(st, rc);
+}
+
 /* ---------------------------------------------------------------- gpu_waits_for_host: FG-1 */
 
-typedef struct fg_wait { /* one stream's host_wait time, from the idle breakdown */
-  int64_t trace_id, stream;
-  double us;
-} fg_wait;
+typedef fg_row fg_wait; /* a: trace_id, b: stream, v: its host_wait time (µs) */
 
 typedef struct fg_busy { /* a stream's GPU work */
   int64_t stream, ns;
@@ -121,7 +146,7 @@ static int fgWaitsOne(fd_ctx *x, const fd_rule *r, const fd_unit *u, const fg_wa
   int b = fgBusiest(&g, &stream);
   if (b < 0) rc = SQLITE_NOMEM;
   for (size_t i = 0; b > 0 && i < nw; i++) {
-    if (w[i].stream == stream) host_us = w[i].us;
+    if (w[i].b == stream) host_us = w[i].v;
   }
   if (rc != SQLITE_OK || b == 0 || isnan(host_us)) goto fg_one_done;
   kd = sqlite3_malloc64((g.n ? g.n : 1) * sizeof *kd);
@@ -143,7 +168,7 @@ static int fgWaitsOne(fd_ctx *x, const fd_rule *r, const fd_unit *u, const fg_wa
   if (rc == SQLITE_OK) {
     fd_row row = fd_row_init(u);
     char t[32];
-    sqlite3_str *e = sqlite3_str_new(0);
+    sqlite3_str *e = row.evidence;
     row.time_us = host_us / (double)u->nsteps;
     row.count = gaps;
     sqlite3_str_appendf(e, "{\"stream\":%lld,\"steps\":%lld,\"host_wait_us\":", (long long)stream,
@@ -162,15 +187,13 @@ static int fgWaitsOne(fd_ctx *x, const fd_rule *r, const fd_unit *u, const fg_wa
     sqlite3_str_appendchar(e, 1, '}');
     row.title = sqlite3_mprintf("The GPU waits for the host %s per step on stream %lld",
                                 fd_fmt_us(row.time_us, t), (long long)stream);
-    row.evidence = fd_json_finish(e, &rc);
     row.advice =
         "The GPU runs out of queued work because the host launches it too slowly (many small "
         "kernels, Python overhead, synchronizations that drain the queue): capture the step "
         "with CUDA graphs (torch.compile(mode=\"reduce-overhead\")), fuse kernels with "
         "torch.compile, remove synchronizations from the step, or give each kernel more work "
         "(a larger batch).";
-    if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
-    else sqlite3_free(row.title);
+    rc = fd_emit(x, r, &row);
   }
 fg_one_done:
   sqlite3_free(kd);
@@ -180,35 +203,23 @@ fg_one_done:
 }
 
 int fd_gpu_waits_for_host(fd_ctx *x, const fd_rule *r) {
-  sqlite3_stmt *st = 0;
   fg_wait *w = 0;
-  size_t nw = 0, aw = 0;
+  size_t nw = 0;
   hta_classifier *cls = 0;
-  int rc = fd_query(x,
-                    "SELECT trace_id, stream, idle_time_us FROM hta_idle_time_breakdown"
-                    " WHERE schema = ?1 AND job = ?2 AND idle_category = 'host_wait'"
-                    " ORDER BY trace_id, stream",
-                    &st);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-    rc = SQLITE_OK; /* a row: carry on unless the body fails */
-    fg_wait v = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                 sqlite3_column_double(st, 2)};
-    if (!fd_unit_of(x, v.trace_id)) continue;
-    HTA_PUSH(w, nw, aw, 16, v, fg_oom);
-    continue;
-  fg_oom:
-    rc = SQLITE_NOMEM;
-  }
-  rc = fd_done(st, rc);
+  int rc = fgRows(x,
+                  "SELECT trace_id, stream, idle_time_us FROM hta_idle_time_breakdown"
+                  " WHERE schema = ?1 AND job = ?2 AND idle_category = 'host_wait'"
+                  " ORDER BY trace_id, stream",
+                  0, &w, &nw);
   if (rc == SQLITE_OK && nw) rc = hta_classifier_open(x->db, x->schema, &cls);
   for (size_t i = 0; rc == SQLITE_OK && i < nw;) {
     size_t j = i;
     double max_us = 0;
-    while (j < nw && w[j].trace_id == w[i].trace_id) {
-      if (w[j].us > max_us) max_us = w[j].us;
+    while (j < nw && w[j].a == w[i].a) {
+      if (w[j].v > max_us) max_us = w[j].v;
       j++;
     }
-    const fd_unit *u = fd_unit_of(x, w[i].trace_id);
+    const fd_unit *u = fd_unit_of(x, w[i].a);
     /* The busiest stream waits at most the most any stream waits: below min_pct, no
     ** stream can make a finding, and the GPU rows need not be read. */
     double best_pct = u->step_us > 0 ? 100.0 * max_us / (double)u->nsteps / u->step_us : NAN;
@@ -223,10 +234,7 @@ int fd_gpu_waits_for_host(fd_ctx *x, const fd_rule *r) {
 
 /* ---------------------------------------------------------------- exposed_communication: FG-2 */
 
-typedef struct fg_overlap {
-  int64_t rank, trace_id;
-  double pct;
-} fg_overlap;
+typedef fg_row fg_overlap; /* a: rank, b: trace_id, v: comp_comm_overlap_pctg */
 
 /* The rank's communication time and the part of it without computation (µs), from
 ** hta_kernel_type_breakdown over that rank. */
@@ -250,25 +258,13 @@ static int fgExposed(fd_ctx *x, int64_t rank, double *comm_us, double *exposed_u
 }
 
 int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
-  sqlite3_stmt *st = 0;
   fg_overlap *o = 0;
-  size_t no = 0, ao = 0;
-  int rc = fd_query(x,
-                    "SELECT rank, trace_id, comp_comm_overlap_pctg FROM hta_comm_comp_overlap"
-                    " WHERE schema = ?1 AND job = ?2 AND comp_comm_overlap_pctg IS NOT NULL"
-                    " ORDER BY rank, trace_id",
-                    &st);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-    rc = SQLITE_OK; /* a row: carry on unless the body fails */
-    fg_overlap v = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
-                    sqlite3_column_double(st, 2)};
-    if (!fd_unit_of(x, v.trace_id)) continue;
-    HTA_PUSH(o, no, ao, 16, v, fg_oom);
-    continue;
-  fg_oom:
-    rc = SQLITE_NOMEM;
-  }
-  rc = fd_done(st, rc);
+  size_t no = 0;
+  int rc = fgRows(x,
+                  "SELECT rank, trace_id, comp_comm_overlap_pctg FROM hta_comm_comp_overlap"
+                  " WHERE schema = ?1 AND job = ?2 AND comp_comm_overlap_pctg IS NOT NULL"
+                  " ORDER BY rank, trace_id",
+                  1, &o, &no);
   for (size_t i = 0; rc == SQLITE_OK && i < no;) {
     size_t j = i;
     int64_t steps = 0;
@@ -276,20 +272,20 @@ int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
     const fd_unit *only = 0;
     int ntr = 0;
     for (int k = 0; k < x->nu; k++) { /* every trace of the rank, communication or not */
-      if (x->u[k].rank != o[i].rank) continue;
+      if (x->u[k].rank != o[i].a) continue;
       only = &x->u[k];
       ntr++;
       steps += x->u[k].nsteps;
       step_sum += x->u[k].step_us * (double)x->u[k].nsteps;
     }
-    while (j < no && o[j].rank == o[i].rank) j++;
-    rc = fgExposed(x, o[i].rank, &comm_us, &exposed_us);
+    while (j < no && o[j].a == o[i].a) j++;
+    rc = fgExposed(x, o[i].a, &comm_us, &exposed_us);
     if (rc == SQLITE_OK && exposed_us > 0 && steps > 0) {
       fd_row row = fd_row_init(ntr == 1 ? only : 0);
       char t[32];
-      sqlite3_str *e = sqlite3_str_new(0);
+      sqlite3_str *e = row.evidence;
       row.has_rank = 1;
-      row.rank = o[i].rank;
+      row.rank = o[i].a;
       row.time_us = exposed_us / (double)steps;
       if (ntr != 1 && step_sum > 0) row.pct = 100.0 * row.time_us / (step_sum / (double)steps);
       sqlite3_str_appendf(e, "{\"steps\":%lld,\"exposed_us\":", (long long)steps);
@@ -297,12 +293,12 @@ int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
       sqlite3_str_appendall(e, ",\"communication_us\":");
       fd_json_num(e, comm_us);
       sqlite3_str_appendall(e, ",\"overlap_pct\":");
-      if (j - i == 1) fd_json_num(e, o[i].pct);
+      if (j - i == 1) fd_json_num(e, o[i].v);
       else { /* one per trace */ sqlite3_str_appendchar(e, 1, '[');
         for (size_t k = i; k < j; k++) {
           sqlite3_str_appendf(e, "%s{\"trace_id\":%lld,\"pct\":", k > i ? "," : "",
-                              (long long)o[k].trace_id);
-          fd_json_num(e, o[k].pct);
+                              (long long)o[k].b);
+          fd_json_num(e, o[k].v);
           sqlite3_str_appendchar(e, 1, '}');
         }
         sqlite3_str_appendchar(e, 1, ']');
@@ -312,15 +308,13 @@ int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
           "Communication not overlapped by computation: %s per step (%.0f%% of the "
           "communication time)",
           fd_fmt_us(row.time_us, t), comm_us > 0 ? 100.0 * exposed_us / comm_us : 0.0);
-      row.evidence = fd_json_finish(e, &rc);
       row.advice =
           "The GPU only communicates during this time: overlap communication with computation "
           "(DDP starts each gradient bucket's all-reduce during the backward pass: tune "
           "bucket_cap_mb; FSDP: backward and forward prefetch), send less (bf16 gradients, "
           "gradient accumulation with fewer all-reduces), and when the ranks wait inside the "
           "collectives for a slow rank, fix that rank (the straggler finding).";
-      if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
-      else sqlite3_free(row.title);
+      rc = fd_emit(x, r, &row);
     }
     i = j;
   }
@@ -356,18 +350,20 @@ static int fgCritShare(fd_ctx *x, int64_t rank, double *pct) {
 
 static int fgStragglerEmit(fd_ctx *x, const fd_rule *r, fg_cand *c) {
   const fd_unit *u = fd_unit_of(x, c->trace_id);
-  fd_row row = fd_row_init(u);
-  double crit;
+  double crit, time_us, pct;
   char t[32];
   int rc;
   if (!u) return SQLITE_OK; /* another rank than the one asked for */
-  row.time_us = c->wait_us / (double)u->nsteps;
-  row.count = c->last;
-  if (u->step_us > 0) row.pct = 100.0 * row.time_us / u->step_us;
-  if (!isnan(row.pct) ? row.pct < x->min_pct : x->min_pct > 0) return SQLITE_OK;
+  time_us = c->wait_us / (double)u->nsteps;
+  pct = u->step_us > 0 ? 100.0 * time_us / u->step_us : NAN;
+  if (!isnan(pct) ? pct < x->min_pct : x->min_pct > 0) return SQLITE_OK;
   rc = fgCritShare(x, c->rank, &crit); /* only for a finding: the job's path is costly */
   if (rc != SQLITE_OK) return rc;
-  sqlite3_str *e = sqlite3_str_new(0);
+  fd_row row = fd_row_init(u);
+  row.time_us = time_us;
+  row.pct = pct;
+  row.count = c->last;
+  sqlite3_str *e = row.evidence;
   sqlite3_str_appendall(e, "{\"pct_arrived_last\":");
   fd_json_num(e, c->pct_last);
   sqlite3_str_appendf(e, ",\"times_arrived_last\":%lld,\"collectives\":%lld,\"steps\":%lld,",
@@ -389,14 +385,12 @@ static int fgStragglerEmit(fd_ctx *x, const fd_rule *r, fg_cand *c) {
       "for it%s%s",
       (long long)c->rank, c->pct_last, fd_fmt_us(row.time_us, t), op ? ", after " : "",
       op ? op : "");
-  row.evidence = fd_json_finish(e, &rc);
   row.advice =
       "Every other rank waits for this one at each collective: find what it does before them "
       "(evidence.before, and its part of the job's critical path) and even it out: unbalanced "
       "inputs (sequence lengths, batch composition), extra work on this rank only (logging, "
       "checkpointing, evaluation), a data loader that stalls, or a slower GPU or host.";
-  if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
-  else sqlite3_free(row.title);
+  rc = fd_emit(x, r, &row);
   return rc;
 }
 

@@ -157,6 +157,20 @@ static char *fhIdList(const int32_t *ids, size_t n, int *rc) {
   return z;
 }
 
+/* Prepares FMT, whose %s becomes the id list LIST (freed here), into *PST, and opens the
+** operator walk W (fhWalkClose it whatever this returns). */
+static int fhOpen(fd_ctx *x, const char *fmt, char *list, fh_walk *w, sqlite3_stmt **pst) {
+  char *sql = sqlite3_mprintf(fmt, list);
+  int rc;
+  sqlite3_free(list);
+  memset(w, 0, sizeof *w);
+  if (!sql) return SQLITE_NOMEM;
+  rc = fhWalkOpen(x, w);
+  if (rc == SQLITE_OK) rc = hta_prepare(x->db, x->schema, sql, pst);
+  sqlite3_free(sql);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- runtime calls: FH-3, FH-4 */
 
 typedef struct fh_spec {
@@ -173,21 +187,16 @@ static int fhCallsRule(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
   int32_t ids[FH_MAX_NAMES];
   fh_walk w;
   sqlite3_stmt *st = 0;
-  char *list, *sql = 0;
+  char *list;
   int rc = hta_string_ids(x->db, x->schema, spec->names, spec->n, ids);
   if (rc != SQLITE_OK) return rc;
   list = fhIdList(ids, spec->n, &rc);
   if (!list) return rc; /* none of the names occurs in this database */
-  sql = sqlite3_mprintf(
-      "SELECT event_id, name_id, dur, iteration, parent_id FROM $S.event"
-      " WHERE event_id BETWEEN ?1 AND ?2 AND ts < ?3 AND stream IS NULL AND dur IS NOT NULL"
-      " AND name_id IN (%s) ORDER BY event_id",
-      list);
-  sqlite3_free(list);
-  if (!sql) return SQLITE_NOMEM;
-  rc = fhWalkOpen(x, &w);
-  if (rc == SQLITE_OK) rc = hta_prepare(x->db, x->schema, sql, &st);
-  sqlite3_free(sql);
+  rc = fhOpen(x,
+              "SELECT event_id, name_id, dur, iteration, parent_id FROM $S.event"
+              " WHERE event_id BETWEEN ?1 AND ?2 AND ts < ?3 AND stream IS NULL"
+              " AND dur IS NOT NULL AND name_id IN (%s) ORDER BY event_id",
+              list, &w, &st);
   for (int i = 0; rc == SQLITE_OK && i < x->nu; i++) {
     const fd_unit *u = &x->u[i];
     int64_t calls = 0, ns = 0, per_name[FH_MAX_NAMES], kinds[2] = {0, 0};
@@ -219,7 +228,7 @@ static int fhCallsRule(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
     if (rc == SQLITE_OK && calls > 0) { /* FH-6 */
       fd_row row = fd_row_init(u);
       char t[32];
-      sqlite3_str *e = sqlite3_str_new(0);
+      sqlite3_str *e = row.evidence;
       row.time_us = (double)ns / 1000.0 / (double)u->nsteps;
       row.count = calls;
       sqlite3_str_appendf(e, "{\"calls\":%lld,\"steps\":%lld,", (long long)calls,
@@ -246,10 +255,8 @@ static int fhCallsRule(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
       row.title =
           sqlite3_mprintf("%lld %s take %s per step%s%s", (long long)calls, spec->what,
                           fd_fmt_us(row.time_us, t), top ? ", most in " : "", top ? top : "");
-      row.evidence = fd_json_finish(e, &rc);
       row.advice = spec->advice;
-      if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
-      else sqlite3_free(row.title);
+      rc = fd_emit(x, r, &row);
     }
     fd_tally_free(&ops);
   }
@@ -310,7 +317,7 @@ int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r) {
   fh_walk w;
   int32_t ids[32];
   size_t nid = 0;
-  char *list, *sql;
+  char *list;
   int rc =
       hta_prepare(x->db, x->schema,
                   "SELECT string_id FROM $S.string WHERE value LIKE '%Pageable%' LIMIT 32", &st);
@@ -323,19 +330,14 @@ int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r) {
   if (rc != SQLITE_OK) return rc;
   list = fhIdList(ids, nid, &rc);
   if (!list) return rc; /* no pageable copy in this database */
-  sql = sqlite3_mprintf(
-      "SELECT g.event_id, g.dur, g.iteration, json_extract(g.args, '$.bytes'), s.value,"
-      " h.event_id, h.dur, h.parent_id"
-      " FROM $S.event g JOIN $S.string s ON s.string_id = g.name_id"
-      " LEFT JOIN $S.event h ON h.event_id = g.link_id AND h.stream IS NULL"
-      " WHERE g.trace_id = ?1 AND g.stream IS NOT NULL AND g.dur IS NOT NULL"
-      " AND g.name_id IN (%s) ORDER BY g.event_id",
-      list);
-  sqlite3_free(list);
-  if (!sql) return SQLITE_NOMEM;
-  rc = fhWalkOpen(x, &w);
-  if (rc == SQLITE_OK) rc = hta_prepare(x->db, x->schema, sql, &st);
-  sqlite3_free(sql);
+  rc = fhOpen(x,
+              "SELECT g.event_id, g.dur, g.iteration, json_extract(g.args, '$.bytes'), s.value,"
+              " h.event_id, h.dur, h.parent_id"
+              " FROM $S.event g JOIN $S.string s ON s.string_id = g.name_id"
+              " LEFT JOIN $S.event h ON h.event_id = g.link_id AND h.stream IS NULL"
+              " WHERE g.trace_id = ?1 AND g.stream IS NOT NULL AND g.dur IS NOT NULL"
+              " AND g.name_id IN (%s) ORDER BY g.event_id",
+              list, &w, &st);
   for (int i = 0; rc == SQLITE_OK && i < x->nu; i++) {
     const fd_unit *u = &x->u[i];
     int64_t copies = 0, host_ns = 0, gpu_ns = 0, bytes = 0, op;
@@ -366,7 +368,7 @@ int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r) {
     if (rc == SQLITE_OK && copies > 0) {
       fd_row row = fd_row_init(u);
       char t[32];
-      sqlite3_str *e = sqlite3_str_new(0);
+      sqlite3_str *e = row.evidence;
       row.time_us = (double)host_ns / 1000.0 / (double)u->nsteps;
       row.count = copies;
       sqlite3_str_appendf(e, "{\"copies\":%lld,\"steps\":%lld,\"bytes\":%lld,\"host_us\":",
@@ -389,14 +391,12 @@ int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r) {
       row.title = sqlite3_mprintf(
           "%lld copies between the GPU and pageable host memory take %s of host time per step%s%s",
           (long long)copies, fd_fmt_us(row.time_us, t), top ? ", most in " : "", top ? top : "");
-      row.evidence = fd_json_finish(e, &rc);
       row.advice =
           "A copy to or from pageable memory is staged by the driver and blocks the host: pin "
           "the host side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
           "non_blocking=True; for results read on the host (.item(), .cpu()), copy fewer and "
           "later, into a pinned buffer, instead of every step.";
-      if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
-      else sqlite3_free(row.title);
+      rc = fd_emit(x, r, &row);
     }
     fd_tally_free(&ops);
     fd_tally_free(&kinds);

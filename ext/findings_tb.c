@@ -59,7 +59,8 @@ int fd_dataparallel(fd_ctx *x, const fd_rule *r) {
     int64_t calls = 0, npid = 0;
     rc = ftCount(x, u, id, &calls);
     if (rc != SQLITE_OK || calls == 0) continue;
-    sqlite3_str *e = sqlite3_str_new(0);
+    fd_row row = fd_row_init(u);
+    sqlite3_str *e = row.evidence;
     sqlite3_str_appendf(e, "{\"forward_calls\":%lld,\"devices\":[", (long long)calls);
     sqlite3_bind_int64(st, 1, u->trace_id);
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -71,14 +72,11 @@ int fd_dataparallel(fd_ctx *x, const fd_rule *r) {
     sqlite3_reset(st);
     rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
     sqlite3_str_appendall(e, "]}");
-    char *ev = fd_json_finish(e, &rc);
-    if (rc != SQLITE_OK || npid < 2) {
-      sqlite3_free(ev);
+    if (rc != SQLITE_OK || npid < 2) { /* one GPU: nothing to say */
+      sqlite3_free(sqlite3_str_finish(e));
       continue;
     }
-    fd_row row = fd_row_init(u);
     row.count = calls;
-    row.evidence = ev;
     row.title = sqlite3_mprintf("DataParallel drives %lld GPUs from one process", (long long)npid);
     row.advice =
         "DataParallel copies the model to every GPU each step and feeds them all from one "
@@ -137,14 +135,13 @@ int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r) {
       rc = fd_done(st, rc);
     }
     if (rc != SQLITE_OK) break;
-    sqlite3_str *e = sqlite3_str_new(0);
+    fd_row row = fd_row_init(u);
+    sqlite3_str *e = row.evidence;
     sqlite3_str_appendf(e, "{\"ddp_forward_calls\":%lld,\"backend\":", (long long)calls);
     fd_json_str(e, backend);
     sqlite3_str_appendf(e, ",\"compute_capability\":\"%lld.%lld\"}", (long long)(cc / 1000),
                         (long long)(cc % 1000));
-    fd_row row = fd_row_init(u);
     row.count = calls;
-    row.evidence = fd_json_finish(e, &rc);
     row.title =
         sqlite3_mprintf("DistributedDataParallel runs without NCCL collectives%s%s%s",
                         backend ? " (backend " : "", backend ? backend : "", backend ? ")" : "");
@@ -153,8 +150,7 @@ int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r) {
         "torch.distributed.init_process_group(\"nccl\"). Gloo moves the gradients through "
         "host memory.";
     sqlite3_free(backend);
-    if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
-    else sqlite3_free(row.title);
+    rc = fd_emit(x, r, &row);
   }
   return rc;
 }
@@ -180,8 +176,8 @@ static int ftPeakEmit(fd_ctx *x, const fd_rule *r, const ft_peak *p) {
   const fd_unit *u = fd_unit_of(x, p->trace_id);
   if (!u || p->capacity <= 0 || (double)p->peak <= 0.9 * (double)p->capacity) return SQLITE_OK;
   double pct = 100.0 * (double)p->peak / (double)p->capacity;
-  int rc = SQLITE_OK;
-  sqlite3_str *e = sqlite3_str_new(0);
+  fd_row row = fd_row_init(u);
+  sqlite3_str *e = row.evidence;
   sqlite3_str_appendall(e, "{\"device\":");
   fd_json_str(e, p->device);
   sqlite3_str_appendf(e, ",\"peak_bytes\":%lld,\"capacity_bytes\":%lld,\"peak_pct\":",
@@ -195,8 +191,6 @@ static int ftPeakEmit(fd_ctx *x, const fd_rule *r, const ft_peak *p) {
   if (p->has_step) sqlite3_str_appendf(e, "%lld", (long long)p->step);
   else sqlite3_str_appendall(e, "null");
   sqlite3_str_appendchar(e, 1, '}');
-  fd_row row = fd_row_init(u);
-  row.evidence = fd_json_finish(e, &rc);
   row.title = sqlite3_mprintf("Peak memory on %s is %.1f%% of its %.1f GB", p->device, pct,
                               (double)p->capacity / 1073741824.0);
   row.advice =
@@ -204,9 +198,7 @@ static int ftPeakEmit(fd_ctx *x, const fd_rule *r, const ft_peak *p) {
       "and the allocator may already be freeing and retrying: save activation memory "
       "(activation checkpointing, mixed precision bf16/fp16), shard parameters and optimizer "
       "state (FSDP, ZeRO), or use a smaller batch with gradient accumulation.";
-  if (rc == SQLITE_OK) rc = fd_emit(x, r, &row);
-  else sqlite3_free(row.title);
-  return rc;
+  return fd_emit(x, r, &row);
 }
 
 /* Appends device DEV ("GPU<n>") of trace TID to *P, its peak not yet seen. */

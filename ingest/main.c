@@ -260,17 +260,23 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* DB opened read-only for --report, --write-counters, --findings, --list; NULL after
+** saying why. */
+static sqlite3 *open_ro(const char *db) {
+  sqlite3 *h = NULL;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) return h;
+  fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
+  sqlite3_close(h);
+  return NULL;
+}
+
 /* --report OUT DB [--job NAME]: the HTML report of DB, every job or JOB (report.c).
 ** Returns the exit status. */
 static int report_cmd(cli *c, const char *out, const char *db, const char *job) {
   sqlite3 *h = NULL;
   char err[HR_ERR_MAX];
   double t0 = now_s();
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
-    sqlite3_close(h);
-    return EXIT_USAGE;
-  }
+  if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = hr_write_report(h, out, job, err, sizeof err);
   sqlite3_close(h);
   if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
@@ -295,11 +301,7 @@ static int write_counters_cmd(cli *c, const char *rank, const char *out, const c
             rank);
     return EXIT_USAGE;
   }
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
-    sqlite3_close(h);
-    return EXIT_USAGE;
-  }
+  if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = hta_io_write_counters(h, &sel, out, &n, &err);
   sqlite3_close(h);
   if (rc == SQLITE_OK)
@@ -333,11 +335,7 @@ static int out_width(void) {
 static int findings_cmd(const char *db, const char *job) {
   sqlite3 *h = NULL;
   char err[512];
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
-    sqlite3_close(h);
-    return EXIT_USAGE;
-  }
+  if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = fp_print(h, stdout, job, out_width(), err, sizeof err);
   if (rc) fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
   sqlite3_close(h);
@@ -348,11 +346,7 @@ static int findings_cmd(const char *db, const char *job) {
 static int list_cmd(const char *db) {
   sqlite3 *h = NULL;
   char err[512];
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
-    sqlite3_close(h);
-    return EXIT_USAGE;
-  }
+  if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = ls_print(h, stdout, err, sizeof err);
   if (rc) fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
   sqlite3_close(h);
