@@ -277,7 +277,7 @@ static int fdTallyCmp(const void *pa, const void *pb) {
 }
 
 void fd_tally_json(sqlite3_str *s, fd_tally *t, size_t k, const char *key_count, int with_ns) {
-  qsort(t->a, t->n, sizeof *t->a, fdTallyCmp);
+  if (t->n) qsort(t->a, t->n, sizeof *t->a, fdTallyCmp);
   sqlite3_str_appendchar(s, 1, '[');
   for (size_t i = 0; i < t->n && i < k; i++) {
     sqlite3_str_appendall(s, i ? ",{\"name\":" : "{\"name\":");
@@ -293,7 +293,7 @@ void fd_tally_json(sqlite3_str *s, fd_tally *t, size_t k, const char *key_count,
 }
 
 const char *fd_tally_top(fd_tally *t) {
-  qsort(t->a, t->n, sizeof *t->a, fdTallyCmp);
+  if (t->n) qsort(t->a, t->n, sizeof *t->a, fdTallyCmp);
   return t->n ? t->a[0].name : 0;
 }
 
@@ -405,7 +405,7 @@ static void fdFree(fd_ctx *x) {
 
 /* Moves the findings into OUT (FD-6); title and evidence change owner. */
 static int fdOutput(fd_ctx *x, hta_table *out) {
-  qsort(x->f, x->nf, sizeof *x->f, fdCmp);
+  if (x->nf) qsort(x->f, x->nf, sizeof *x->f, fdCmp); /* (NULL when none) */
   for (size_t i = 0; i < x->nf; i++) {
     fd_finding *f = &x->f[i];
     hta_cell *row = hta_table_add_row(out);
