@@ -14,8 +14,9 @@
 **
 ** Requirements (tests cite them as FD-n):
 **  1. Each job is analysed on its own (the generic module runs it per job). A
-**     finding is about one trace (rank, trace_id: a rank's timeline) or about the
-**     whole job (rank NULL, trace_id NULL).
+**     finding is about one trace (rank, trace_id: a rank's timeline), about a rank
+**     of several traces as a whole (trace_id NULL) or about the whole job (rank
+**     NULL, trace_id NULL).
 **  2. Steps: a trace's analysed steps are its rows of hta_profiler_steps (host
 **     ProfilerStep#N, the last step cut as in every analysis); a trace without any
 **     is one step as long as its window (trace.max_end - min_ts).
@@ -234,7 +235,7 @@ void fd_json_str(sqlite3_str *s, const char *z) {
 void fd_json_num(sqlite3_str *s, double v) {
   if (isnan(v) || isinf(v)) sqlite3_str_appendall(s, "null");
   else if (v == floor(v) && fabs(v) < 1e15) sqlite3_str_appendf(s, "%lld", (long long)v);
-  else sqlite3_str_appendf(s, "%!.15g", v);
+  else sqlite3_str_appendf(s, "%!.17g", v); /* round-trips */
 }
 
 void fd_json_us(sqlite3_str *s, int64_t ns) {

@@ -32,11 +32,10 @@
 typedef struct fd_unit {
   const hta_trace *t; /* rank, trace_id, window, cut (hta_traces_load) */
   int64_t rank, trace_id;
-  int64_t nsteps;  /* the ProfilerSteps hta_profiler_steps keeps; 1 when none */
-  int64_t step_ns; /* sum of their durations (the trace's window without steps) */
-  double step_us;  /* the mean step, µs; 0 when unknown (then pct_of_step is NULL) */
-  int64_t *steps;  /* their numbers, ascending; NULL when the trace has no step */
-  size_t nstep;    /* how many (0: no steps, every row counts) */
+  int64_t nsteps; /* the ProfilerSteps hta_profiler_steps keeps; 1 when none */
+  double step_us; /* the mean step, µs; 0 when unknown (then pct_of_step is NULL) */
+  int64_t *steps; /* their numbers, ascending; NULL when the trace has no step */
+  size_t nstep;   /* how many (0: no steps, every row counts) */
 } fd_unit;
 
 typedef struct fd_finding fd_finding;
@@ -67,9 +66,9 @@ struct fd_rule {
 
 /* What a rule found. fd_row_init() gives the defaults: no time, no count. */
 typedef struct fd_row {
-  const fd_unit *u; /* the trace (rank, trace_id); NULL: the whole job */
-  int64_t rank;     /* used when u is NULL: the rank (has_rank_only), else NULL */
-  int has_rank;
+  const fd_unit *u;      /* the trace (rank, trace_id); NULL: see has_rank */
+  int64_t rank;          /* when u is NULL and has_rank: a finding about this rank as a whole */
+  int has_rank;          /* (trace_id NULL); u NULL and no rank: about the whole job */
   double time_us;        /* cost per step, µs; NAN: a rule that is no time */
   double pct;            /* NAN: 100 * time_us / u->step_us (the usual); else the rule's own */
   int64_t count;         /* < 0: NULL */

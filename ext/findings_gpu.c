@@ -294,12 +294,10 @@ int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
       fd_json_num(e, comm_us);
       sqlite3_str_appendall(e, ",\"overlap_pct\":");
       if (j - i == 1) fd_json_num(e, o[i].v);
-      else { /* one per trace */ sqlite3_str_appendchar(e, 1, '[');
+      else { /* one per trace, in trace order */ sqlite3_str_appendchar(e, 1, '[');
         for (size_t k = i; k < j; k++) {
-          sqlite3_str_appendf(e, "%s{\"trace_id\":%lld,\"pct\":", k > i ? "," : "",
-                              (long long)o[k].b);
+          if (k > i) sqlite3_str_appendchar(e, 1, ',');
           fd_json_num(e, o[k].v);
-          sqlite3_str_appendchar(e, 1, '}');
         }
         sqlite3_str_appendchar(e, 1, ']');
       }

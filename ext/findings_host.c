@@ -113,7 +113,8 @@ static int fhTallyOp(fh_walk *w, fd_tally *t, int64_t op, int64_t count, int64_t
 
 /* ---------------------------------------------------------------- the longest calls */
 
-typedef struct fh_longest { /* the FH_TOP longest calls, longest first */
+typedef struct fh_longest { /* the FH_TOP longest calls, longest first, by seq (their position in
+                               the trace file's traceEvents: the same in every database) */
   int64_t id[FH_TOP], dur[FH_TOP];
   int n;
 } fh_longest;
@@ -133,7 +134,7 @@ static void fhLongestAdd(fh_longest *l, int64_t id, int64_t dur) {
 static void fhLongestJson(sqlite3_str *s, const fh_longest *l) {
   sqlite3_str_appendall(s, "\"longest\":[");
   for (int i = 0; i < l->n; i++) {
-    sqlite3_str_appendf(s, "%s{\"event_id\":%lld,\"us\":", i ? "," : "", (long long)l->id[i]);
+    sqlite3_str_appendf(s, "%s{\"seq\":%lld,\"us\":", i ? "," : "", (long long)l->id[i]);
     fd_json_us(s, l->dur[i]);
     sqlite3_str_appendchar(s, 1, '}');
   }
@@ -193,7 +194,7 @@ static int fhCallsRule(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
   list = fhIdList(ids, spec->n, &rc);
   if (!list) return rc; /* none of the names occurs in this database */
   rc = fhOpen(x,
-              "SELECT event_id, name_id, dur, iteration, parent_id FROM $S.event"
+              "SELECT seq, name_id, dur, iteration, parent_id FROM $S.event"
               " WHERE event_id BETWEEN ?1 AND ?2 AND ts < ?3 AND stream IS NULL"
               " AND dur IS NOT NULL AND name_id IN (%s) ORDER BY event_id",
               list, &w, &st);
@@ -332,7 +333,7 @@ int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r) {
   if (!list) return rc; /* no pageable copy in this database */
   rc = fhOpen(x,
               "SELECT g.event_id, g.dur, g.iteration, json_extract(g.args, '$.bytes'), s.value,"
-              " h.event_id, h.dur, h.parent_id"
+              " h.seq, h.dur, h.parent_id"
               " FROM $S.event g JOIN $S.string s ON s.string_id = g.name_id"
               " LEFT JOIN $S.event h ON h.event_id = g.link_id AND h.stream IS NULL"
               " WHERE g.trace_id = ?1 AND g.stream IS NOT NULL AND g.dur IS NOT NULL"
