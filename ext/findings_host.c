@@ -178,8 +178,8 @@ typedef struct fh_spec {
   const char *const *names; /* runtime call names, at most FH_MAX_NAMES */
   const int *kind;          /* per name: 0 or 1 (allocator_churn: alloc / free), or NULL */
   size_t n;
-  const char *kind_key[2]; /* evidence keys counting the two kinds */
-  const char *what;        /* title: "%lld <what> take(s) <time> per step" */
+  const char *kind_key[2];  /* evidence keys counting the two kinds */
+  const char *what, *what1; /* title: "<n> <what> take <time> per step" (n = 1: what1) */
   const char *advice;
 } fh_spec;
 
@@ -254,7 +254,8 @@ static int fhCallsRule(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
       sqlite3_str_appendchar(e, 1, '}');
       const char *top = fd_tally_top(&ops);
       row.title =
-          sqlite3_mprintf("%lld %s take %s per step%s%s", (long long)calls, spec->what,
+          sqlite3_mprintf("%lld %s %s %s per step%s%s", (long long)calls,
+                          calls == 1 ? spec->what1 : spec->what, calls == 1 ? "takes" : "take",
                           fd_fmt_us(row.time_us, t), top ? ", most in " : "", top ? top : "");
       row.advice = spec->advice;
       rc = fd_emit(x, r, &row);
@@ -279,6 +280,7 @@ int fd_host_sync(fd_ctx *x, const fd_rule *r) {
       sizeof fhSyncNames / sizeof fhSyncNames[0],
       {0, 0},
       "synchronizations of the host with the GPU",
+      "synchronization of the host with the GPU",
       "Each synchronization stops the host until the GPU is done, so no work is queued "
       "meanwhile: keep values on the GPU instead of calling .item(), .cpu(), .tolist() or "
       "print() on tensors in the step, avoid operators whose output size depends on the data "
@@ -303,6 +305,7 @@ int fd_allocator_churn(fd_ctx *x, const fd_rule *r) {
       sizeof fhAllocNames / sizeof fhAllocNames[0],
       {"allocations", "frees"},
       "device memory allocations and frees by the runtime",
+      "device memory allocation or free by the runtime",
       "Allocating device memory with the driver is slow and synchronizes the device: let "
       "PyTorch's caching allocator keep its blocks (no torch.cuda.empty_cache() in the loop), "
       "keep tensor shapes steady from step to step (pad or bucket variable lengths), try "
@@ -390,8 +393,9 @@ int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r) {
       sqlite3_str_appendchar(e, 1, '}');
       const char *top = fd_tally_top(&ops);
       row.title = sqlite3_mprintf(
-          "%lld copies between the GPU and pageable host memory take %s of host time per step%s%s",
-          (long long)copies, fd_fmt_us(row.time_us, t), top ? ", most in " : "", top ? top : "");
+          "%lld %s between the GPU and pageable host memory %s %s of host time per step%s%s",
+          (long long)copies, copies == 1 ? "copy" : "copies", copies == 1 ? "takes" : "take",
+          fd_fmt_us(row.time_us, t), top ? ", most in " : "", top ? top : "");
       row.advice =
           "A copy to or from pageable memory is staged by the driver and blocks the host: pin "
           "the host side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
