@@ -23,6 +23,7 @@
 **      launch delay (with the runtime and launch-delay cutoffs) and of the GPU
 **      duration of short kernels; per-rank counts and the worst delays.
 **  11. Collectives, 12. memory, 13. critical path: in report_more.c.
+**  14. GPU kernels and operators: in report_ops.c.
 **  Before them all, numbered 1: the findings (report_findings.c), what to fix first.
 **
 ** Requirements (tests cite them as HR-n):
@@ -422,9 +423,11 @@ static const struct {
     {"collectives", "Collectives"},
     {"memory", "Memory"},
     {"critical-path", "Critical path"},
+    {"operators", "GPU kernels and operators"},
     {"findings", "Findings: what to fix"}, /* HR_SEC_FINDINGS: shown first, as 1 */
 };
 #define HR_NSECTIONS (sizeof hr_sections / sizeof hr_sections[0])
+_Static_assert(HR_NSECTIONS == HR_SEC_FINDINGS + 1, "the findings are hr_sections' last entry");
 
 /* The findings lead the page (HR-9): numbered 1 and listed first, the others after. */
 static int hrSectionNumber(size_t i) { return i == HR_SEC_FINDINGS ? 1 : (int)i + 2; }
@@ -1253,9 +1256,10 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
     sv_puts(o, "</a></li>");
   }
   sv_puts(o, "</ol></nav>\n");
-  void (*const parts[])(hr_ctx *) = {
-      hrFindings, hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,  hrAcross, hrIdle,
-      hrOverlap,  hrQueue,    hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath};
+  void (*const parts[])(hr_ctx *) = {hrFindings,   hrOverview, hrTemporal, hrKernelTypes,
+                                     hrTopKernels, hrAcross,   hrIdle,     hrOverlap,
+                                     hrQueue,      hrMemBw,    hrLaunch,   hrCollectives,
+                                     hrMemory,     hrCritPath, hrOps};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 
