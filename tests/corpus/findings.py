@@ -25,7 +25,9 @@ spec = importlib.util.spec_from_file_location("check_expected", os.path.join(HER
 ce = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ce)
 
-# The plugin's rules hta_findings gives, and how to read the plugin's `value` and `gpus` from a row.
+# The plugin's rules hta_findings gives, and how to read the plugin's `value` and `gpus` from a row
+# (ROW: rank, rule, time_us, pct_of_step, count, evidence as text; EV: the evidence parsed), e.g.
+# "dataloader": lambda row, ev: row["pct_of_step"] when the rule's pct_of_step is the plugin's share.
 CHECKED = {"dataparallel", "ddp_without_nccl", "memory_near_capacity"}
 VALUE = {"memory_near_capacity": lambda row, ev: ev.get("peak_pct")}
 DEVICE = {"memory_near_capacity": lambda row, ev: (ev.get("device") or "").replace("GPU", ""),
@@ -67,7 +69,8 @@ def main(argv):
             fail("%s: ingest failed: %s" % (job.name, m["stderr"].strip()[:200]))
             continue
         try:
-            ours = query(m["db"], ext, "SELECT rank, rule, evidence FROM hta_findings(0) WHERE source = 'tb_plugin'")
+            ours = query(m["db"], ext, "SELECT rank, rule, time_us, pct_of_step, count, evidence FROM hta_findings(0)"
+                                       " WHERE source = 'tb_plugin'")
         except RuntimeError as e:
             fail("%s: hta_findings: %s" % (job.name, e))
             continue
