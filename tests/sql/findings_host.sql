@@ -133,3 +133,7 @@ SELECT 'fd_rank', (SELECT count(*) FROM hta_findings WHERE rank = 0) = 4 AND (SE
 -- FD-8: a job without any of this (job 'k' has no GPU rows) gives no error; neither does an empty one.
 INSERT INTO job(job_id, name) VALUES (4, 'empty');
 SELECT 'fd_empty_job', (SELECT count(*) FROM hta_findings WHERE job = 'empty') = 0;
+-- An ATTACHed database is read through the hidden schema parameter: the same findings.
+ATTACH 'findings_host.db' AS o;
+SELECT 'fd_schema', (SELECT group_concat(rule || ':' || time_us, ',') FROM hta_findings WHERE schema = 'o' AND job = 'j')
+  = (SELECT group_concat(rule || ':' || time_us, ',') FROM hta_findings WHERE job = 'j');
