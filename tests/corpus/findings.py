@@ -98,7 +98,7 @@ def main(argv):
                     d = DEVICE[rule](got[rule], ev)
                     if d != want[rule]["gpus"]:
                         fail("%s rank %d: %s on %r, plugin %r" % (job.name, rank, rule, d, want[rule]["gpus"]))
-    print("findings: %d reference files, %d rule checks, %d recommendations matched, %d failures"
+    print("summary: findings: %d reference files, %d rule checks, %d recommendations matched, %d failures"
           % (n_files, n_checks, n_fired, len(fails)))
     return 1 if fails else 0
 
