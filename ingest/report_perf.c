@@ -1,6 +1,7 @@
 /*
-** report_perf.c: section 15 of the HTML report, the operator performance model
-** (hta_op_perf, hta_op_perf_summary; report_int.h says what the parts share).
+** report_perf.c: section 15 of the HTML report (numbered 16 on the page, the
+** findings coming first), the operator performance model (hta_op_perf,
+** hta_op_perf_summary; report_int.h says what the parts share).
 **
 **  15. Operator performance: per shown rank, a roofline chart (achieved TFLOPS
 **      against FLOPs per byte, both log scales, one dot per operator signature sized
