@@ -148,6 +148,8 @@ hta_kernel_stats|SELECT * FROM hta_kernel_stats
 hta_operator_stats|SELECT * FROM hta_operator_stats('input_shape')
 hta_tensor_core_summary|SELECT * FROM hta_tensor_core_summary
 hta_findings|SELECT * FROM hta_findings
+hta_op_perf|SELECT * FROM hta_op_perf
+hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
 EOS
 
 # Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the
