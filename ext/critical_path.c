@@ -221,9 +221,11 @@ static int emitSummary(const hta_table *tmp, int has_rank, int64_t rank, hta_tab
   for (size_t r = 0; r < tmp->nrow && rc == SQLITE_OK; r++) {
     const hta_cell *row = tmp->cells + r * tmp->ncol;
     const char *b = row[17].type == SQLITE_TEXT ? row[17].v.s : "";
-    int64_t ns = row[10].type == SQLITE_FLOAT
-                     ? (int64_t)(row[10].v.d * 1000.0 + (row[10].v.d < 0 ? -0.5 : 0.5))
-                     : 0;
+    /* weight_us back to ns; a weight beyond int64 ns (hostile times) saturates */
+    double wd = row[10].type == SQLITE_FLOAT ? row[10].v.d * 1000.0 : 0.0;
+    int64_t ns = wd >= 9.2e18    ? INT64_MAX
+                 : wd <= -9.2e18 ? INT64_MIN
+                                 : (int64_t)(wd + (wd < 0 ? -0.5 : 0.5));
     if (hit >= n || v[hit].trace_id != row[21].v.i) { /* rows of one rank come in runs */
       for (hit = 0; hit < n && v[hit].trace_id != row[21].v.i; hit++) {
       }
