@@ -121,6 +121,7 @@ size_t hta_iv_subtract(const hta_iv *a, size_t na, const hta_iv *b, size_t nb, h
     int64_t s = a[i].start;
     while (j < nb && b[j].end <= s) j++;
     for (size_t k = j; k < nb && b[k].start < a[i].end; k++) {
+      if (b[k].end <= b[k].start) continue; /* cuts nothing: no split */
       if (b[k].start > s) out[m++] = (hta_iv){s, b[k].start};
       if (b[k].end > s) s = b[k].end;
     }
