@@ -87,4 +87,7 @@ void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);
 
+/* report_tb.c: section 14, the TensorBoard plugin's views. */
+void hrTbViews(hr_ctx *x);
+
 #endif

@@ -54,14 +54,14 @@ bad += p.errors[:10]
 if p.stack: bad.append("unclosed: " + " ".join(p.stack[-5:]))
 if re.search(r"url\(|@import", text): bad.append("url() or @import in the CSS")
 if text.count("<svg") != text.count("</svg>"): bad.append("<svg> not closed")
-if p.count.get("section", 0) != 13: bad.append("%d sections, 13 expected" % p.count.get("section", 0))
+if p.count.get("section", 0) != 14: bad.append("%d sections, 14 expected" % p.count.get("section", 0))
 if re.search(r"\bNaN\b|\binf\b", " ".join(re.findall(r'(?:d|x|y|width|height|cx|cy)="([^"]*)"', text))):
     bad.append("NaN or inf in SVG coordinates")
 if demo:
     if re.search(r"https?://", text): bad.append("a URL in the demo report")
     ids = re.findall(r'<section id="([^"]+)"', text)
     want = ["overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch",
-            "collectives", "memory", "critical-path"]
+            "collectives", "memory", "critical-path", "tb-views"]
     if ids != want: bad.append("sections %s" % ids)
     if p.count.get("svg", 0) < 27: bad.append("only %d charts" % p.count.get("svg", 0))
     # sections 11-13 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
@@ -70,7 +70,12 @@ if demo:
     for sec, charts, texts in (("collectives", 3, ("Bus bandwidth by message size", "27.04 MiB", "start skew", "Total wait in collectives per rank")),
                                ("memory", 2, ("GPU0 allocated", "GPU1 reserved", " GiB", "peak:", "1663577856")),
                                ("critical-path", 3, ("GPU compute", "GPU communication", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
-                                                     "The job's path, across ranks", "path_ranks"))):
+                                                     "The job's path, across ranks", "path_ranks")),
+                               # report_tb.c: mean step by role, the steps of each rank, GPU
+                               # utilization, the Distributed view's two charts
+                               ("tb-views", 6, ("Mean step time by role", "DataLoader", "Steps of rank 1",
+                                                "GPU utilization over the steps", "NVIDIA H100 80GB HBM3",
+                                                "synchronizing", "nccl:all_reduce", "dataloader_pct"))):
         m = re.search(r'<section id="%s">(.*?)</section>' % sec, text, re.S)
         body = m.group(1) if m else ""
         if body.count("<svg") != charts: bad.append("%s: %d charts, %d expected" % (sec, body.count("<svg"), charts))
