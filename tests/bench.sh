@@ -144,6 +144,11 @@ hta_memory_summary|SELECT * FROM hta_memory_summary
 hta_critical_path|SELECT * FROM hta_critical_path
 hta_critical_path_summary|SELECT * FROM hta_critical_path_summary
 hta_critical_path_job|SELECT * FROM hta_critical_path_job
+hta_step_time_breakdown|SELECT * FROM hta_step_time_breakdown
+hta_execution_summary|SELECT * FROM hta_execution_summary
+hta_gpu_metrics|SELECT * FROM hta_gpu_metrics
+hta_distributed_overlap|SELECT * FROM hta_distributed_overlap
+hta_distributed_comm_ops|SELECT * FROM hta_distributed_comm_ops
 EOS
 
 # Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the
