@@ -239,7 +239,7 @@ static int64_t dvElemSize(const char *t) {
   static const struct {
     const char *name;
     int64_t size;
-  } sizes[] = {{"long int", 8}, {"float", 4},         {"int", 4},
+  } sizes[] = {{"long int", 8},  {"float", 4},         {"int", 4},
                {"c10::Half", 2}, {"c10::BFloat16", 2}, {"unsigned char", 1}};
   for (size_t i = 0; t && i < sizeof sizes / sizeof sizes[0]; i++)
     if (!strcmp(t, sizes[i].name)) return sizes[i].size;
@@ -268,12 +268,13 @@ static int64_t dvDimsProduct(const char *s) {
 /* DV-6: every operation's bytes. */
 static int dvBytes(sqlite3 *db, const hta_trace *t, dv_worker *w) {
   sqlite3_stmt *q = 0;
-  int rc = hta_prepare(db, t->schema,
-                       "SELECT d.value, json_extract(e.args, '$.\"Input type\"[' || d.key || ']')"
-                       " FROM $S.event e, json_each(coalesce(json_extract(e.args, '$.\"Input Dims\"'),"
-                       "  json_extract(e.args, '$.\"Input dims\"'))) d"
-                       " WHERE e.event_id = ?1 AND json_valid(e.args) AND d.type = 'array'",
-                       &q);
+  int rc =
+      hta_prepare(db, t->schema,
+                  "SELECT d.value, json_extract(e.args, '$.\"Input type\"[' || d.key || ']')"
+                  " FROM $S.event e, json_each(coalesce(json_extract(e.args, '$.\"Input Dims\"'),"
+                  "  json_extract(e.args, '$.\"Input dims\"'))) d"
+                  " WHERE e.event_id = ?1 AND json_valid(e.args) AND d.type = 'array'",
+                  &q);
   for (size_t k = 0; rc == SQLITE_OK && k < w->nops; k++) {
     sqlite3_bind_int64(q, 1, w->ops[k].event_id);
     while ((rc = sqlite3_step(q)) == SQLITE_ROW) {

@@ -71,7 +71,7 @@ static const char gmSchema[] =
 /* A kernel start or end for the sweep of GM-4. */
 typedef struct gm_point {
   int64_t t;
-  int is_end; /* starts sort first at one instant */
+  int is_end;   /* starts sort first at one instant */
   size_t order; /* then the plugin's (stable) order */
   double v;
 } gm_point;

@@ -39,24 +39,24 @@ extern const char *const tb_comm_names[TB_NCOMM_NAMES];
 
 /* One step of the plugin's list (TB-3..5). */
 typedef struct tb_step {
-  char name[32];              /* "5" for ProfilerStep#5; "0" for the fallback step */
-  int64_t event_id;           /* the ProfilerStep event; 0 for the fallback step */
+  char name[32];                /* "5" for ProfilerStep#5; "0" for the fallback step */
+  int64_t event_id;             /* the ProfilerStep event; 0 for the fallback step */
   int64_t host_start, host_end; /* its own interval (fallback: the host events' span) */
-  int64_t start, end;         /* the window its costs are taken over (TB-4) */
-  int64_t dev_start, dev_end; /* device work it launched (dev_ops > 0 only) */
-  int64_t dev_ops;            /* kernels, memcpys and memsets it launched (TB-4) */
-  int64_t cost[TB_NROLE];     /* each role's share of the window (TB-7) */
+  int64_t start, end;           /* the window its costs are taken over (TB-4) */
+  int64_t dev_start, dev_end;   /* device work it launched (dev_ops > 0 only) */
+  int64_t dev_ops;              /* kernels, memcpys and memsets it launched (TB-4) */
+  int64_t cost[TB_NROLE];       /* each role's share of the window (TB-7) */
 } tb_step;
 
 /* A kernel, memcpy or memset event (TB-1). */
 typedef struct tb_dev {
   int64_t ts, end, seq;
-  int64_t corr;   /* correlation id; INT64_MIN when none */
-  int64_t ext;    /* External id (TB-2); valid when has_ext */
-  int64_t device; /* args.device; valid when has_device */
-  double bps;     /* args "blocks per SM"; valid when has_bps */
-  double occ;     /* args "est. achieved occupancy %"; valid when has_occ */
-  int32_t rt;     /* index of its runtime call in tb_model.rts; -1: none (TB-2) */
+  int64_t corr;       /* correlation id; INT64_MIN when none */
+  int64_t ext;        /* External id (TB-2); valid when has_ext */
+  int64_t device;     /* args.device; valid when has_device */
+  double bps;         /* args "blocks per SM"; valid when has_bps */
+  double occ;         /* args "est. achieved occupancy %"; valid when has_occ */
+  int32_t rt;         /* index of its runtime call in tb_model.rts; -1: none (TB-2) */
   unsigned char kind; /* TB_KERNEL, TB_MEMCPY or TB_MEMSET */
   unsigned char comm; /* a kernel of a communication operation (TB-6) */
   unsigned char has_ext, has_device, has_bps, has_occ;
@@ -82,9 +82,9 @@ typedef struct tb_comm_op {
 typedef struct tb_model {
   tb_step *steps; /* the kept steps, in the plugin's order (TB-3..5) */
   size_t nsteps;
-  size_t nfound;      /* steps before the tail rule */
-  int sentinel;       /* no step and no host event: no window at all (TB-3) */
-  int device_windows; /* windows moved to the device side (TB-4) */
+  size_t nfound;          /* steps before the tail rule */
+  int sentinel;           /* no step and no host event: no window at all (TB-3) */
+  int device_windows;     /* windows moved to the device side (TB-4) */
   hta_iv *role[TB_NLIST]; /* each role's merged intervals, before priority (TB-6) */
   size_t nrole[TB_NLIST];
   int64_t nraw[TB_NLIST]; /* events each role had before merging: the view's flags */

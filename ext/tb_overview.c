@@ -67,7 +67,9 @@ static const char esSchema[] =
     " steps INTEGER, trace_id INTEGER)";
 
 static double ovUs(int64_t ns) { return (double)ns / 1000.0; }
-static double ovRelUs(int64_t ts, int64_t origin) { return (double)hta_sub_sat(ts, origin) / 1000.0; }
+static double ovRelUs(int64_t ts, int64_t origin) {
+  return (double)hta_sub_sat(ts, origin) / 1000.0;
+}
 
 static int sbTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t origin) {
   hta_table *out = ctx;
@@ -114,13 +116,13 @@ static int esTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t ori
     if (!row) return SQLITE_NOMEM;
     if (r == TB_KERNEL || r == TB_MEMCPY || r == TB_MEMSET || r == TB_RUNTIME)
       shown = tb_shows_gpu(m);
-    else if (r == TB_COMM)
-      shown = tb_has_comm(m);
+    else if (r == TB_COMM) shown = tb_has_comm(m);
     hta_cell_int(&row[ES_RANK], t->rank);
     hta_cell_static(&row[ES_ROLE], r < TB_NROLE ? tb_role_names[r] : "Average Step Time");
     hta_cell_double(&row[ES_MEAN], (double)sum[r] / (double)m->nsteps / 1000.0);
     if (sum[TB_NROLE] != 0)
-      hta_cell_double(&row[ES_PCT], r < TB_NROLE ? 100.0 * ((double)sum[r] / (double)sum[TB_NROLE]) : 100.0);
+      hta_cell_double(&row[ES_PCT],
+                      r < TB_NROLE ? 100.0 * ((double)sum[r] / (double)sum[TB_NROLE]) : 100.0);
     hta_cell_int(&row[ES_SHOWN], shown);
     hta_cell_int(&row[ES_STEPS], (int64_t)m->nsteps);
     hta_cell_int(&row[ES_TRACE_ID], t->trace_id);
@@ -155,7 +157,7 @@ static const hta_tvf hta_execution_summary_tvf = {
 
 int hta_register_tb(sqlite3 *db) {
   static const hta_tvf *const defs[] = {
-      &hta_step_time_breakdown_tvf, &hta_execution_summary_tvf, &hta_gpu_metrics_tvf,
+      &hta_step_time_breakdown_tvf, &hta_execution_summary_tvf,    &hta_gpu_metrics_tvf,
       &hta_distributed_overlap_tvf, &hta_distributed_comm_ops_tvf,
   };
   return hta_tvf_register_all(db, defs, sizeof defs / sizeof defs[0]);

@@ -78,9 +78,8 @@ const char *const tb_role_names[TB_NROLE] = {
 };
 
 const char *const tb_comm_names[TB_NCOMM_NAMES] = {
-    "nccl:broadcast",     "nccl:reduce", "nccl:all_reduce", "nccl:all_gather",
-    "nccl:reduce_scatter", "gloo:broadcast", "gloo:reduce", "gloo:all_reduce",
-    "gloo:all_gather",    "gloo:reduce_scatter",
+    "nccl:broadcast", "nccl:reduce", "nccl:all_reduce", "nccl:all_gather", "nccl:reduce_scatter",
+    "gloo:broadcast", "gloo:reduce", "gloo:all_reduce", "gloo:all_gather", "gloo:reduce_scatter",
 };
 
 /* ---------------------------------------------------------------- categories and names */
@@ -152,7 +151,8 @@ static void tbStepName(const char *s, char out[32]) {
   while (q < p + n && (*q == ' ' || *q == '\t')) q++;
   if (q < p + n && (*q == '+' || *q == '-')) neg = *q++ == '-';
   const char *d = q;
-  while (q < p + n && *q >= '0' && *q <= '9' && v < UINT64_MAX / 10) v = v * 10 + (uint64_t)(*q++ - '0');
+  while (q < p + n && *q >= '0' && *q <= '9' && v < UINT64_MAX / 10)
+    v = v * 10 + (uint64_t)(*q++ - '0');
   const char *digits_end = q;
   while (q < p + n && (*q == ' ' || *q == '\t')) q++;
   if (digits_end > d && q == p + n && v <= (uint64_t)INT64_MAX) {
@@ -190,10 +190,11 @@ static int tbNamesLoad(sqlite3 *db, const char *schema, tb_names *nm) {
     if (ids[i] >= 0) HTA_PUSH(nm->names, nm->nname, capn, 16, n, names_oom);
   }
   if (rc == SQLITE_OK)
-    rc = hta_prepare(db, schema,
-                     "SELECT string_id, value FROM $S.string WHERE value GLOB 'ProfilerStep#*'"
-                     " OR value GLOB 'enumerate(DataLoader)#*' OR value GLOB 'enumerate(DataPipe)#*'",
-                     &st);
+    rc = hta_prepare(
+        db, schema,
+        "SELECT string_id, value FROM $S.string WHERE value GLOB 'ProfilerStep#*'"
+        " OR value GLOB 'enumerate(DataLoader)#*' OR value GLOB 'enumerate(DataPipe)#*'",
+        &st);
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *v = (const char *)sqlite3_column_text(st, 1);
     size_t len = v ? strlen(v) : 0;
@@ -237,7 +238,8 @@ static char *tbIdList(const tb_names *nm, int type) {
   int n = 0;
   if (type >= 0) {
     for (size_t i = 0; i < nm->ncat; i++)
-      if (nm->cats[i].type == type) sqlite3_str_appendf(s, "%s%lld", n++ ? "," : "", (long long)nm->cats[i].id);
+      if (nm->cats[i].type == type)
+        sqlite3_str_appendf(s, "%s%lld", n++ ? "," : "", (long long)nm->cats[i].id);
   } else {
     for (size_t i = 0; i < nm->nname; i++)
       if (nm->names[i].cls == TN_COMM)
@@ -304,8 +306,9 @@ static char *tbScanSql(const char *kcats, const char *comms, int flags) {
                         " CASE WHEN e.category_id IN (%s)"
                         "  THEN json_extract(e.args, '$.\"est. achieved occupancy %%\"') END",
                         kcats, kcats);
-  sqlite3_str_appendall(s, " FROM $S.event e WHERE e.event_id BETWEEN ?1 AND ?2"
-                           " AND e.ph = 'X' AND e.ts IS NOT NULL");
+  sqlite3_str_appendall(s,
+                        " FROM $S.event e WHERE e.event_id BETWEEN ?1 AND ?2"
+                        " AND e.ph = 'X' AND e.ts IS NOT NULL");
   return sqlite3_str_finish(s);
 }
 
@@ -314,7 +317,7 @@ static int tbHostRow(sqlite3_stmt *st, const tb_names *nm, int type, hta_iv iv, 
                      int64_t ext, int has_ext, tb_model *m, tb_load *L) {
   const tb_name *n = tbNameOf(nm, sqlite3_column_int64(st, 1));
   int cls = n ? n->cls : 0, role = TB_CPU_EXEC;
-  if (type == TT_PY && cls != TN_COMM) cls = 0; /* python: never a step or data loading */
+  if (type == TT_PY && cls != TN_COMM) cls = 0;           /* python: never a step or data loading */
   if (type == TT_OP || type == TT_PY || cls == TN_STEP) { /* TB-3: the fallback span */
     if (!L->has_cpu || iv.start < L->cpu_min) L->cpu_min = iv.start;
     if (!L->has_cpu || iv.end > L->cpu_max) L->cpu_max = iv.end;
@@ -361,7 +364,8 @@ static int tbDevRow(sqlite3_stmt *st, int type, int flags, hta_iv iv, int64_t se
   d.has_device = (unsigned char)hta_value_int64(sqlite3_column_value(st, 6), &d.device);
   if ((flags & TB_LOAD_KERNEL_ARGS) && type == TT_KERNEL) {
     int t9 = sqlite3_column_type(st, 9), t10 = sqlite3_column_type(st, 10);
-    if (t9 == SQLITE_INTEGER || t9 == SQLITE_FLOAT) d.bps = sqlite3_column_double(st, 9), d.has_bps = 1;
+    if (t9 == SQLITE_INTEGER || t9 == SQLITE_FLOAT)
+      d.bps = sqlite3_column_double(st, 9), d.has_bps = 1;
     if (t10 == SQLITE_INTEGER || t10 == SQLITE_FLOAT)
       d.occ = sqlite3_column_double(st, 10), d.has_occ = 1;
   }
@@ -440,7 +444,8 @@ static int tbLink(tb_model *m) {
   k = sqlite3_malloc64(m->nrt * sizeof *k);
   if (!k) return SQLITE_NOMEM;
   for (size_t i = 0; i < m->nrt; i++)
-    if (m->rts[i].corr != INT64_MIN) k[nk++] = (tb_rtkey){m->rts[i].corr, m->rts[i].ts, m->rts[i].seq, i};
+    if (m->rts[i].corr != INT64_MIN)
+      k[nk++] = (tb_rtkey){m->rts[i].corr, m->rts[i].ts, m->rts[i].seq, i};
   qsort(k, nk, sizeof *k, tbRtKeyCmp);
   for (size_t j = 0; j < m->ndev; j++) {
     tb_dev *d = &m->devs[j];
@@ -541,7 +546,7 @@ static void tbDeviceWindows(tb_model *m) {
     }
   }
   if (is < ns) s[is].dev_start = dmin, s[is].dev_end = dmax; /* the step in progress */
-  if (!matched) return; /* host windows stay */
+  if (!matched) return;                                      /* host windows stay */
   m->device_windows = 1;
   prev = s[0].host_start;
   if (s[0].dev_ops) { /* the tail of the work launched before the first step */

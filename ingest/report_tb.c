@@ -27,15 +27,16 @@ static const char *const hr_roles[] = {"Kernel",  "Memcpy",     "Memset",   "Com
                                        "Runtime", "DataLoader", "CPU Exec", "Other"};
 static const char *const hr_role_cols[] = {"#636efa", "#00cc96", "#19d3f3", "#ef553b",
                                            "#ffa15a", "#ab63fa", "#b6e880", "#b0b0b0"};
-#define HR_ROLE_US \
-  "kernel_us, memcpy_us, memset_us, communication_us, runtime_us, dataloader_us, cpu_exec_us, other_us"
+#define HR_ROLE_US                                                                              \
+  "kernel_us, memcpy_us, memset_us, communication_us, runtime_us, dataloader_us, cpu_exec_us, " \
+  "other_us"
 
 /* A stacked bar chart of the rows of ST (finalized here; NULL: nothing): a trace_id
 ** (or NULL), a label suffix (or NULL), then NSER values. A bar's label is the trace's
 ** (report.c's hrLabel: "rank R", HR-7) followed by the suffix. */
 static void hrTbBars(hr_ctx *x, sqlite3_stmt *st, const char *what, const char *title,
-                     const char *ylabel, int nser, const char *const *sers,
-                     const char *const *cols, double ymax, const char *unit) {
+                     const char *ylabel, int nser, const char *const *sers, const char *const *cols,
+                     double ymax, const char *unit) {
   hr_vec v = {0};
   hr_strs cats = {0};
   int bad = 0;
@@ -43,7 +44,8 @@ static void hrTbBars(hr_ctx *x, sqlite3_stmt *st, const char *what, const char *
     const char *suffix = (const char *)sqlite3_column_text(st, 1);
     char label[160];
     int has_trace = sqlite3_column_type(st, 0) != SQLITE_NULL;
-    snprintf(label, sizeof label, "%s%s%s", has_trace ? hrLabel(x, sqlite3_column_int64(st, 0)) : "",
+    snprintf(label, sizeof label, "%s%s%s",
+             has_trace ? hrLabel(x, sqlite3_column_int64(st, 0)) : "",
              has_trace && suffix ? " " : "", suffix ? suffix : "");
     bad |= hrPushStr(&cats, label);
     for (int k = 2; k < nser + 2; k++) bad |= hrPush(&v, hrCol(st, k));
@@ -111,22 +113,25 @@ static void hrTbOverview(hr_ctx *x) {
   for (int r = 0; r < x->nshown && !x->fatal; r++) {
     char title[96];
     sqlite3_stmt *st = hrPrep(x,
-                              "SELECT NULL, step, " HR_ROLE_US " FROM temp.hr_tbsb WHERE rank = ?1"
+                              "SELECT NULL, step, " HR_ROLE_US
+                              " FROM temp.hr_tbsb WHERE rank = ?1"
                               " AND total_us > 0 ORDER BY trace_id, step_pos"
                               " LIMIT " HR_XSTR(HR_TB_STEPS),
                               sb);
     if (!st) break;
     sqlite3_bind_int64(st, 1, x->shown[r]);
     sv_printf(x->o, "<p class=\"what\"><b>Steps of rank %lld</b></p>\n", (long long)x->shown[r]);
-    snprintf(title, sizeof title, "Step time breakdown, rank %lld (\xC2\xB5s)", (long long)x->shown[r]);
+    snprintf(title, sizeof title, "Step time breakdown, rank %lld (\xC2\xB5s)",
+             (long long)x->shown[r]);
     hrTbBars(x, st, sb, title, "step time (\xC2\xB5s)", 8, hr_roles, hr_role_cols, 0, " \xC2\xB5s");
   }
   sv_puts(x->o,
           "<p class=\"note\">Steps of zero length (GPU-side copies of a step that the plugin "
-          "lists as steps of their own) are left out of the per-step charts, and at most "
-          HR_XSTR(HR_TB_STEPS) " steps are drawn per rank; the table has them all.</p>\n");
+          "lists as steps of their own) are left out of the per-step charts, and at most " HR_XSTR(
+              HR_TB_STEPS) " steps are drawn per rank; the table has them all.</p>\n");
   hrTableOf(x,
-            "SELECT rank, trace_id, step_pos, step, " HR_ROLE_US ",\n"
+            "SELECT rank, trace_id, step_pos, step, " HR_ROLE_US
+            ",\n"
             "       total_us, device_ops\nFROM {src} WHERE rank IN {ranks}",
             sb, "hr_tbsb", sb);
 }
@@ -148,10 +153,11 @@ static void hrTbGpu(hr_ctx *x) {
                   " ORDER BY rank, trace_id, device",
                   src),
            src, "GPU utilization over the steps (%)", "% of the window", 1, ser, col, 100, "%");
-  hrTableOf(x,
-            "SELECT rank, trace_id, device, name, gpu_utilization, sm_efficiency, achieved_occupancy,"
-            "\n       kernel_time_us, window_us, kernels\nFROM {src}",
-            src, "hr_tbgm", src);
+  hrTableOf(
+      x,
+      "SELECT rank, trace_id, device, name, gpu_utilization, sm_efficiency, achieved_occupancy,"
+      "\n       kernel_time_us, window_us, kernels\nFROM {src}",
+      src, "hr_tbgm", src);
 }
 
 static void hrTbDistributed(hr_ctx *x) {
@@ -197,7 +203,8 @@ static void hrTbDistributed(hr_ctx *x) {
             "SELECT rank, trace_id, step, computation_us, overlapping_us, communication_us, "
             "other_us,\n       transfer_us, wait_us\nFROM {src}",
             ov, "hr_tbdo", ov);
-  hrTableOf(x, "SELECT rank, trace_id, name, calls, bytes, total_us, transfer_us, wait_us\nFROM {src}",
+  hrTableOf(x,
+            "SELECT rank, trace_id, name, calls, bytes, total_us, transfer_us, wait_us\nFROM {src}",
             ops, "hr_tbdc", ops);
 }
 
