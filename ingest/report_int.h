@@ -83,6 +83,7 @@ void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_pref
               const char *ylabel, const char *unit);
 
 /* report_more.c: sections 11-13. */
+double hrScalar(hr_ctx *x, const char *sql, const char *what); /* NAN: failed or NULL */
 void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);

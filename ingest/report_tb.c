@@ -81,6 +81,14 @@ static void hrTbOverview(hr_ctx *x) {
           "of a step that launched nothing adds a step of length 0 and lowers the mean, not the "
           "percentages).</p>\n");
   if (hrMat(x, "hr_tbes", es) || hrMat(x, "hr_tbsb", sb)) return;
+  if (!(hrScalar(x, "SELECT count(*) FROM temp.hr_tbes", es) > 0)) {
+    if (!x->fatal)
+      sv_puts(x->o,
+              "<p class=\"note\">No steps: the traces have no host event (no "
+              "<code>ProfilerStep#N</code>, operator or python event), so the plugin's views have "
+              "no window (<code>hta_step_time_breakdown</code> is empty).</p>\n");
+    return;
+  }
   hrTbBars(x,
            hrPrep(x,
                   "SELECT trace_id, NULL,"
@@ -147,12 +155,13 @@ static void hrTbGpu(hr_ctx *x) {
           "<b>achieved occupancy</b> (the kernels' estimate, weighted by their time), as the "
           "plugin's GPU Summary.</p>\n");
   if (hrMat(x, "hr_tbgm", src)) return;
-  hrTbBars(x,
-           hrPrep(x,
-                  "SELECT trace_id, 'GPU ' || device, 100 * gpu_utilization FROM temp.hr_tbgm"
-                  " ORDER BY rank, trace_id, device",
-                  src),
-           src, "GPU utilization over the steps (%)", "% of the window", 1, ser, col, 100, "%");
+  if (hrScalar(x, "SELECT count(gpu_utilization) FROM temp.hr_tbgm", src) > 0)
+    hrTbBars(x,
+             hrPrep(x,
+                    "SELECT trace_id, 'GPU ' || device, 100 * gpu_utilization FROM temp.hr_tbgm"
+                    " ORDER BY rank, trace_id, device",
+                    src),
+             src, "GPU utilization over the steps (%)", "% of the window", 1, ser, col, 100, "%");
   hrTableOf(
       x,
       "SELECT rank, trace_id, device, name, gpu_utilization, sm_efficiency, achieved_occupancy,"
@@ -173,10 +182,7 @@ static void hrTbDistributed(hr_ctx *x) {
           "time for the same operation) and <b>synchronizing</b> (the rest: waiting for the "
           "others), operations matched by position across the ranks.</p>\n");
   if (hrMat(x, "hr_tbdo", ov) || hrMat(x, "hr_tbdc", ops)) return;
-  sqlite3_stmt *st = hrPrep(x, "SELECT count(*) FROM temp.hr_tbdo", ov);
-  int rows = st && hrStep(x, st, ov) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-  sqlite3_finalize(st);
-  if (!rows) {
+  if (!(hrScalar(x, "SELECT count(*) FROM temp.hr_tbdo", ov) > 0)) {
     if (!x->fatal)
       sv_puts(x->o,
               "<p class=\"note\">No Distributed view: as the plugin, it needs communication time "
