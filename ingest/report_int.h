@@ -84,6 +84,8 @@ void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_pref
 
 /* report_more.c: sections 11-13. */
 double hrScalar(hr_ctx *x, const char *sql, const char *what); /* NAN: failed or NULL */
+/* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 and NOTE (static HTML) shown. */
+int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note);
 void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);

@@ -186,7 +186,7 @@ static void hrWaits(hr_ctx *x, const char *src) {
 
 /* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 with NOTE (static HTML) shown
 ** when nothing failed. */
-static int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note) {
+int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note) {
   if (hrMat(x, name, src) != 0) return 0;
   char *sql = sqlite3_mprintf("SELECT count(*) FROM temp.%s", name);
   double n = sql ? hrScalar(x, sql, src) : 0;

@@ -80,15 +80,12 @@ static void hrTbOverview(hr_ctx *x) {
           "steps (as the plugin's Execution Summary, over every step it lists: a GPU-side copy "
           "of a step that launched nothing adds a step of length 0 and lowers the mean, not the "
           "percentages).</p>\n");
-  if (hrMat(x, "hr_tbes", es) || hrMat(x, "hr_tbsb", sb)) return;
-  if (!(hrScalar(x, "SELECT count(*) FROM temp.hr_tbes", es) > 0)) {
-    if (!x->fatal)
-      sv_puts(x->o,
-              "<p class=\"note\">No steps: the traces have no host event (no "
-              "<code>ProfilerStep#N</code>, operator or python event), so the plugin's views have "
-              "no window (<code>hta_step_time_breakdown</code> is empty).</p>\n");
+  if (hrMat(x, "hr_tbsb", sb) ||
+      !hrMatRows(x, "hr_tbes", es,
+                 "No steps: the traces have no host event (no <code>ProfilerStep#N</code>, "
+                 "operator or python event), so the plugin's views have no window "
+                 "(<code>hta_step_time_breakdown</code> is empty)."))
     return;
-  }
   hrTbBars(x,
            hrPrep(x,
                   "SELECT trace_id, NULL,"
@@ -181,16 +178,12 @@ static void hrTbDistributed(hr_ctx *x) {
           "other; and the collectives' time split into <b>data transfer</b> (the fastest rank's "
           "time for the same operation) and <b>synchronizing</b> (the rest: waiting for the "
           "others), operations matched by position across the ranks.</p>\n");
-  if (hrMat(x, "hr_tbdo", ov) || hrMat(x, "hr_tbdc", ops)) return;
-  if (!(hrScalar(x, "SELECT count(*) FROM temp.hr_tbdo", ov) > 0)) {
-    if (!x->fatal)
-      sv_puts(x->o,
-              "<p class=\"note\">No Distributed view: as the plugin, it needs communication time "
-              "and collective operations (<code>nccl:*</code> or <code>gloo:*</code> host events) "
-              "on every rank, the same number of operations on each, and one library per "
-              "file.</p>\n");
+  if (hrMat(x, "hr_tbdc", ops) ||
+      !hrMatRows(x, "hr_tbdo", ov,
+                 "No Distributed view: as the plugin, it needs communication time and collective "
+                 "operations (<code>nccl:*</code> or <code>gloo:*</code> host events) on every "
+                 "rank, the same number of operations on each, and one library per file."))
     return;
-  }
   hrTbBars(x,
            hrPrep(x,
                   "SELECT trace_id, NULL, computation_us, overlapping_us, communication_us,"

@@ -26,7 +26,6 @@ cache of check_expected.py. Exit 0 pass, 1 fail, 77 skip.
 import bisect
 import csv
 import glob
-import json
 import math
 import os
 import sqlite3
@@ -37,20 +36,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check_expected as ce  # noqa: E402
 
-SHELL = os.environ.get("HTA_SQLITE_SHELL", "sqlite3")
+from critical_path import q  # noqa: E402  (the sqlite3 shell with the extension, -json)
+
 ROLES = ["Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"]
 OURS = ["kernel_us", "memcpy_us", "memset_us", "communication_us", "runtime_us", "dataloader_us",
         "cpu_exec_us", "other_us"]
 SENTINEL_TOTAL = "-18446744073709551615"
-
-
-def q(db, ext, sql):
-    p = subprocess.run([SHELL, "-json", db, ".load " + ext, sql], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, universal_newlines=True, timeout=600)
-    if p.returncode != 0:
-        raise RuntimeError(p.stderr.strip()[:300])
-    out = p.stdout.strip()
-    return json.loads(out) if out else []
 
 
 def num(s):
