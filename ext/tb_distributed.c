@@ -398,6 +398,11 @@ static int dvKeepName(const dv_op *op, int name) { return op->name == name; }
 
 static double dvUs(int64_t ns) { return (double)ns / 1000.0; }
 
+/* DV-5: other = |S| + ov - comp - comm of V = {comp, ov, comm, |S|}, saturated. */
+static int64_t dvOther(const int64_t *v) {
+  return hta_sub_sat(hta_sub_sat(hta_add_sat(v[3], v[1]), v[0]), v[2]);
+}
+
 /* DV-5: W's rows of hta_distributed_overlap. */
 static int dvOverlapRows(const dv_worker *w, hta_table *out) {
   int64_t sum[4] = {0, 0, 0, 0}, tsum = 0, wsum = 0, nkeys = 0;
@@ -436,7 +441,7 @@ static int dvOverlapRows(const dv_worker *w, hta_table *out) {
       hta_cell_double(&row[DO_COMP], dvUs(v[0] - v[1]));
       hta_cell_double(&row[DO_COMP + 1], dvUs(v[1]));
       hta_cell_double(&row[DO_COMP + 2], dvUs(v[2] - v[1]));
-      hta_cell_double(&row[DO_COMP + 3], dvUs(v[3] + v[1] - v[0] - v[2]));
+      hta_cell_double(&row[DO_COMP + 3], dvUs(dvOther(v)));
     }
     if (holds) {
       hta_cell_double(&row[DO_TRANSFER], dvUs(transfer));
@@ -453,7 +458,7 @@ static int dvOverlapRows(const dv_worker *w, hta_table *out) {
     hta_cell_double(&all[DO_COMP], (double)(sum[0] - sum[1]) / ns / 1000.0);
     hta_cell_double(&all[DO_COMP + 1], (double)sum[1] / ns / 1000.0);
     hta_cell_double(&all[DO_COMP + 2], (double)(sum[2] - sum[1]) / ns / 1000.0);
-    hta_cell_double(&all[DO_COMP + 3], (double)(sum[3] + sum[1] - sum[0] - sum[2]) / ns / 1000.0);
+    hta_cell_double(&all[DO_COMP + 3], (double)dvOther(sum) / ns / 1000.0);
   }
   if (nkeys) {
     hta_cell_double(&all[DO_TRANSFER], (double)tsum / (double)nkeys / 1000.0);
@@ -522,13 +527,13 @@ static int dvRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out,
   if (rc != SQLITE_OK) return rc;
   if (!tr.n) goto dv_done;
   w = sqlite3_malloc64(tr.n * sizeof *w);
+  if (w) memset(w, 0, tr.n * sizeof *w); /* dv_done frees every worker */
   span = sqlite3_malloc64(tr.n * sizeof *span);
   shown = sqlite3_malloc64((size_t)tr.n);
   if (!w || !span || !shown) {
     rc = SQLITE_NOMEM;
     goto dv_done;
   }
-  memset(w, 0, tr.n * sizeof *w);
   memset(shown, 0, (size_t)tr.n);
   rc = dvSpans(db, &tr, w);
   for (int i = 0; rc == SQLITE_OK && i < tr.n; i++) {

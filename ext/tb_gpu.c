@@ -109,8 +109,8 @@ static int gmFigures(const tb_dev *const *k, size_t n, int64_t ws, int64_t we, g
     if (k[i]->has_occ && k[i]->occ >= 0.0) { /* GM-5 */
       int64_t s = k[i]->ts > ws ? k[i]->ts : ws, e = k[i]->end < we ? k[i]->end : we;
       if (s < e) {
-        g->occ_weighted += k[i]->occ * (double)(e - s);
-        g->occ_time += e - s;
+        g->occ_weighted += k[i]->occ * (double)hta_sub_sat(e, s);
+        g->occ_time = hta_add_sat(g->occ_time, hta_sub_sat(e, s));
       }
     }
   }
@@ -120,7 +120,7 @@ static int gmFigures(const tb_dev *const *k, size_t n, int64_t ws, int64_t we, g
     if (pt[i].t > pt[i - 1].t && level > 0.0) {
       int64_t s = pt[i - 1].t > ws ? pt[i - 1].t : ws, e = pt[i].t < we ? pt[i].t : we;
       if (s < e) {
-        g->sm_weighted += (level < 1.0 ? level : 1.0) * (double)(e - s);
+        g->sm_weighted += (level < 1.0 ? level : 1.0) * (double)hta_sub_sat(e, s);
         g->has_sm = 1;
       }
     }
@@ -211,7 +211,7 @@ static int gmTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t ori
       hta_cell_double(&row[GM_WSTART], (double)hta_sub_sat(ws, origin) / 1000.0);
       hta_cell_double(&row[GM_WEND], (double)hta_sub_sat(we, origin) / 1000.0);
       if (we > ws) {
-        double w = (double)(we - ws);
+        double w = (double)hta_sub_sat(we, ws);
         hta_cell_double(&row[GM_UTIL], (double)g.busy / w);
         if (g.has_sm) hta_cell_double(&row[GM_SM], g.sm_weighted / w);
       }
