@@ -407,6 +407,7 @@ static int64_t dvOther(const int64_t *v) {
 static int dvOverlapRows(const dv_worker *w, hta_table *out) {
   int64_t sum[4] = {0, 0, 0, 0}, tsum = 0, wsum = 0, nkeys = 0;
   hta_cell *all = hta_table_add_row(out);
+  size_t all_row = out->nrow - 1; /* later rows may move the table: find it again by index */
   int rc = SQLITE_OK;
   if (!all) return SQLITE_NOMEM;
   hta_cell_int(&all[DO_RANK], w->t->rank);
@@ -453,6 +454,7 @@ static int dvOverlapRows(const dv_worker *w, hta_table *out) {
     hta_cell_int(&row[DO_TRACE_ID], w->t->trace_id);
   }
   if (rc != SQLITE_OK) return rc;
+  all = out->cells + all_row * (size_t)out->ncol;
   if (w->nsteps) { /* "all": over the steps and the step names holding operations */
     double ns = (double)w->nsteps;
     hta_cell_double(&all[DO_COMP], (double)(sum[0] - sum[1]) / ns / 1000.0);

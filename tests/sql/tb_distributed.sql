@@ -37,18 +37,23 @@
 -- Job spans: rank 0 twice, files w.1.json (one gloo:broadcast [10,30) id 1) and w.2.json
 --   (gloo:broadcast [10,20) id 1 and [50,55) without External id: its own operation): two
 --   spans of one file each (DV-1), both shown, though their operation counts differ.
+-- Job many, one rank: 20 steps ProfilerStep#1..20 over [10(i-1), 10i) and one operation
+--   nccl:all_reduce [2,4) id 1 in step 1 (no kernel; computation is CPU Exec: none). Step 1:
+--   0/0/2/8, the others 0/0/0/10; all: 0/0/(2/20)/((8 + 19*10)/20) = 0/0/0.1/9.9; transfer 2,
+--   wait 0. 21 rows: the "all" row, written last, must survive the result table's growth.
 -- Jobs mismatch (2 operations on rank 0, 1 on rank 1), nocomm (rank 1 without operation) and
 --   mixed (NCCL and Gloo names in one file) have no Distributed view: no rows.
 CREATE TEMP TABLE ev(tr, seq, cat, name, ts, dur, ext, dev, args);
 INSERT INTO job(job_id, name) VALUES (1, 'dist2'), (2, 'copy'), (3, 'mismatch'), (4, 'nocomm'), (5, 'mixed'),
-  (6, 'spans');
+  (6, 'spans'), (7, 'many');
 INSERT INTO trace(trace_id, job_id, rank, rank_source, file_name, file_size, content_hash, event_count, min_ts, max_end)
 VALUES (1, 1, 0, 'default', 'r0.json', 0, 'h1', 0, 0, 300000), (2, 1, 1, 'default', 'r1.json', 0, 'h2', 0, 0, 300000),
        (3, 2, 0, 'default', 'c.json', 0, 'h3', 0, 0, 300000),
        (4, 3, 0, 'default', 'm0.json', 0, 'h4', 0, 0, 300000), (5, 3, 1, 'default', 'm1.json', 0, 'h5', 0, 0, 300000),
        (6, 4, 0, 'default', 'n0.json', 0, 'h6', 0, 0, 300000), (7, 4, 1, 'default', 'n1.json', 0, 'h7', 0, 0, 300000),
        (8, 5, 0, 'default', 'x.json', 0, 'h8', 0, 0, 300000),
-       (9, 6, 0, 'default', 'w.1.json', 0, 'h9', 0, 0, 300000), (10, 6, 0, 'default', 'w.2.json', 0, 'h10', 0, 0, 300000);
+       (9, 6, 0, 'default', 'w.1.json', 0, 'h9', 0, 0, 300000), (10, 6, 0, 'default', 'w.2.json', 0, 'h10', 0, 0, 300000),
+       (11, 7, 0, 'default', 'many.json', 0, 'h11', 0, 0, 300000);
 INSERT INTO temp.ev VALUES
   (1, 1, 'cpu_op', 'ProfilerStep#1', 0, 100, NULL, NULL, NULL),
   (1, 2, 'cpu_op', 'ProfilerStep#2', 100, 100, NULL, NULL, NULL),
@@ -92,6 +97,9 @@ INSERT INTO temp.ev VALUES
   (10, 1, 'cpu_op', 'ProfilerStep#1', 0, 100, NULL, NULL, NULL),
   (10, 2, 'cpu_op', 'gloo:broadcast', 10, 10, 1, NULL, NULL),
   (10, 3, 'cpu_op', 'gloo:broadcast', 50, 5, NULL, NULL, NULL);
+WITH RECURSIVE i(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM i WHERE n < 20)
+INSERT INTO temp.ev SELECT 11, n, 'cpu_op', 'ProfilerStep#' || n, 10 * (n - 1), 10, NULL, NULL, NULL FROM i;
+INSERT INTO temp.ev VALUES (11, 21, 'cpu_op', 'nccl:all_reduce', 2, 2, 1, NULL, NULL);
 INSERT INTO category(name) SELECT DISTINCT cat FROM temp.ev;
 INSERT INTO string(value) SELECT DISTINCT name FROM temp.ev;
 INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur, external_id,
@@ -139,3 +147,8 @@ SELECT 'dv_08_spans', (SELECT group_concat(trace_id || ' ' || name || ' ' || cal
   FROM hta_distributed_comm_ops WHERE job = 'spans') = '9 gloo:broadcast 1 20.0, 10 gloo:broadcast 2 15.0';
 SELECT 'dv_09_types', typeof(rank) || typeof(step) || typeof(computation_us) || typeof(trace_id)
   = 'integertextrealinteger' FROM hta_distributed_overlap LIMIT 1;
+-- DV-5 on many: the "all" row (first, filled last) over 20 steps
+SELECT 'dv_10_many', (SELECT count(*) FROM hta_distributed_overlap WHERE job = 'many') = 21
+  AND (SELECT computation_us || '/' || overlapping_us || '/' || communication_us || '/' || other_us || ' '
+       || transfer_us || '/' || wait_us FROM hta_distributed_overlap WHERE job = 'many' AND step = 'all')
+      = '0.0/0.0/0.1/9.9 2.0/0.0';
