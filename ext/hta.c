@@ -45,6 +45,7 @@ static const struct {
     {"collectives", hta_register_collectives},
     {"memory", hta_register_memory},
     {"critical_path", hta_register_critical_path},
+    {"tb_stats", hta_register_tb_stats},
     {"tb_views", hta_register_tb},
 };
 

@@ -9,6 +9,7 @@
 **   interval.c   interval union / merge (spec 2 "merge").
 **   stats.c      pandas-compatible describe(): mean, sample std, linear quantiles;
 **                HTA's "top kernels + others" aggregation (hta_topk_aggregate).
+**   json_args.c  the top-level members of an args JSON text, by one scan.
 **   vtab_util.c  small helpers for eponymous table-valued functions and SQL
 **                arguments, one-value queries, result tables (hta_table) and the
 **                generic module (hta_tvf_register).
@@ -270,6 +271,33 @@ int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, si
 ** *pz is sqlite3_malloc'd ("" rather than NULL). */
 int hta_join_names(sqlite3_stmt *qname, const sqlite3_int64 *ids, size_t n, const char *sep,
                    char **pz);
+/* Names of rows: IDS[0..n) are string ids (< 0: none); each becomes its slot in
+** *PNAMES (-1 for none), the *PN distinct names in id order ("" for an unknown id).
+** Free *PNAMES with hta_names_free. */
+int hta_name_slots(sqlite3 *db, const char *schema, int32_t *ids, size_t n, char ***pnames,
+                   size_t *pn);
+void hta_names_free(char **names, size_t n);
+
+/* ---------------------------------------------------------------- args (json_args.c) */
+/* The top-level members of an args JSON text, read by one scan (JA-n). */
+typedef struct hta_jkey {
+  const char *name;
+  size_t len;
+} hta_jkey;
+#define HTA_JKEY(s) \
+  { s, sizeof(s) - 1 }
+typedef struct hta_jval {
+  const char *p; /* the member's value text; NULL when absent */
+  int n;
+} hta_jval;
+/* V[i] = the value of member KEYS[i] of object text [S, S+N); all absent when it is none. */
+void hta_json_members(const char *s, int n, const hta_jkey *keys, int nkeys, hta_jval *v);
+int hta_json_int(hta_jval v, int64_t *out); /* 1 when an integral number that fits */
+int hta_json_real(hta_jval v, double *out); /* 1 when a number */
+/* A thread key from a tid as stored: an integer, or text holding one (the 2021 traces
+** write operators' tids as "5555" and other events' as 5555); other text hashes into
+** keys above 2^62 so that equal text still matches; NULL is INT64_MIN. */
+int64_t hta_tid_key(sqlite3_value *v);
 
 /* ---------------------------------------------------------------- vtab helpers */
 /* Replaces pVtab->zErrMsg with a formatted message. */
@@ -404,8 +432,9 @@ int hta_register_diff(sqlite3 *db);
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
-int hta_register_tb(sqlite3 *db);            /* the TensorBoard plugin's Overview, Distributed */
-int hta_register_io(sqlite3 *db);            /* io entry point only: DIRECTONLY */
+int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator views (tb_stats.c) */
+int hta_register_tb(sqlite3 *db);       /* the plugin's Overview, GPU summary, Distributed view */
+int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io.c, io_overlay.c) take from the

@@ -11,26 +11,18 @@
 ** or before ts is popped (half-open intervals). The records are then ordered by
 ** (device, ts, event_id), the order every memory analysis reads them in.
 */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "memory.h"
+#include "tb_tree.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
 
-/* A thread key from a tid as stored (MEM-3): an integer, or text holding one
-** (the 2021 traces write an operator's tid as "5555" and its records' as 5555);
-** other text hashes into keys above 2^62 so that equal text still matches. */
+/* MEM-3: the thread key of column COL (text tids match their integers). */
 static int64_t mmTidKey(sqlite3_stmt *st, int col) {
-  int64_t v;
-  if (sqlite3_column_type(st, col) == SQLITE_NULL) return INT64_MIN;
-  if (hta_value_int64(sqlite3_column_value(st, col), &v)) return v;
-  const unsigned char *s = sqlite3_column_text(st, col);
-  uint64_t h = 1469598103934665603ull; /* FNV-1a */
-  for (; s && *s; s++) h = (h ^ *s) * 1099511628211ull;
-  return (int64_t)((h >> 2) | (1ull << 62));
+  return hta_tid_key(sqlite3_column_value(st, col));
 }
 
 /* Reads column COL as an integer into *OUT; 0 when absent or not integral. */
@@ -40,19 +32,8 @@ static int mmInt(sqlite3_stmt *st, int col, int64_t *out) {
   return hta_value_int64(sqlite3_column_value(st, col), out);
 }
 
-/* MEM-5: names the plugin does not treat as operators. */
-static int mmIsOperatorName(const char *s) {
-  size_t n;
-  if (!s) return 0;
-  n = strlen(s);
-  if (!strncmp(s, "ProfilerStep#", 13) || !strncmp(s, "Optimizer.", 10) ||
-      !strncmp(s, "enumerate(DataPipe)#", 20) || !strcmp(s, "DataParallel.forward") ||
-      !strcmp(s, "DistributedDataParallel.forward"))
-    return 0;
-  if (!strncmp(s, "enumerate(DataLoader)#", 22) && n >= 30 && !strcmp(s + n - 8, "__next__"))
-    return 0;
-  return 1;
-}
+/* MEM-5: the names the plugin treats as operators (tb_rules.c TBR-4). */
+static int mmIsOperatorName(const char *s) { return (tb_name_flags(s) & TB_N_OPERATOR) != 0; }
 
 void mm_trace_free(mm_trace *m) {
   sqlite3_free(m->recs);
@@ -71,124 +52,20 @@ const char *mm_operator(const mm_trace *m, const mm_record *r) {
 /* ---------------------------------------------------------------- loading */
 
 /* ---------------------------------------------------------------- args */
-/* The six args of a record, read from its args JSON text by a small scanner: SQLite's
-** json_extract parses the text once per call (3.40), six times per record, which
-** was most of the analyses' time. Only the top-level members are looked at; a
-** member whose value is not an integral number is absent, as is everything of a
-** text that is not a JSON object (MEM-1). The first of duplicate members wins,
-** as with json_extract. */
+/* The six args of a record, read from its args JSON text by one scan (json_args.c):
+** a member whose value is not an integral number is absent, as is everything of a
+** text that is not a JSON object (MEM-1). */
 #define MM_NARG 6
-static const char *const mmArgNames[MM_NARG] = {
-    "Device Type", "Device Id", "Addr", "Bytes", "Total Allocated", "Total Reserved",
+static const hta_jkey mmArgKeys[MM_NARG] = {
+    HTA_JKEY("Device Type"), HTA_JKEY("Device Id"),       HTA_JKEY("Addr"),
+    HTA_JKEY("Bytes"),       HTA_JKEY("Total Allocated"), HTA_JKEY("Total Reserved"),
 };
-static const size_t mmArgLens[MM_NARG] = {11, 9, 4, 5, 15, 14};
-#define MM_MAX_DEPTH 64 /* nested values deeper than this: not JSON we accept */
-
-static const char *mmWs(const char *p, const char *e) {
-  while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
-  return p;
-}
-
-/* P at a '"': returns the byte after the closing quote, NULL when unterminated. */
-static const char *mmString(const char *p, const char *e) {
-  for (p++; p < e; p++) {
-    if (*p == '\\') p++;
-    else if (*p == '"') return p + 1;
-  }
-  return 0;
-}
-
-/* Skips one value at P; returns the byte after it, NULL when malformed. */
-static const char *mmValue(const char *p, const char *e) {
-  int depth = 0;
-  if (p >= e) return 0;
-  if (*p == '"') return mmString(p, e);
-  if (*p != '{' && *p != '[') { /* a number or a literal */
-    const char *q = p;
-    while (q < e && *q != ',' && *q != '}' && *q != ']' && *q != ' ' && *q != '\t' && *q != '\n' &&
-           *q != '\r')
-      q++;
-    return q > p ? q : 0;
-  }
-  while (p < e) {
-    if (*p == '"') {
-      p = mmString(p, e);
-      if (!p) return 0;
-      continue;
-    }
-    if (*p == '{' || *p == '[') {
-      if (++depth > MM_MAX_DEPTH) return 0;
-    } else if (*p == '}' || *p == ']') {
-      if (--depth == 0) return p + 1;
-    }
-    p++;
-  }
-  return 0;
-}
-
-/* The integer of number token [P, Q): 1 and *OUT when it is one (or a float with an
-** integral value that fits), else 0. */
-static int mmNumber(const char *p, const char *q, int64_t *out) {
-  char buf[64], *end;
-  size_t n = (size_t)(q - p);
-  if (n == 0 || n >= sizeof buf || !(*p == '-' || (*p >= '0' && *p <= '9'))) return 0;
-  if (n <= 18) { /* a plain integer of up to 18 digits cannot overflow: no strtoll */
-    const char *d = p + (*p == '-');
-    int64_t x = 0;
-    while (d < q && *d >= '0' && *d <= '9') x = x * 10 + (*d++ - '0');
-    if (d == q && d > p + (*p == '-')) {
-      *out = *p == '-' ? -x : x;
-      return 1;
-    }
-  }
-  memcpy(buf, p, n);
-  buf[n] = 0;
-  errno = 0;
-  long long v = strtoll(buf, &end, 10);
-  if (*end == 0 && errno == 0) {
-    *out = v;
-    return 1;
-  }
-  double d = strtod(buf, &end);
-  if (*end != 0 || !(d >= -9.2e18 && d <= 9.2e18) || d != (double)(int64_t)d) return 0;
-  *out = (int64_t)d;
-  return 1;
-}
 
 /* Reads the args of text [S, S+N) into V and HAS (MM_NARG each). */
 static void mmArgs(const char *s, int n, int64_t *v, int *has) {
-  const char *p, *e;
-  memset(has, 0, MM_NARG * sizeof *has);
-  if (!s) return; /* no args (NULL + 0 is undefined) */
-  e = s + (n > 0 ? n : 0);
-  p = mmWs(s, e);
-  if (p >= e || *p != '{') return;
-  p = mmWs(p + 1, e);
-  if (p < e && *p == '}') return;
-  while (p < e && *p == '"') {
-    const char *k = p + 1, *ke = mmString(p, e), *val;
-    int which = -1;
-    if (!ke) goto bad;
-    for (int i = 0; i < MM_NARG && which < 0; i++) {
-      if ((size_t)(ke - 1 - k) == mmArgLens[i] && !memcmp(k, mmArgNames[i], mmArgLens[i]))
-        which = i;
-    }
-    p = mmWs(ke, e);
-    if (p >= e || *p != ':') goto bad;
-    val = mmWs(p + 1, e);
-    p = mmValue(val, e);
-    if (!p) goto bad;
-    if (which >= 0 && !has[which]) /* 2: present, not an integer: stays absent */
-      has[which] = mmNumber(val, p, &v[which]) ? 1 : 2;
-    p = mmWs(p, e);
-    if (p < e && *p == ',') p = mmWs(p + 1, e);
-    else if (p < e && *p == '}') {
-      for (int i = 0; i < MM_NARG; i++) has[i] = has[i] == 1;
-      return;
-    } else goto bad;
-  }
-bad: /* not a JSON object: no args at all */
-  memset(has, 0, MM_NARG * sizeof *has);
+  hta_jval jv[MM_NARG];
+  hta_json_members(s, n, mmArgKeys, MM_NARG, jv);
+  for (int i = 0; i < MM_NARG; i++) has[i] = hta_json_int(jv[i], &v[i]);
 }
 
 /* Reads record row ST (columns 1.. of mmLoad's query) into *R. */

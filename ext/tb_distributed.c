@@ -18,11 +18,11 @@
 **  1. Workers: the job's trace files, grouped into spans: the k-th file of each rank
 **     (by file name) is in span k (two profiling windows of one worker are two
 **     spans). A span has a view when every one of its files has Communication time
-**     (TB-8) and at least one operation, and all have the same number of operations
+**     (TV-8) and at least one operation, and all have the same number of operations
 **     and, operation by operation, the same number of ranges; otherwise none of its
 **     files has rows. WHERE rank = N shows N's rows of the views computed over all.
-**  2. Operations (per file): the host events with a collective's name (TB-6), one
-**     per External id, a later event (TB-1 order) replacing an earlier one in its
+**  2. Operations (per file): the host events with a collective's name (TV-6), one
+**     per External id, a later event (TV-1 order) replacing an earlier one in its
 **     place (the GPU-side copy of an annotation replaces the host one); events
 **     without an External id are each their own operation. A file with both NCCL and
 **     Gloo names has none. Ranges of an operation: its own interval, plus, when the
@@ -39,7 +39,7 @@
 **     is waiting).
 **  5. hta_distributed_overlap, per file: a row "all", then one per step name in the
 **     plugin's step order, then (step NULL) the operations without step. Per step
-**     window S: comp = |S n computation| (TB-9), comm = |S n Communication|, ov =
+**     window S: comp = |S n computation| (TV-9), comm = |S n Communication|, ov =
 **     |S n both|; computation_us = comp - ov, overlapping_us = ov, communication_us
 **     = comm - ov, other_us = |S| + ov - comp - comm; a repeated step name shows its
 **     last step's values; "all" = their sum over every kept step / the number of

@@ -14,9 +14,9 @@
 **  1. One row per GPU of a trace file: the values of args.device over its kernel
 **     events (kernels without one count nowhere; memcpy and memset are no kernels),
 **     ascending; rows in (rank, trace_id) order; each file whole, on its own.
-**  2. The window W = [start of the first kept step, end of the last] (TB-3..5), the
+**  2. The window W = [start of the first kept step, end of the last] (TV-3..5), the
 **     same for every GPU of the file; window_us its length; window_start_us and
-**     window_end_us relative to the job's origin. A file without steps (TB-3) has
+**     window_end_us relative to the job's origin. A file without steps (TV-3) has
 **     no window: every metric below is NULL.
 **  3. kernel_time_us = the time in W with at least one of the GPU's kernels running
 **     (every stream, communication kernels included); gpu_utilization =
@@ -83,7 +83,7 @@ static int gmPointCmp(const void *a, const void *b) {
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* The GPU's figures of GM-3..5 over W = [ws, we); K lists its kernels (TB-1 order). */
+/* The GPU's figures of GM-3..5 over W = [ws, we); K lists its kernels (TV-1 order). */
 typedef struct gm_gpu {
   int64_t busy;
   double sm_weighted; /* level * ns */
@@ -132,7 +132,7 @@ static int gmFigures(const tb_dev *const *k, size_t n, int64_t ws, int64_t we, g
 static int gmDevCmp(const void *a, const void *b) {
   const tb_dev *x = *(const tb_dev *const *)a, *y = *(const tb_dev *const *)b;
   if (x->device != y->device) return x->device < y->device ? -1 : 1;
-  return x < y ? -1 : x > y; /* TB-1 order within a GPU */
+  return x < y ? -1 : x > y; /* TV-1 order within a GPU */
 }
 
 /* GM-6: the deviceProperties entry at position DEVICE into ROW. */

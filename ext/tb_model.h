@@ -2,7 +2,7 @@
 ** tb_model.h: the PyTorch TensorBoard profiler plugin's view of one trace file,
 ** built by tb_steps.c and read by its Overview, GPU summary and Distributed view
 ** analyses (tb_overview.c, tb_gpu.c, tb_distributed.c). The rules are tb_steps.c's
-** TB-n. Every time is exact integer ns; each trace file is analysed whole, on its own
+** TV-n. Every time is exact integer ns; each trace file is analysed whole, on its own
 ** (no last-ProfilerStep cut, no job origin).
 **
 **   tb_model m;
@@ -15,7 +15,7 @@
 
 #include "hta_common.h"
 
-/* The plugin's roles in priority order (TB-7); TB_OTHER is the rest of a step. */
+/* The plugin's roles in priority order (TV-7); TB_OTHER is the rest of a step. */
 enum {
   TB_KERNEL,
   TB_MEMCPY,
@@ -33,45 +33,45 @@ enum {
 ** "Other": the plugin's names. */
 extern const char *const tb_role_names[TB_NROLE];
 
-/* The five collective names the plugin knows, NCCL then Gloo (TB-6). */
+/* The five collective names the plugin knows, NCCL then Gloo (TV-6). */
 #define TB_NCOMM_NAMES 10
 extern const char *const tb_comm_names[TB_NCOMM_NAMES];
 
-/* One step of the plugin's list (TB-3..5). */
+/* One step of the plugin's list (TV-3..5). */
 typedef struct tb_step {
   char name[32];                /* "5" for ProfilerStep#5; "0" for the fallback step */
   int64_t event_id;             /* the ProfilerStep event; 0 for the fallback step */
   int64_t host_start, host_end; /* its own interval (fallback: the host events' span) */
-  int64_t start, end;           /* the window its costs are taken over (TB-4) */
+  int64_t start, end;           /* the window its costs are taken over (TV-4) */
   int64_t dev_start, dev_end;   /* device work it launched (dev_ops > 0 only) */
-  int64_t dev_ops;              /* kernels, memcpys and memsets it launched (TB-4) */
-  int64_t cost[TB_NROLE];       /* each role's share of the window (TB-7) */
+  int64_t dev_ops;              /* kernels, memcpys and memsets it launched (TV-4) */
+  int64_t cost[TB_NROLE];       /* each role's share of the window (TV-7) */
 } tb_step;
 
-/* A kernel, memcpy or memset event (TB-1). */
+/* A kernel, memcpy or memset event (TV-1). */
 typedef struct tb_dev {
   int64_t ts, end, seq;
   int64_t corr;       /* correlation id; INT64_MIN when none */
-  int64_t ext;        /* External id (TB-2); valid when has_ext */
+  int64_t ext;        /* External id (TV-2); valid when has_ext */
   int64_t device;     /* args.device; valid when has_device */
   double bps;         /* args "blocks per SM"; valid when has_bps */
   double occ;         /* args "est. achieved occupancy %"; valid when has_occ */
-  int32_t rt;         /* index of its runtime call in tb_model.rts; -1: none (TB-2) */
+  int32_t rt;         /* index of its runtime call in tb_model.rts; -1: none (TV-2) */
   unsigned char kind; /* TB_KERNEL, TB_MEMCPY or TB_MEMSET */
-  unsigned char comm; /* a kernel of a communication operation (TB-6) */
+  unsigned char comm; /* a kernel of a communication operation (TV-6) */
   unsigned char has_ext, has_device, has_bps, has_occ;
 } tb_dev;
 
-/* A runtime call (TB-2). */
+/* A runtime call (TV-2). */
 typedef struct tb_rt {
   int64_t ts, end, seq;
   int64_t corr;               /* correlation id; INT64_MIN when none */
   int64_t dev_start, dev_end; /* its device events' first start and last end */
   int64_t ndev;
-  int matched; /* looked at for a step and inside it (TB-4) */
+  int matched; /* looked at for a step and inside it (TV-4) */
 } tb_rt;
 
-/* A host event with a collective's name (TB-6): the Distributed view's operations. */
+/* A host event with a collective's name (TV-6): the Distributed view's operations. */
 typedef struct tb_comm_op {
   int64_t event_id, seq, ts, end;
   int64_t ext; /* valid when has_ext */
@@ -80,12 +80,12 @@ typedef struct tb_comm_op {
 } tb_comm_op;
 
 typedef struct tb_model {
-  tb_step *steps; /* the kept steps, in the plugin's order (TB-3..5) */
+  tb_step *steps; /* the kept steps, in the plugin's order (TV-3..5) */
   size_t nsteps;
   size_t nfound;          /* steps before the tail rule */
-  int sentinel;           /* no step and no host event: no window at all (TB-3) */
-  int device_windows;     /* windows moved to the device side (TB-4) */
-  hta_iv *role[TB_NLIST]; /* each role's merged intervals, before priority (TB-6) */
+  int sentinel;           /* no step and no host event: no window at all (TV-3) */
+  int device_windows;     /* windows moved to the device side (TV-4) */
+  hta_iv *role[TB_NLIST]; /* each role's merged intervals, before priority (TV-6) */
   size_t nrole[TB_NLIST];
   int64_t nraw[TB_NLIST]; /* events each role had before merging: the view's flags */
   tb_dev *devs;           /* in (ts, seq) order */
@@ -94,7 +94,7 @@ typedef struct tb_model {
   size_t nrt;
   tb_comm_op *ops; /* in (ts, seq) order */
   size_t nops;
-  int comm_libs; /* bit 0: an NCCL name seen, bit 1: a Gloo one (TB-6) */
+  int comm_libs; /* bit 0: an NCCL name seen, bit 1: a Gloo one (TV-6) */
 } tb_model;
 
 /* Also read each kernel's device, blocks per SM and occupancy (the GPU summary). */
@@ -106,12 +106,12 @@ typedef struct tb_model {
 int tb_model_load(sqlite3 *db, const hta_trace *t, int flags, tb_model *m);
 void tb_model_free(tb_model *m);
 
-/* The view flags (TB-8): the file has runtime calls, Kernel-role kernels, memcpys or
+/* The view flags (TV-8): the file has runtime calls, Kernel-role kernels, memcpys or
 ** memsets (the GPU columns are shown), Communication time. */
 int tb_shows_gpu(const tb_model *m);
 int tb_has_comm(const tb_model *m);
 
-/* The list the Distributed view measures computation on (TB-9): the Kernel role, or
+/* The list the Distributed view measures computation on (TV-9): the Kernel role, or
 ** CPU Exec when the file has no Kernel-role event at all. */
 int tb_computation_role(const tb_model *m);
 

@@ -1,7 +1,7 @@
 /*
 ** tb_overview.c: the Overview of the PyTorch TensorBoard profiler plugin: each
 ** step's time split into the eight roles, and their means over the steps (its "Step
-** Time Breakdown" and "Execution Summary"), over the model of tb_steps.c (TB-n).
+** Time Breakdown" and "Execution Summary"), over the model of tb_steps.c (TV-n).
 ** Also registers the plugin-view family (hta_register_tb).
 **
 **   SELECT step, kernel_us, dataloader_us, total_us FROM hta_step_time_breakdown;
@@ -16,18 +16,18 @@
 **
 ** Requirements (tests cite them as OV-n):
 **  1. Each trace file on its own, whole (no last-ProfilerStep cut); rows in (rank,
-**     trace_id) order, a trace without steps (TB-3's GPU-only case) gives none.
+**     trace_id) order, a trace without steps (TV-3's GPU-only case) gives none.
 **  2. hta_step_time_breakdown: one row per kept step in the plugin's order (step_pos
-**     0, 1, ...; names can repeat); the eight costs of TB-7 and total_us = the
+**     0, 1, ...; names can repeat); the eight costs of TV-7 and total_us = the
 **     window's length (their sum). step_start_us / step_end_us = the window,
 **     host_* = the step event's own interval, device_* = first start / last end of
 **     the device work it launched (NULL when none) and device_ops their number
-**     (TB-4); these times are relative to the job's origin, as every ts_us.
+**     (TV-4); these times are relative to the job's origin, as every ts_us.
 **  3. hta_execution_summary: the eight roles by the plugin's names in priority
 **     order, then "Average Step Time": mean_us = the role's cost summed over the
 **     kept steps / their number; percentage = 100 * mean_us / the mean step time
 **     (100 on the last row; NULL when the mean step time is 0). shown = 1 when the
-**     plugin lists the row (TB-8: Kernel, Memcpy, Memset, Runtime with the GPU
+**     plugin lists the row (TV-8: Kernel, Memcpy, Memset, Runtime with the GPU
 **     columns, Communication with its time, the other four always); steps = the
 **     number of kept steps.
 */

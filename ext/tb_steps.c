@@ -5,7 +5,7 @@
 ** windows, and the eight roles each instant of a step is given. The analyses over it
 ** are tb_overview.c, tb_gpu.c and tb_distributed.c.
 **
-** Requirements (tests cite them as TB-n):
+** Requirements (tests cite them as TV-n):
 **  1. Events: the trace's ph 'X' rows with a ts, by category in any case: cpu_op and
 **     operator (operators), user_annotation and gpu_user_annotation (annotations),
 **     python, runtime, cuda_runtime, mtia_runtime, glow_runtime, xpu_runtime,
@@ -15,17 +15,17 @@
 **     traceEvents order. An interval is [ts, ts + dur) in exact ns; a NULL or
 **     negative dur is zero-length.
 **  2. Launches: a kernel, memcpy or memset belongs to the runtime call with its
-**     correlation id that comes last before it in TB-1 order, else to the first one
+**     correlation id that comes last before it in TV-1 order, else to the first one
 **     after it; with none (or without a correlation) it is unlinked. External id =
 **     args "external id", else "External id" (the 2020 traces write the first).
 **  3. Steps: the operator and annotation events named ProfilerStep#N, GPU-side
-**     copies included (names repeat), in TB-1 order; the name is N printed back as
+**     copies included (names repeat), in TV-1 order; the name is N printed back as
 **     an integer (the text after '#' when it is none). Without any: one step "0"
 **     over [first start, last end] of the operator and python events (annotations
 **     do not count). Without those either (GPU-only traces) there is no step at all
 **     and every analysis of the file gives no step rows (the plugin keeps an empty
 **     sentinel window [2^63-1, -2^63] whose numbers mean nothing).
-**  4. Device-side windows: the runtime calls in TB-1 order are walked with one
+**  4. Device-side windows: the runtime calls in TV-1 order are walked with one
 **     current step (host windows): a call that starts before the step is skipped; one
 **     inside it (start >= step start, end <= step end) is the step's, with all its
 **     device events (counted in dev_ops; first start, last end); one that starts
@@ -59,9 +59,9 @@
 **
 ** HOW IT WORKS: one scan of the trace's rowid range reads the events in file order
 ** into runtime calls, device events, step candidates, operations and role
-** intervals; the arrays are sorted by (ts, seq) (TB-1). Launches are found by a
+** intervals; the arrays are sorted by (ts, seq) (TV-1). Launches are found by a
 ** binary search in the runtime calls sorted by (correlation, ts, seq). The walk of
-** TB-4 is the plugin's two-way merge. Costs: the kept windows' union is cut role by
+** TV-4 is the plugin's two-way merge. Costs: the kept windows' union is cut role by
 ** role (intersect, then subtract: hta_iv_*), and each step's share of each piece
 ** list is measured by binary search.
 */
@@ -84,7 +84,7 @@ const char *const tb_comm_names[TB_NCOMM_NAMES] = {
 
 /* ---------------------------------------------------------------- categories and names */
 
-/* What a category is to the plugin (TB-1). */
+/* What a category is to the plugin (TV-1). */
 enum { TT_NONE, TT_OP, TT_ANN, TT_PY, TT_RT, TT_KERNEL, TT_MEMCPY, TT_MEMSET };
 
 typedef struct tb_cat {
@@ -141,7 +141,7 @@ static int tbIdCmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* TB-3: the step name of "ProfilerStep#<text>": the integer printed back, as Python's
+/* TV-3: the step name of "ProfilerStep#<text>": the integer printed back, as Python's
 ** str(int(text)) (spaces and a sign allowed), else the text itself, cut to fit. */
 static void tbStepName(const char *s, char out[32]) {
   const char *p = strchr(s, '#') + 1, *q = p;
@@ -268,7 +268,7 @@ static int tbOpCmp(const void *a, const void *b) {
   return tbTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
 }
 
-/* A step candidate with its seq, for sorting (TB-3). */
+/* A step candidate with its seq, for sorting (TV-3). */
 typedef struct tb_cand {
   tb_step s;
   int64_t seq;
@@ -278,7 +278,7 @@ static int tbCandCmp(const void *a, const void *b) {
   return tbTsSeqCmp(x->s.host_start, x->seq, y->s.host_start, y->seq);
 }
 
-/* The scan's scratch: capacities, step candidates, the TB-3 fallback span. */
+/* The scan's scratch: capacities, step candidates, the TV-3 fallback span. */
 typedef struct tb_load {
   size_t cap_role[TB_NLIST], cap_dev, cap_rt, cap_op, cap_cand;
   tb_cand *cands;
@@ -287,7 +287,7 @@ typedef struct tb_load {
   int has_cpu;
 } tb_load;
 
-/* The scan's SQL: the rows of TB-1 with the External id of TB-2 (read from args only
+/* The scan's SQL: the rows of TV-1 with the External id of TV-2 (read from args only
 ** for kernels and operations, KCATS and COMMS: integer id lists) and, with
 ** TB_LOAD_KERNEL_ARGS, each kernel's blocks per SM and occupancy. */
 static char *tbScanSql(const char *kcats, const char *comms, int flags) {
@@ -318,7 +318,7 @@ static int tbHostRow(sqlite3_stmt *st, const tb_names *nm, int type, hta_iv iv, 
   const tb_name *n = tbNameOf(nm, sqlite3_column_int64(st, 1));
   int cls = n ? n->cls : 0, role = TB_CPU_EXEC;
   if (type == TT_PY && cls != TN_COMM) cls = 0;           /* python: never a step or data loading */
-  if (type == TT_OP || type == TT_PY || cls == TN_STEP) { /* TB-3: the fallback span */
+  if (type == TT_OP || type == TT_PY || cls == TN_STEP) { /* TV-3: the fallback span */
     if (!L->has_cpu || iv.start < L->cpu_min) L->cpu_min = iv.start;
     if (!L->has_cpu || iv.end > L->cpu_max) L->cpu_max = iv.end;
     L->has_cpu = 1;
@@ -377,7 +377,7 @@ dev_oom:
   return SQLITE_NOMEM;
 }
 
-/* One scan of trace T's rows (TB-1) into M and L. */
+/* One scan of trace T's rows (TV-1) into M and L. */
 static int tbScan(sqlite3 *db, const hta_trace *t, const tb_names *nm, int flags, tb_model *m,
                   tb_load *L) {
   sqlite3_stmt *st = 0;
@@ -422,10 +422,10 @@ scan_oom:
 
 /* ---------------------------------------------------------------- launches and roles */
 
-/* A runtime call's key for TB-2: sorted by (corr, ts, seq). */
+/* A runtime call's key for TV-2: sorted by (corr, ts, seq). */
 typedef struct tb_rtkey {
   int64_t corr, ts, seq;
-  size_t i; /* index in tb_model.rts (TB-1 order) */
+  size_t i; /* index in tb_model.rts (TV-1 order) */
 } tb_rtkey;
 static int tbRtKeyCmp(const void *a, const void *b) {
   const tb_rtkey *x = a, *y = b;
@@ -433,7 +433,7 @@ static int tbRtKeyCmp(const void *a, const void *b) {
   return tbTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
 }
 
-/* TB-1 order for everything, then each device event's runtime call (TB-2). */
+/* TV-1 order for everything, then each device event's runtime call (TV-2). */
 static int tbLink(tb_model *m) {
   tb_rtkey *k;
   size_t nk = 0;
@@ -481,7 +481,7 @@ static int tbI64Cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* TB-6: each kernel to Kernel, or to Communication when its External id is an
+/* TV-6: each kernel to Kernel, or to Communication when its External id is an
 ** operation's. */
 static int tbKernelRoles(tb_model *m, tb_load *L) {
   int64_t *ids = 0;
@@ -517,7 +517,7 @@ roles_oom:
 
 /* ---------------------------------------------------------------- steps */
 
-/* TB-4: the walk of the runtime calls over the host windows, then the move of the
+/* TV-4: the walk of the runtime calls over the host windows, then the move of the
 ** windows to the device side. */
 static void tbDeviceWindows(tb_model *m) {
   size_t is = 0, ir = 0, ns = m->nsteps, matched = 0;
@@ -566,7 +566,7 @@ static void tbDeviceWindows(tb_model *m) {
   }
 }
 
-/* TB-5: keep the steps up to the last one with device work, or one fewer. */
+/* TV-5: keep the steps up to the last one with device work, or one fewer. */
 static void tbTailRule(tb_model *m) {
   size_t last;
   if (!m->device_windows || m->nsteps < 2) return;
@@ -578,7 +578,7 @@ static void tbTailRule(tb_model *m) {
   m->nsteps = last;
 }
 
-/* TB-3: the step list (the candidates, else the fallback step, else none). */
+/* TV-3: the step list (the candidates, else the fallback step, else none). */
 static int tbSteps(tb_model *m, tb_load *L) {
   if (L->ncand) {
     qsort(L->cands, L->ncand, sizeof *L->cands, tbCandCmp);
@@ -608,7 +608,7 @@ static int tbSteps(tb_model *m, tb_load *L) {
   return SQLITE_OK;
 }
 
-/* TB-7: each kept step's cost per role. */
+/* TV-7: each kept step's cost per role. */
 static int tbCosts(tb_model *m) {
   size_t n = m->nsteps, cap = n;
   hta_iv *slots, *share, *rest;

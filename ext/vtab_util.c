@@ -4,6 +4,7 @@
 **   hta_vtab_error()     replace a vtab's zErrMsg
 **   hta_interrupted()    was sqlite3_interrupt() called on this connection?
 **   hta_value_int64()    an integral SQL argument
+**   hta_tid_key()        a thread key from a stored tid (integer or text)
 **   hta_query_int64()    the one value of a query
 **   hta_table_*          a computed result: rows of typed cells
 **   hta_cell*()          typed cells, and rows of statistics
@@ -91,6 +92,16 @@ int hta_value_int64(sqlite3_value *v, int64_t *out) {
     }
   }
   return 0;
+}
+
+int64_t hta_tid_key(sqlite3_value *v) {
+  int64_t k;
+  if (sqlite3_value_type(v) == SQLITE_NULL) return INT64_MIN;
+  if (hta_value_int64(v, &k)) return k;
+  const unsigned char *s = sqlite3_value_text(v);
+  uint64_t h = 1469598103934665603ull; /* FNV-1a */
+  for (; s && *s; s++) h = (h ^ *s) * 1099511628211ull;
+  return (int64_t)((h >> 2) | (1ull << 62));
 }
 
 int hta_query_int64(sqlite3 *db, const char *schema, const char *sql, int nbind,

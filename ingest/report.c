@@ -23,7 +23,8 @@
 **      launch delay (with the runtime and launch-delay cutoffs) and of the GPU
 **      duration of short kernels; per-rank counts and the worst delays.
 **  11. Collectives, 12. memory, 13. critical path: in report_more.c.
-**  14. The TensorBoard plugin's Overview, GPU summary and Distributed view: report_tb.c.
+**  14. GPU kernels and operators: in report_ops.c.
+**  15. The TensorBoard plugin's Overview, GPU summary and Distributed view: report_tb.c.
 **
 ** Requirements (tests cite them as HR-n):
 **  1. Every analysis runs through SQL on the caller's connection with HTA's
@@ -416,6 +417,7 @@ static const struct {
     {"collectives", "Collectives"},
     {"memory", "Memory"},
     {"critical-path", "Critical path"},
+    {"operators", "GPU kernels and operators"},
     {"tb-views", "TensorBoard plugin views: Overview, GPU, Distributed"},
 };
 
@@ -1234,7 +1236,8 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
   sv_puts(o, "</ol></nav>\n");
   void (*const parts[])(hr_ctx *) = {
       hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,  hrAcross, hrIdle,     hrOverlap,
-      hrQueue,    hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath, hrTbViews};
+      hrQueue,    hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath, hrOps,
+      hrTbViews};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

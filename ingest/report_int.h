@@ -89,8 +89,10 @@ int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note);
 void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);
+/* report_ops.c: section 14, GPU kernels and operators (the TensorBoard plugin's views). */
+void hrOps(hr_ctx *x);
 
-/* report_tb.c: section 14, the TensorBoard plugin's views. */
+/* report_tb.c: section 15, the TensorBoard plugin's Overview, GPU summary, Distributed view. */
 void hrTbViews(hr_ctx *x);
 
 #endif

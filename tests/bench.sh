@@ -144,6 +144,9 @@ hta_memory_summary|SELECT * FROM hta_memory_summary
 hta_critical_path|SELECT * FROM hta_critical_path
 hta_critical_path_summary|SELECT * FROM hta_critical_path_summary
 hta_critical_path_job|SELECT * FROM hta_critical_path_job
+hta_kernel_stats|SELECT * FROM hta_kernel_stats
+hta_operator_stats|SELECT * FROM hta_operator_stats('input_shape')
+hta_tensor_core_summary|SELECT * FROM hta_tensor_core_summary
 hta_step_time_breakdown|SELECT * FROM hta_step_time_breakdown
 hta_execution_summary|SELECT * FROM hta_execution_summary
 hta_gpu_metrics|SELECT * FROM hta_gpu_metrics

@@ -456,6 +456,60 @@ SELECT t.* FROM arg CROSS JOIN hta_memory_by_operator t WHERE arg.rank IS NULL A
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_memory_by_operator t WHERE arg.rank IS NULL AND arg.job IS NULL;
 
+-- name: kernel_stats
+-- title: GPU kernels by launch configuration
+-- description: Per rank, kernel, operator that launched it and launch configuration (grid, block, registers, shared memory): calls, time (µs), blocks per SM, achieved occupancy (%), tensor-core use. group_by: config (default) or name (every kernel by name). TensorBoard GPU Kernel view.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_kernel_stats(coalesce(nullif(:group_by, ''), 'config')) t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_kernel_stats(coalesce(nullif(:group_by, ''), 'config')) t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_kernel_stats(coalesce(nullif(:group_by, ''), 'config')) t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_kernel_stats(coalesce(nullif(:group_by, ''), 'config')) t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
+-- name: operator_stats
+-- title: Operators
+-- description: Per rank and operator name (group_by: name, default) or name and input shape (input_shape): calls, device and host time, self and total (µs), tensor-core eligibility and share of device time (%). TensorBoard Operator view.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, ''), 'name')) t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, ''), 'name')) t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, ''), 'name')) t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, ''), 'name')) t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
+-- name: tensor_core_summary
+-- title: Tensor cores
+-- description: Per rank and GPU: share of the operators' kernel time on tensor cores, of all kernel time, and of the time of tensor-core eligible operators (%). Eligible time without tensor-core time: mixed precision or TF32 could help. TensorBoard tensor-core figures.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
 -- name: execution_summary
 -- title: Execution summary: where a step's time goes
 -- description: Per rank: the mean step split into Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec and Other (µs, % of the step; shown = the rows the plugin lists). TensorBoard Overview.

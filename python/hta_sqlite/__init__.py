@@ -8,8 +8,13 @@
     hta_sqlite.path()          # the packaged hta.so
     hta_sqlite.ingest_path()   # the packaged hta-ingest binary (also the `hta-ingest` command)
 
-Only the extension's default entry point is ever loaded: the read-only analyses and
-functions. The io entry point (sqlite3_hta_io_init: functions that read and write files) is
+HTA's own Python API, backed by the database (docs/python.md): change the import line.
+
+    from hta_sqlite.trace_analysis import TraceAnalysis   # was: from hta.trace_analysis
+    from hta_sqlite.trace_diff import TraceDiff           # was: from hta.trace_diff
+
+Only the extension's default entry point is loaded into connect()/load(): the read-only
+analyses and functions. The io entry point (sqlite3_hta_io_init: functions that read and write files) is
 left out on purpose; load it yourself with the sqlite3 shell's `.load` when you need it.
 """
 

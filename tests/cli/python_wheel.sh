@@ -4,7 +4,9 @@
 # the system's site-packages, so that Debian's pandas and sqlite-utils are used when present),
 # ingests examples/traces with the package's hta-ingest command, and queries it through
 # hta_sqlite.connect / load with sqlite3, pandas and sqlite-utils (each of the last two
-# skipped, with a note, when not importable). Exit 77 (skip) without python3-venv, ensurepip,
+# skipped, with a note, when not importable), then runs a notebook's session with HTA's API
+# (hta_sqlite.trace_analysis and trace_diff: every method once, charts on and off, HTA not
+# installed). Exit 77 (skip) without python3-venv, ensurepip,
 # setuptools/wheel, or a sqlite3 module that can load extensions.
 # env: HTA_INGEST, HTA_EXT (the binaries under test), HTA_PYTHON (default /usr/bin/python3).
 set -u
@@ -95,6 +97,98 @@ else:
     check([g["rank"] for g in got] == [0, 1] and all(g["n"] > 0 for g in got), "sqlite-utils: %r" % got)
 for b in bad:
     print("FAIL: " + b)
+sys.exit(1 if bad else 0)
+PY
+
+# A notebook's session with HTA's API (hta_sqlite.trace_analysis / trace_diff), HTA not
+# installed: every method once, charts on and off. Charts go through a recording
+# plotly.graph_objects.Figure (looked up when drawn, so this one is used) that validates
+# each figure instead of showing it. Skipped, with a note, without pandas.
+cp -R "$top/examples/traces" "$work/traces"  # the counters file is written beside the traces
+cd "$work" && HTA_SQLITE_CACHE="$work/cache" "$work/venv/bin/python" - "$work/traces" "$work/nb" <<'PY' || fails=$((fails + 1))
+import importlib.util, os, sys, warnings
+try:
+    import pandas
+except ImportError:
+    print("note: pandas is not importable: the notebook check skipped")
+    sys.exit(0)
+warnings.simplefilter("ignore")
+traces, out = sys.argv[1], sys.argv[2]
+os.makedirs(out)
+bad = []
+def check(c, m):
+    if not c: bad.append(m)
+check(importlib.util.find_spec("hta") is None, "HTA is installed in the venv: the check needs it absent")
+figures = []
+try:
+    import plotly.graph_objects as go
+except ImportError:
+    go = None
+    print("note: plotly is not importable: charts are skipped")
+if go is not None:
+    class Recorded(go.Figure):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            figures.append(self)
+        def show(self, *a, **k):
+            self.to_json()  # a valid figure; nothing is displayed
+    go.Figure = Recorded
+from hta_sqlite.trace_analysis import TimeSeriesTypes, TraceAnalysis
+from hta_sqlite.trace_diff import DeviceType, LabeledTrace, TraceDiff
+check("hta" not in sys.modules, "hta_sqlite imported hta")
+a = TraceAnalysis(trace_dir=traces)
+ranks = a.get_ranks()
+check(ranks == [0, 1], "ranks %r" % ranks)
+def both(name, f, charts=True):
+    """F(False) and F(True): same result, and charts drawn only with visualize on."""
+    n = len(figures)
+    r0 = f(False)
+    check(len(figures) == n, "%s drew a chart with visualize off" % name)
+    r1 = f(True)
+    if go is not None and charts:
+        check(len(figures) > n, "%s drew no chart with visualize on" % name)
+    return r0, r1
+t0, t1 = both("get_temporal_breakdown", lambda v: a.get_temporal_breakdown(visualize=v))
+check(t0.equals(t1) and list(t0["rank"]) == [0, 1], "temporal: %r" % t0)
+both("get_comm_comp_overlap", lambda v: a.get_comm_comp_overlap(visualize=v))
+(k0, _), _ = both("get_gpu_kernel_breakdown", lambda v: a.get_gpu_kernel_breakdown(visualize=v))
+check(abs(k0["percentage"].sum() - 100) < 0.5, "kernel types: %r" % k0)
+both("get_idle_time_breakdown", lambda v: a.get_idle_time_breakdown(ranks=ranks, visualize=v, show_idle_interval_stats=True))
+(l0, _) = both("get_cuda_kernel_launch_stats", lambda v: a.get_cuda_kernel_launch_stats(ranks=ranks, visualize=v))
+check(sorted(l0) == [0, 1] and len(l0[0]) > 0, "launch stats: %r" % list(l0))
+both("get_gpu_user_annotation_breakdown", lambda v: a.get_gpu_user_annotation_breakdown(visualize=v))
+both("get_frequent_cuda_kernel_sequences",
+     lambda v: a.get_frequent_cuda_kernel_sequences("AddmmBackward0", out, visualize=v))
+check(any(n.startswith("overlaid_rank0") for n in os.listdir(out)), "no pattern overlay in %s" % os.listdir(out))
+ql = a.get_queue_length_time_series(ranks)
+check(a.get_queue_length_summary(ranks) is not None, "queue length summary")
+check(a.get_queue_length_summary_from_time_series(ql) is not None, "summary from series")
+check(len(a.get_time_spent_blocked_on_full_queue(ql, 8)) == 2, "blocked on a full queue of 8")
+check(len(a.get_memory_bw_time_series(ranks)) == 2 and a.get_memory_bw_summary(ranks) is not None, "memory bw")
+check(len(a.get_aten_op_kernels_and_delay(ranks, visualize=False)[0]) > 0, "aten ops")
+check(a.get_gpu_kernels_with_user_annotations(0) is not None, "kernels with user annotations")
+check(a.get_cupti_counter_data_with_operators() == [], "cupti: the demo has no counters")
+check(a.get_profiler_steps() == [5, 6, 7], "steps %r" % a.get_profiler_steps())
+check(sorted(a.get_potential_stragglers(num_candidates=1)) in ([0], [1]), "stragglers")
+a.generate_trace_with_counters(ranks=[0], output_suffix="_nb")
+check(os.path.exists(os.path.join(traces, "rank0.pt.trace_nb.json.gz")), "trace with counters")
+os.unlink(os.path.join(traces, "rank0.pt.trace_nb.json.gz"))
+g, ok = a.critical_path_analysis(0, "ProfilerStep", 1)
+check(ok and abs(g.summary().sum() - 100) < 1e-6, "critical path")
+p = a.overlay_critical_path_analysis(0, g, out)
+check(os.path.basename(p) == "overlaid_critical_path_rank0.pt.trace.json.gz", "overlay %s" % p)
+control = LabeledTrace(label="r0", trace_dir=traces)
+d = TraceDiff.compare_traces(control, a, control_rank=0, test_rank=1, device_type=DeviceType.GPU)
+check(list(d.columns)[-1] == "counts_change_categories" and len(d) > 0, "compare_traces")
+check(set(TraceDiff.ops_diff(traces, traces)) == {"added", "deleted", "increased", "decreased", "unchanged"}, "ops_diff")
+n = len(figures)
+TraceDiff.visualize_counts_diff(d, show_image=False)
+TraceDiff.visualize_duration_diff(d, show_image=True)
+check(go is None or len(figures) == n + 2, "trace diff charts")
+check("hta" not in sys.modules, "hta_sqlite imported hta")
+for b in bad:
+    print("FAIL: " + b)
+print("notebook: %d charts" % len(figures))
 sys.exit(1 if bad else 0)
 PY
 

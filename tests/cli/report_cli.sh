@@ -54,16 +54,16 @@ bad += p.errors[:10]
 if p.stack: bad.append("unclosed: " + " ".join(p.stack[-5:]))
 if re.search(r"url\(|@import", text): bad.append("url() or @import in the CSS")
 if text.count("<svg") != text.count("</svg>"): bad.append("<svg> not closed")
-if p.count.get("section", 0) != 14: bad.append("%d sections, 14 expected" % p.count.get("section", 0))
+if p.count.get("section", 0) != 15: bad.append("%d sections, 15 expected" % p.count.get("section", 0))
 if re.search(r"\bNaN\b|\binf\b", " ".join(re.findall(r'(?:d|x|y|width|height|cx|cy)="([^"]*)"', text))):
     bad.append("NaN or inf in SVG coordinates")
 if demo:
     if re.search(r"https?://", text): bad.append("a URL in the demo report")
     ids = re.findall(r'<section id="([^"]+)"', text)
     want = ["overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch",
-            "collectives", "memory", "critical-path", "tb-views"]
+            "collectives", "memory", "critical-path", "operators", "tb-views"]
     if ids != want: bad.append("sections %s" % ids)
-    if p.count.get("svg", 0) < 27: bad.append("only %d charts" % p.count.get("svg", 0))
+    if p.count.get("svg", 0) < 29: bad.append("only %d charts" % p.count.get("svg", 0))
     # sections 11-13 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
     # ProfilerSteps: collectives 3 (bandwidth, skew, waits), memory 1 per rank, critical path 1
     # per rank and 1 for the job's path across ranks (which crosses at an all-reduce)
@@ -71,7 +71,10 @@ if demo:
                                ("memory", 2, ("GPU0 allocated", "GPU1 reserved", " GiB", "peak:", "1663577856")),
                                ("critical-path", 3, ("GPU compute", "GPU communication", "ncclDevKernel_AllReduce_Sum_f32_RING_LL",
                                                      "The job's path, across ranks", "path_ranks")),
-                               # report_tb.c: mean step by role, the steps of each rank, GPU
+                               # section 14 (report_ops.c): an operator chart per rank
+                               ("operators", 2, ("tensor-core kernels", "aten::mm", "sm90_xmma_gemm",
+                                                 "tensor_core_eligible_pct", "registers_per_thread")),
+                               # section 15 (report_tb.c): mean step by role, the steps of each rank, GPU
                                # utilization, the Distributed view's two charts
                                ("tb-views", 6, ("Mean step time by role", "DataLoader", "Steps of rank 1",
                                                 "GPU utilization over the steps", "NVIDIA H100 80GB HBM3",

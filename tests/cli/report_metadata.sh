@@ -111,7 +111,7 @@ for f in q_*.sql; do
             :duration_ratio) v="'0.9'" ;; :num_kernels) v="'5'" ;; :limit) v="'3'" ;;
             :consecutive_kernel_delay_us) v="'10'" ;; :runtime_cutoff_us) v="'20'" ;;
             :launch_delay_cutoff_us) v="'50'" ;; :max_queue_length) v="'4'" ;; :num_candidates) v="'1'" ;;
-            :annotation) v="'ProfilerStep'" ;;
+            :annotation) v="'ProfilerStep'" ;; :group_by) v="'name'" ;;
             *) v="'1'" ;;
           esac
         fi

@@ -1,6 +1,6 @@
 -- The TensorBoard plugin's Distributed view (tb_distributed.c DV-1..6):
 -- hta_distributed_overlap and hta_distributed_comm_ops on hand-made jobs. Times are us
--- (x1000 into ns). No runtime call anywhere: every step keeps its host window (TB-4).
+-- (x1000 into ns). No runtime call anywhere: every step keeps its host window (TV-4).
 --
 -- Job dist2, two ranks, NCCL. Both: ProfilerStep#1 [0,100), ProfilerStep#2 [100,200).
 --   rank 0: compute kernels [10,40) [110,150); operations (cpu_op, External id):

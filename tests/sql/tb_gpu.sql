@@ -2,7 +2,7 @@
 -- ns); min_ts 0 everywhere, so the job's origin is 0.
 --
 -- Trace 1 (rank 0): one step ProfilerStep#1 [0,100) and no runtime call, so the window W is
--- the host window [0,100) (TB-4). Kernels (args.device, "blocks per SM", occupancy):
+-- the host window [0,100) (TV-4). Kernels (args.device, "blocks per SM", occupancy):
 --   A dev 0 [10,30)   bps 0.5   occ 40
 --   B dev 0 [20,40)   bps 0.75  occ 60
 --   C dev 0 [90,120)  bps 2.0   occ 10     (runs past W)
@@ -18,7 +18,7 @@
 -- GPU 1: busy 100 -> 1.0; no blocks per SM: NULL; occupancy 0 (0 counts, >= 0).
 -- deviceProperties: [{"id":5, "name":"GPU-A", ...8.0}, {"id":0, "name":"GPU-B", ...9.0}]:
 --   read by position (GM-6): GPU 0 is "GPU-A" (whatever its id), GPU 1 "GPU-B".
--- Trace 2 (rank 1): kernels only (no step, TB-3): one row, every metric NULL, kernels 2.
+-- Trace 2 (rank 1): kernels only (no step, TV-3): one row, every metric NULL, kernels 2.
 -- Trace 3 (rank 2): steps moved to the device side: ProfilerStep#1 [0,10), its call [2,3)
 --   -> kernel dev 3 [5,20) ends after it: W = [0,20); ProfilerStep#2 [10,30) launches nothing
 --   and starts at prev = 20: [20,30); the tail rule drops it (the last step with work is

@@ -1,4 +1,4 @@
--- The TensorBoard plugin's Overview (tb_steps.c TB-1..9, tb_overview.c OV-1..3):
+-- The TensorBoard plugin's Overview (tb_steps.c TV-1..9, tb_overview.c OV-1..3):
 -- hta_step_time_breakdown and hta_execution_summary on hand-made traces. Times below are
 -- us (the INSERT multiplies by 1000 into ns); every trace's min_ts is 0, so the job's origin
 -- is 0 and the *_start_us / *_end_us columns read as written here.
@@ -16,16 +16,16 @@
 --          R6 [100,101) c6 -> MS6 memset [110,112) in S3
 --          R7 [140,141) c7 -> K7 kernel [150,151)  in S4
 --   communication: cpu_op nccl:all_reduce [115,125) External id 500; kernel K8 [118,128)
---          whose args say "external id": 500 (its promoted External id 999 loses, TB-2)
+--          whose args say "external id": 500 (its promoted External id 999 loses, TV-2)
 --   others: cpu_op enumerate(DataLoader)#It.__next__ [22,33) (DataLoader), cpu_op aten::mm
 --          [11,40), user_annotation fwd [60,95), python py [126,129) (CPU Exec),
---          cuda_driver cuLaunchKernel [102,104) (ignored, TB-1)
---   Walk (TB-4): S1 takes R1, R2 (2 ops: K1, M2), S2 R4 (1), S3 R5, R6 (2), S4 R7 (1).
---   Tail rule (TB-5): the last step with work is S4; S3 has 2 * 0.8 > 1: S4 goes too.
+--          cuda_driver cuLaunchKernel [102,104) (ignored, TV-1)
+--   Walk (TV-4): S1 takes R1, R2 (2 ops: K1, M2), S2 R4 (1), S3 R5, R6 (2), S4 R7 (1).
+--   Tail rule (TV-5): the last step with work is S4; S3 has 2 * 0.8 > 1: S4 goes too.
 --   prev: S1 starts its work at 35; K0 (unmatched) ends at 30 < 35; K3 ends at 62: prev = 30.
 --   Windows: S1 [max(30,10), max(50,52)) = [30,52); S2 [52, max(90,100)) = [52,100);
 --            S3 [100, max(130,112)) = [100,130).
---   Costs (TB-7), by priority:
+--   Costs (TV-7), by priority:
 --     S1 [30,52): DataLoader [30,33) 3, CPU Exec [33,35) 2, Kernel K1 [35,45) 10,
 --        Memcpy [45,52) 7 (R3's [48,52) is under it): Other 0; total 22.
 --     S2 [52,100): Runtime R3 [52,55) 3, Other [55,60) 5, Kernel K3 [60,62) + K4 [70,100) 32,
@@ -47,7 +47,7 @@
 --   (cpu_op aten::add [20,30), python f [25,40); the user_annotation outer [0,100) does not
 --   count) = [20,40); its call [22,24) -> kernel [30,50) moves the end to 50: window [20,50).
 --   Costs: Runtime [22,24) 2, CPU Exec (outer) [20,22) + [24,30) 8, Kernel [30,50) 20.
--- Trace 4 (rank 3): kernels only, no host event: no step at all (TB-3), no rows.
+-- Trace 4 (rank 3): kernels only, no host event: no step at all (TV-3), no rows.
 -- Trace 5 (rank 4): step [0,10), its call [2,4) -> kernel [0,10): Kernel 10, Runtime 0
 --   (under the kernel), Other 0 (the plugin's restart quirk would give Runtime 2, Other 8).
 -- Trace 6 (rank 5): CPU only: ProfilerStep#1 [0,10), user_annotation enumerate(DataPipe)#x
@@ -118,7 +118,7 @@ INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, 
 SELECT (tr << 32) | seq, tr, tr - 1, seq, 'X', (SELECT category_id FROM category WHERE name = cat),
        (SELECT string_id FROM string WHERE value = name), 1, 1, ts * 1000, dur * 1000, corr, ext, args
 FROM temp.ev;
--- an instant is no event of the plugin's (TB-1)
+-- an instant is no event of the plugin's (TV-1)
 INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur)
 VALUES ((1 << 32) | 99, 1, 0, 99, 'i', (SELECT category_id FROM category WHERE name = 'cpu_op'),
         (SELECT string_id FROM string WHERE value = 'ProfilerStep#4'), 1, 1, 1000, NULL);
@@ -134,7 +134,7 @@ SELECT 'tb_02_summary_columns', group_concat(name, ',') = 'rank,role,mean_us,per
 SELECT 'tb_03_hidden', (SELECT group_concat(name) FROM pragma_table_xinfo('hta_step_time_breakdown') WHERE hidden)
   = 'schema' AND (SELECT group_concat(name) FROM pragma_table_xinfo('hta_execution_summary') WHERE hidden) = 'schema';
 
--- TB-3..7 on trace 1: the kept steps, their windows and costs (the arithmetic above)
+-- TV-3..7 on trace 1: the kept steps, their windows and costs (the arithmetic above)
 SELECT 'tb_04_trace1', group_concat(step_pos || ':' || step || ' [' || step_start_us || ',' || step_end_us
   || ') K' || kernel_us || ' Mc' || memcpy_us || ' Ms' || memset_us || ' C' || communication_us || ' R'
   || runtime_us || ' D' || dataloader_us || ' E' || cpu_exec_us || ' O' || other_us || ' T' || total_us, ', ') =
@@ -142,31 +142,31 @@ SELECT 'tb_04_trace1', group_concat(step_pos || ':' || step || ' [' || step_star
   || '1:2 [52.0,100.0) K32.0 Mc0.0 Ms0.0 C0.0 R3.0 D0.0 E8.0 O5.0 T48.0, '
   || '2:3 [100.0,130.0) K5.0 Mc0.0 Ms2.0 C13.0 R1.0 D0.0 E1.0 O8.0 T30.0'
   FROM hta_step_time_breakdown WHERE rank = 0;
--- TB-4: the host windows, the device work each step launched
+-- TV-4: the host windows, the device work each step launched
 SELECT 'tb_05_trace1_host_device', group_concat(host_start_us || '-' || host_end_us || '/' || device_start_us
   || '-' || device_end_us || '/' || device_ops, ' ') = '10.0-50.0/35.0-52.0/2 50.0-90.0/70.0-100.0/1 90.0-130.0/105.0-112.0/2'
   FROM hta_step_time_breakdown WHERE rank = 0;
--- TB-7: the costs add up to the window
+-- TV-7: the costs add up to the window
 SELECT 'tb_06_costs_add_up', count(*) = 0 FROM hta_step_time_breakdown
  WHERE abs(kernel_us + memcpy_us + memset_us + communication_us + runtime_us + dataloader_us + cpu_exec_us
            + other_us - total_us) > 1e-9;
 
--- TB-3, TB-4 on trace 2: GPU-side copies are steps; one call is looked at for one step only
+-- TV-3, TV-4 on trace 2: GPU-side copies are steps; one call is looked at for one step only
 SELECT 'tb_07_trace2', group_concat(step || ' [' || step_start_us || ',' || step_end_us || ') ' || device_ops
   || ' K' || kernel_us || ' R' || runtime_us || ' O' || other_us, ', ') =
   '7 [0.0,40.0) 2 K20.0 R3.0 O17.0, 7 [40.0,60.0) 1 K10.0 R1.0 O9.0, 8 [60.0,85.0) 1 K20.0 R2.0 O3.0'
   FROM hta_step_time_breakdown WHERE rank = 1;
--- TB-3: the fallback step "0" over operators and python only; its device end
+-- TV-3: the fallback step "0" over operators and python only; its device end
 SELECT 'tb_08_fallback', group_concat(step || ' host ' || host_start_us || '-' || host_end_us || ' [' || step_start_us
   || ',' || step_end_us || ') K' || kernel_us || ' R' || runtime_us || ' E' || cpu_exec_us || ' O' || other_us) =
   '0 host 20.0-40.0 [20.0,50.0) K20.0 R2.0 E8.0 O0.0' FROM hta_step_time_breakdown WHERE rank = 2;
--- TB-3: a GPU-only trace has no step: no rows in either function (OV-1)
+-- TV-3: a GPU-only trace has no step: no rows in either function (OV-1)
 SELECT 'tb_09_gpu_only', (SELECT count(*) FROM hta_step_time_breakdown WHERE rank = 3) = 0
   AND (SELECT count(*) FROM hta_execution_summary WHERE rank = 3) = 0;
--- TB-7: priority, not the plugin's restart after a role that fills the steps
+-- TV-7: priority, not the plugin's restart after a role that fills the steps
 SELECT 'tb_10_priority', (SELECT kernel_us || '/' || runtime_us || '/' || other_us || '/' || total_us
   FROM hta_step_time_breakdown WHERE rank = 4) = '10.0/0.0/0.0/10.0';
--- TB-1, TB-6: DataPipe annotations are DataLoader time; cuda_sync is nothing
+-- TV-1, TV-6: DataPipe annotations are DataLoader time; cuda_sync is nothing
 SELECT 'tb_11_cpu_only', (SELECT dataloader_us || '/' || cpu_exec_us || '/' || other_us FROM hta_step_time_breakdown
   WHERE rank = 5) = '3.0/0.0/7.0';
 -- OV-1: rows in (rank, trace_id) order; the rank filter
@@ -184,7 +184,7 @@ SELECT 'tb_15_summary', group_concat(role || '=' || printf('%.6f', mean_us) || '
   || 'Communication=4.333333/13.000000/1/3, Runtime=1.333333/4.000000/1/3, DataLoader=1.000000/3.000000/1/3, '
   || 'CPU Exec=3.666667/11.000000/1/3, Other=4.333333/13.000000/1/3, Average Step Time=33.333333/100.000000/1/3'
   FROM hta_execution_summary WHERE rank = 0;
--- TB-8: without communication its row is not shown; without GPU work neither are the GPU rows
+-- TV-8: without communication its row is not shown; without GPU work neither are the GPU rows
 SELECT 'tb_16_shown', (SELECT group_concat(shown, '') FROM hta_execution_summary WHERE rank = 1) = '111011111'
   AND (SELECT group_concat(shown, '') FROM hta_execution_summary WHERE rank = 5) = '000001111';
 SELECT 'tb_17_summary_cpu', (SELECT group_concat(mean_us || '/' || percentage, ' ') FROM hta_execution_summary WHERE rank = 5)

@@ -1,0 +1,418 @@
+"""Hand-computed checks of hta_sqlite.trace_analysis and hta_sqlite.trace_diff on small traces
+written here (run by tests/cli/python_api.sh; needs pandas, not HTA).
+
+The main trace (rank 0), times in µs after B = 1_000_000 (the job's time base: L1 at B):
+  ProfilerStep#1  user_annotation  [0, 50)
+  aten::mm        cpu_op           [0, 3)      wraps L1
+  L1 cudaLaunchKernel  [0, 2)  corr 1 -> K1 "void gemm_kernel"   stream 7   [3, 13)
+  L2 cudaLaunchKernel  [4, 7)  corr 2 -> K2 "ncclKernel_AllReduce" stream 20 [8, 23)
+  L3 cudaLaunchKernel  [10, 12) corr 3 -> K3 "void gemm_kernel"  stream 7   [33, 43)
+  L4 cudaMemcpyAsync   [14, 15) corr 4 -> M1 "Memcpy HtoD (Pageable -> Device)" stream 7
+                                          [15, 19), 2.5 GB/s
+  fwd  gpu_user_annotation on stream 7's timeline [2, 14)
+"""
+
+import gzip
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+import warnings
+
+B = 1_000_000
+
+
+def gpu(name, cat, ts, dur, stream, corr, extra=None):
+    args = {"stream": stream, "correlation": corr, "device": 0}
+    args.update(extra or {})
+    return {"ph": "X", "cat": cat, "name": name, "pid": 0, "tid": stream, "ts": ts, "dur": dur, "args": args}
+
+
+def host(name, cat, ts, dur, corr=None, tid=10):
+    ev = {"ph": "X", "cat": cat, "name": name, "pid": 100, "tid": tid, "ts": ts, "dur": dur, "args": {}}
+    if corr is not None:
+        ev["args"]["correlation"] = corr
+    return ev
+
+
+def main_trace(base=B):
+    return {
+        "distributedInfo": {"rank": 0},
+        "traceEvents": [
+            host("ProfilerStep#1", "user_annotation", base + 0, 50),
+            host("aten::mm", "cpu_op", base + 0, 3),
+            host("cudaLaunchKernel", "cuda_runtime", base + 0, 2, 1),
+            host("cudaLaunchKernel", "cuda_runtime", base + 4, 3, 2),
+            host("cudaLaunchKernel", "cuda_runtime", base + 10, 2, 3),
+            host("cudaMemcpyAsync", "cuda_runtime", base + 14, 1, 4),
+            gpu("void gemm_kernel", "kernel", base + 3, 10, 7, 1),
+            gpu("ncclKernel_AllReduce", "kernel", base + 8, 15, 20, 2),
+            gpu("void gemm_kernel", "kernel", base + 33, 10, 7, 3),
+            gpu("Memcpy HtoD (Pageable -> Device)", "gpu_memcpy", base + 15, 4, 7, 4,
+                {"memory bandwidth (GB/s)": 2.5}),
+            {"ph": "X", "cat": "gpu_user_annotation", "name": "fwd", "pid": 0, "tid": 7, "ts": base + 2, "dur": 12,
+             "args": {}},
+        ],
+    }
+
+
+def write(path, trace, gz=True):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    data = json.dumps(trace, indent=1).encode()
+    with (gzip.open(path, "wb") if gz else open(path, "wb")) as f:
+        f.write(data)
+
+
+class Base(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="hta_pyapi_")
+        os.environ["HTA_SQLITE_CACHE"] = os.path.join(self.tmp, "cache")
+        os.environ.pop("HTA_DISABLE_NS_ROUNDING", None)
+        os.environ.pop("CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE", None)
+        self.dir = os.path.join(self.tmp, "job")
+        write(os.path.join(self.dir, "rank0.json.gz"), main_trace())
+        warnings.simplefilter("ignore")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def analyzer(self, d=None, **kw):
+        from hta_sqlite.trace_analysis import TraceAnalysis
+
+        return TraceAnalysis(trace_dir=d or self.dir, **kw)
+
+
+class TestCache(Base):
+    def test_reuse_copy_change(self):
+        """CACHE-2, CACHE-3, CACHE-7: same contents -> same database, also from a copy of the
+        directory (whose paths then are the ones the database reads); new contents -> another."""
+        a = self.analyzer()
+        self.assertTrue(a.db_path.startswith(os.environ["HTA_SQLITE_CACHE"]))
+        self.assertEqual(sorted(os.listdir(self.dir)), ["rank0.json.gz"])  # nothing written beside the trace
+        mtime = os.stat(a.db_path).st_mtime_ns
+        self.assertEqual(self.analyzer().db_path, a.db_path)
+        self.assertEqual(os.stat(a.db_path).st_mtime_ns, mtime)
+        copy = os.path.join(self.tmp, "copy")
+        shutil.copytree(self.dir, copy)
+        b = self.analyzer(copy)
+        self.assertEqual(b.db_path, a.db_path)
+        self.assertEqual(b.sql("SELECT file_path FROM trace")["file_path"][0], os.path.join(copy, "rank0.json.gz"))
+        t = main_trace()
+        t["traceEvents"][1]["dur"] = 2
+        write(os.path.join(copy, "rank0.json.gz"), t)
+        with self.analyzer(copy) as c:
+            self.assertNotEqual(c.db_path, a.db_path)
+        self.assertIsNone(c.connection)  # closed by the with block
+
+    def test_unwritable_cache(self):
+        """CACHE-3: a cache directory that cannot be created falls back to a temporary one."""
+        blocker = os.path.join(self.tmp, "file")
+        open(blocker, "w").close()
+        os.environ["HTA_SQLITE_CACHE"] = os.path.join(blocker, "cache")  # under a file: impossible
+        saved, tempfile.tempdir = tempfile.tempdir, os.path.join(self.tmp, "systmp")
+        os.makedirs(tempfile.tempdir)
+        try:
+            a = self.analyzer()
+            want = os.path.join(self.tmp, "systmp", "hta-sqlite-%d" % os.getuid())
+            self.assertEqual(os.path.dirname(a.db_path), want)
+            self.assertEqual(a.get_ranks(), [0])
+        finally:
+            tempfile.tempdir = saved
+
+    def test_trace_files_and_validation(self):
+        """CACHE-1, CACHE-5: a {rank: path} dict names the rank; a missing file or a name
+        that is not .json/.gz is ValueError; a missing directory loads no rank."""
+        from hta_sqlite.trace_analysis import TraceAnalysis
+
+        a = TraceAnalysis(trace_files={3: "rank0.json.gz"}, trace_dir=self.dir)
+        self.assertEqual(a.get_ranks(), [3])
+        self.assertEqual(list(a.get_cuda_kernel_launch_stats(ranks=[3], visualize=False)), [3])
+        with self.assertRaises(ValueError):
+            TraceAnalysis(trace_files={0: "nope.json.gz"}, trace_dir=self.dir)
+        open(os.path.join(self.tmp, "x.txt"), "w").close()
+        with self.assertRaises(ValueError):
+            TraceAnalysis(trace_files={0: os.path.join(self.tmp, "x.txt")}, trace_dir="")
+        empty = TraceAnalysis(trace_dir=os.path.join(self.tmp, "absent"))
+        self.assertEqual(empty.get_ranks(), [])
+        with self.assertRaises(ValueError):  # TA-2: rank 0 is not loaded
+            empty.get_idle_time_breakdown(visualize=False)
+
+    def test_ns_rounding(self):
+        """CACHE-6: a trace with fractional µs is rounded as HTA's loader rounds it, unless
+        HTA_DISABLE_NS_ROUNDING=1. K [1000.4, +2.2): ts = ceil(1000.4) = 1001,
+        end = floor(1002.6) = 1002, dur 1; S [1010.3, +0.5): ts 1011, end floor(1010.8) =
+        1010, dur -1; host L [999.5, +0.2): ts 1000, end floor(999.7) = 999, dur -1."""
+        t = {"traceEvents": [
+            host("cudaLaunchKernel", "cuda_runtime", 999.5, 0.2, 1),
+            gpu("void k", "kernel", 1000.4, 2.2, 7, 1),
+            gpu("void s", "kernel", 1010.3, 0.5, 7, 2),
+        ]}
+        d = os.path.join(self.tmp, "frac")
+        write(os.path.join(d, "t.json"), t, gz=False)
+        q = "SELECT s.value, ts, dur FROM event e JOIN string s ON s.string_id = e.name_id ORDER BY seq"
+        rows = self.analyzer(d).sql(q).values.tolist()
+        self.assertEqual(rows, [["cudaLaunchKernel", 1000000, -1000], ["void k", 1001000, 1000],
+                                ["void s", 1011000, -1000]])
+        os.environ["HTA_DISABLE_NS_ROUNDING"] = "1"
+        rows = self.analyzer(d).sql(q).values.tolist()
+        self.assertEqual(rows, [["cudaLaunchKernel", 999500, 200], ["void k", 1000400, 2200],
+                                ["void s", 1010300, 500]])
+
+
+class TestAnalyses(Base):
+    def test_temporal_and_overlap(self):
+        """TA-1: kernel time 43 - 3 = 40; busy [3, 23) + [33, 43) = 30, idle 10; compute
+        10 + 10 = 20; non-compute 10 -> 25.0 / 50.0 / 25.0 %. Overlap: communication
+        [8, 23) = 15 of which [8, 13) = 5 under computation -> 33.33 %."""
+        a = self.analyzer()
+        t = a.get_temporal_breakdown(visualize=False)
+        self.assertEqual(list(t.columns), ["rank", "idle_time(us)", "compute_time(us)", "non_compute_time(us)",
+                                           "kernel_time(us)", "idle_time_pctg", "compute_time_pctg",
+                                           "non_compute_time_pctg"])
+        self.assertEqual(t.iloc[0].tolist(), [0, 10, 20, 10, 40, 25.0, 50.0, 25.0])
+        # every event of the file has an integral dur: HTA's columns are int64 (BASE-4)
+        self.assertEqual(str(t["idle_time(us)"].dtype), "int64")
+        o = a.get_comm_comp_overlap(visualize=False)
+        self.assertEqual(o["comp_comm_overlap_pctg"].tolist(), [33.33])
+
+    def test_kernel_breakdown(self):
+        """Segments: [3,8) COMP 5, [8,13) COMP+COMM 5, [13,15) COMM 2, [15,19) COMM+MEM 4,
+        [19,23) COMM 4, [33,43) COMP 10 -> COMPUTATION 15 (50.0 %), COMMUNICATION 6 (20.0),
+        COMPUTATION overlapping COMMUNICATION 5 (16.7), COMMUNICATION overlapping MEMORY 4
+        (13.3). Kernels: gemm 2 x 10 -> sum 20, mean 10, std 0."""
+        types, kernels = self.analyzer().get_gpu_kernel_breakdown(visualize=False)
+        self.assertEqual(types.values.tolist(), [
+            ["COMPUTATION", 15, 50.0], ["COMMUNICATION", 6, 20.0],
+            ["COMPUTATION overlapping COMMUNICATION", 5, 16.7], ["COMMUNICATION overlapping MEMORY", 4, 13.3]])
+        self.assertEqual(list(kernels.columns),
+                         ["name", "sum (us)", "max (us)", "min (us)", "stddev", "mean (us)", "kernel_type", "rank"])
+        self.assertEqual(kernels[["name", "sum (us)", "stddev", "mean (us)", "kernel_type"]].values.tolist(), [
+            ["ncclKernel_AllReduce", 15, 0.0, 15.0, "COMMUNICATION"],
+            ["void gemm_kernel", 20, 0.0, 10.0, "COMPUTATION"],
+            ["Memcpy HtoD (Pageable -> Device)", 4, 0.0, 4.0, "MEMORY"]])
+
+    def test_idle_time(self):
+        """Stream 7: K1 first (other, no gap); M1 gap 15 - 13 = 2, its launch (14) after K1's
+        end (13): host_wait; K3 gap 33 - 19 = 14, launch 10 before 19, 14 < 30: kernel_wait.
+        Ratios 2/16 = 0.125 -> 0.12 (numpy rounds half to even), 14/16 = 0.875 -> 0.88.
+        With consecutive_kernel_delay 10, K3 is other (14). Stream 20: other 0, ratio NaN."""
+        a = self.analyzer()
+        idle, stats = a.get_idle_time_breakdown(visualize=False, show_idle_interval_stats=True)
+        got = idle[idle["stream"] == 7][["idle_category", "idle_time", "idle_time_ratio"]].values.tolist()
+        self.assertEqual(got, [["host_wait", 2.0, 0.12], ["kernel_wait", 14.0, 0.88], ["other", 0.0, 0.0]])
+        s20 = idle[idle["stream"] == 20]
+        self.assertEqual(s20["idle_category"].tolist(), ["other"])
+        self.assertTrue(s20["idle_time_ratio"].isna().all())
+        self.assertEqual(stats.index.name, "idle_category")
+        self.assertEqual(stats.loc["kernel_wait", "mean"], 14.0)
+        idle10, none = a.get_idle_time_breakdown(visualize=False, consecutive_kernel_delay=10)
+        self.assertIsNone(none)
+        self.assertEqual(idle10[idle10["stream"] == 7]["idle_time"].tolist(), [2.0, 14.0])
+        self.assertEqual(idle10[idle10["stream"] == 7]["idle_category"].tolist(), ["host_wait", "other"])
+        only20, _ = a.get_idle_time_breakdown(streams=[20], visualize=False)
+        self.assertEqual(only20["stream"].tolist(), [20])
+
+    def test_launch_stats(self):
+        """delay = max(0, gpu ts - launch end): K1 3 - 2 = 1, K2 8 - 7 = 1, K3 33 - 12 = 21,
+        M1 15 - 15 = 0; without memory events the memcpy row goes."""
+        a = self.analyzer()
+        d = a.get_cuda_kernel_launch_stats(visualize=False)
+        self.assertEqual(list(d), [0])
+        self.assertEqual(d[0].sort_values("correlation").values.tolist(),
+                         [[1, 2, 10, 1], [2, 3, 15, 1], [3, 2, 10, 21], [4, 1, 4, 0]])
+        d = a.get_cuda_kernel_launch_stats(include_memory_events=False, visualize=False)
+        self.assertEqual(sorted(d[0]["correlation"]), [1, 2, 3])
+        with self.assertRaises(ValueError):
+            a.get_cuda_kernel_launch_stats(ranks=[5], visualize=False)
+
+    def test_queue_length(self):
+        """TA-3, TA-4. Stream 7: +1 at 0, -1 at 3, +1 at 10, +1 at 14, -1 at 15, -1 at 33 -> 1 0 1 2 1 0
+        (mean 5/6); stream 20: +1 at 4, -1 at 8. At >= 1: stream 7 for 3 + 4 + 1 + 18 = 26,
+        stream 20 for 4; TA-4 keeps the last stream, 20: 4 / (33 - 0) of the span of ts."""
+        a = self.analyzer()
+        ts = a.get_queue_length_time_series()
+        s7 = ts[0][ts[0]["stream"] == 7]
+        self.assertEqual(s7["ts"].tolist(), [0, 3, 10, 14, 15, 33])
+        self.assertEqual(s7["queue_length"].tolist(), [1, 0, 1, 2, 1, 0])
+        self.assertEqual(list(ts[0].columns), ["ts", "pid", "tid", "stream", "queue_length"])
+        summ = a.get_queue_length_summary()
+        self.assertEqual(summ.index.tolist(), [(0, 7), (0, 20)])
+        self.assertAlmostEqual(summ.loc[(0, 7), ("queue_length", "mean")], 5 / 6)
+        self.assertEqual(summ.loc[(0, 20), ("queue_length", "count")], 2.0)
+        full = a.get_time_spent_blocked_on_full_queue(ts, max_queue_length=1)
+        self.assertEqual(full.values.tolist(), [[0, 20, 4, 4 / 33]])
+        self.assertTrue(a.get_queue_length_summary_from_time_series(ts).equals(summ))
+
+    def test_memory_bw(self):
+        """M1 adds 2.5 GB/s at 15 and removes it at 19."""
+        a = self.analyzer()
+        bw = a.get_memory_bw_time_series()[0]
+        self.assertEqual(bw[["ts", "name", "memory_bw_gbps"]].values.tolist(),
+                         [[15, "Memcpy HtoD", 2.5], [19, "Memcpy HtoD", 0.0]])
+        s = a.get_memory_bw_summary()
+        self.assertEqual(s.loc[(0, "Memcpy HtoD"), ("memory_bw_gbps", "mean")], 2.5)
+        self.assertEqual(s.loc[(0, "Memcpy HtoD"), ("memory_bw_gbps", "count")], 1.0)
+
+    def test_annotations_and_sequences(self):
+        """fwd [2, 14) on stream 7 covers K1 [3, 13) only; the CPU annotation ProfilerStep#1
+        lasts 50; aten::mm [0, 3) wraps L1: delays 0 and 3 - 0 = 3; with min_pattern_len 1
+        the pattern aten::mm|void gemm_kernel occurs once (GPU 10, CPU 3)."""
+        a = self.analyzer()
+        k = a.get_gpu_kernels_with_user_annotations(rank=0)
+        self.assertEqual(k[k["s_user_annotation"] == "fwd"]["correlation"].tolist(), [1])
+        # shortened names: none of these has a template or parameter list to cut
+        self.assertEqual(sorted(k["s_name"]), ["Memcpy HtoD (Pageable -> Device)", "ncclKernel_AllReduce",
+                                               "void gemm_kernel", "void gemm_kernel"])
+        u = a.get_gpu_user_annotation_breakdown(use_gpu_annotation=False, visualize=False)
+        self.assertEqual(u[["name", "sum (us)", "rank"]].values.tolist(), [["ProfilerStep#1", 50, 0]])
+        g = a.get_gpu_user_annotation_breakdown(visualize=False, allowlist_patterns=["fw"], num_kernels=0)
+        self.assertEqual(g["name"].tolist(), ["fwd"])  # allowlisted: never folded into others
+        aten = a.get_aten_op_kernels_and_delay()[0]
+        self.assertEqual(aten.values.tolist(), [["aten::mm", "void gemm_kernel", 1, 0.0, 3.0]])
+        out = os.path.join(self.tmp, "out")
+        os.makedirs(out)
+        seq = a.get_frequent_cuda_kernel_sequences("aten::mm", out, min_pattern_len=1)
+        self.assertEqual(seq.values.tolist(), [["aten::mm|void gemm_kernel", 1, 10, 3]])
+        self.assertEqual(os.listdir(out), ["overlaid_rank0.json.gz"])
+        self.assertTrue(a.get_frequent_cuda_kernel_sequences("aten::nothing", out).empty)
+        self.assertTrue(a.get_frequent_cuda_kernel_sequences("aten::mm", os.path.join(self.tmp, "none")).empty)
+        self.assertEqual(a.get_profiler_steps(), [1])
+        self.assertEqual(a.get_cupti_counter_data_with_operators(), [])
+
+    def test_counters_file(self):
+        """TA-7: the trace with counters lands beside the trace, named as HTA names it, with
+        6 + 2 queue points and 2 bandwidth points; QUEUE_LENGTH alone writes the 8."""
+        from hta_sqlite.trace_analysis import TimeSeriesTypes
+
+        a = self.analyzer()
+        a.generate_trace_with_counters()
+        out = os.path.join(self.dir, "rank0_with_counters.json.gz")
+        with gzip.open(out) as f:
+            c = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "C"]
+        self.assertEqual(sorted(e["name"] for e in c), ["Memcpy HtoD"] * 2 + ["Queue Length"] * 8)
+        a.generate_trace_with_counters(time_series=TimeSeriesTypes.QUEUE_LENGTH, output_suffix="_q")
+        with gzip.open(os.path.join(self.dir, "rank0_q.json.gz")) as f:
+            c = [e for e in json.load(f)["traceEvents"] if e.get("ph") == "C"]
+        self.assertEqual(len(c), 8)
+        self.assertEqual(c[0]["ts"], B + 0)  # absolute µs, stream 7 first
+
+    def test_critical_path_answers(self):
+        """TA-6: None for an annotation no name contains and for an instance_id of another
+        type; else a path whose summary adds up to 100."""
+        a = self.analyzer()
+        self.assertIsNone(a.critical_path_analysis(0, "__absent__", 0))
+        self.assertIsNone(a.critical_path_analysis(0, "ProfilerStep", "one"))
+        g, ok = a.critical_path_analysis(0, "ProfilerStep", 0)
+        self.assertTrue(ok)
+        self.assertAlmostEqual(g.summary().sum(), 100.0)
+        self.assertEqual(len(g.critical_path_nodes), len(g.critical_path_edges_set) + 1)
+        out = a.overlay_critical_path_analysis(0, g, os.path.join(self.tmp, "cp"))
+        self.assertEqual(os.path.basename(out), "overlaid_critical_path_rank0.json.gz")
+        with gzip.open(out) as f:
+            ev = json.load(f)["traceEvents"]
+        marked = {i for i, e in enumerate(ev) if e.get("ph") == "X" and e.get("args", {}).get("critical") == 1}
+        self.assertEqual(len(marked), len(g.critical_path_events_set))
+
+
+class TestStragglers(Base):
+    def test_subset_of_steps(self):
+        """ST-1, ST-2: two ranks, steps 1..3 (3 is cut). The allreduce starts 5 µs late on
+        rank 1 in step 1 and on rank 0 in step 2 (durations differ across ranks, so the
+        spread is not 0): per step the latest rank straggles."""
+        for r, late in ((0, 2), (1, 1)):
+            ev = []
+            for step in (1, 2, 3):
+                t0 = B + 100 * (step - 1)
+                ev.append(host("ProfilerStep#%d" % step, "user_annotation", t0, 100))
+                ev.append(host("cudaLaunchKernel", "cuda_runtime", t0 + 1, 2, step))
+                start = t0 + 10 + (5 if step == late else 0)
+                ev.append(gpu("ncclKernel_AllReduce", "kernel", start, 20 + r, 20, step))
+            write(os.path.join(self.tmp, "two", "rank%d.json.gz" % r),
+                  {"distributedInfo": {"rank": r}, "traceEvents": ev})
+        a = self.analyzer(os.path.join(self.tmp, "two"))
+        self.assertEqual(a.get_profiler_steps(), [1, 2])
+        self.assertEqual(a.get_potential_stragglers(profiler_steps=[1], num_candidates=1), [1])
+        self.assertEqual(a.get_potential_stragglers(profiler_steps=[2, 7], num_candidates=-3), [0])
+        with self.assertRaises(ValueError):
+            a.get_potential_stragglers(profiler_steps=[9])
+
+
+class TestTraceDiff(Base):
+    def test_compare(self):
+        """TD-3..TD-6: the test trace drops the memcpy call and adds a second aten::mm."""
+        from hta_sqlite.trace_diff import DeviceType, LabeledTrace, TraceDiff
+
+        t = main_trace()
+        t["traceEvents"] = [e for e in t["traceEvents"] if e["name"] != "cudaMemcpyAsync"]
+        t["traceEvents"].append(host("aten::mm", "cpu_op", B + 20, 4))
+        write(os.path.join(self.tmp, "test", "rank0.json.gz"), t)
+        c = LabeledTrace(label="C", trace_dir=self.dir)
+        self.assertEqual((c.ranks(), c.iterations()), ([0], [1]))
+        cpu = c.extract_ops(device_type=DeviceType.CPU)
+        self.assertTrue((cpu["stream"] == -1).all())
+        # the step, aten::mm, 4 runtime calls and fwd (no stream: a host row for HTA too)
+        self.assertEqual(len(cpu), 7)
+        with self.assertRaises(ValueError):
+            c.extract_ops(rank="0")
+        with self.assertRaises(ValueError):
+            c.extract_ops(iteration=2)
+        df = TraceDiff.compare_traces(self.dir, os.path.join(self.tmp, "test"), device_type=DeviceType.CPU)
+        self.assertEqual(df.loc["aten::mm"].tolist(), [1, 3, 2, 7, 1, 4, "+"])
+        self.assertEqual(df.loc["cudaMemcpyAsync", "counts_change_categories"], "-")
+        d = TraceDiff.ops_diff(self.dir, os.path.join(self.tmp, "test"), device_type=DeviceType.CPU)
+        self.assertEqual(d["increased"], ["aten::mm"])
+        self.assertEqual(d["deleted"], ["cudaMemcpyAsync"])
+        with self.assertRaises(ValueError):
+            LabeledTrace(trace_dir=os.path.join(self.tmp, "absent"))
+        self.assertIsNone(TraceDiff.visualize_counts_diff(df, show_image=False))
+
+
+class TestPlots(Base):
+    def test_figure_looked_up_when_drawn(self):
+        """PLOT-2: one plotly.graph_objects.Figure per chart, looked up at call time; PLOT-1,
+        TA-5: without plotly the analysis still answers."""
+        import importlib
+        import types
+
+        from hta_sqlite.trace_diff import TraceDiff
+
+        made = []
+
+        class Fig:
+            def __init__(self, data=None):
+                made.append(data)
+
+            def update_layout(self, **kw):
+                pass
+
+            def show(self, **kw):
+                made.append("shown")
+
+        fake = types.SimpleNamespace(Figure=Fig, Bar=lambda **kw: ("bar", kw.get("name")))
+        real = importlib.import_module
+
+        def imp(name, *a):
+            if name == "plotly.graph_objects":
+                if fake is None:
+                    raise ImportError(name)
+                return fake
+            return real(name, *a)
+
+        import hta_sqlite._plots as plots
+
+        plots.importlib = types.SimpleNamespace(import_module=imp)
+        try:
+            df = TraceDiff.compare_traces(self.dir, self.dir)
+            TraceDiff.visualize_counts_diff(df, show_image=False)
+            self.assertEqual(made, [[("bar", "Control"), ("bar", "Test"), ("bar", "Difference")]])
+            fake = None
+            t = self.analyzer().get_temporal_breakdown(visualize=True)
+            self.assertEqual(len(t), 1)
+        finally:
+            plots.importlib = importlib
+
+
+if __name__ == "__main__":
+    sys.exit(unittest.main())
