@@ -46,7 +46,7 @@ static const struct {
     {"memory", hta_register_memory},
     {"critical_path", hta_register_critical_path},
     {"tb_stats", hta_register_tb_stats},
-    {"tb_views", hta_register_tb},
+    {"tb_views", hta_register_tb_views},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {

@@ -390,6 +390,7 @@ typedef struct hta_tvf_args {
   int64_t rank;
   double p[HTA_TVF_MAXPARAM];         /* parameter values, defaults applied, schema order */
   sqlite3_value *v[HTA_TVF_MAXPARAM]; /* HTA_PARAM_VALUE parameters: a copy, NULL if not given */
+  uint64_t col_used; /* SQLite's colUsed: bit i = column i is read (bit 63: any from 63 on) */
 } hta_tvf_args;
 
 typedef struct hta_tvf {
@@ -433,7 +434,7 @@ int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
 int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator views (tb_stats.c) */
-int hta_register_tb(sqlite3 *db);       /* the plugin's Overview, GPU summary, Distributed view */
+int hta_register_tb_views(sqlite3 *db); /* the plugin's Overview, GPU summary, Distributed view */
 int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */

@@ -94,10 +94,10 @@ static const char dcSchema[] =
 typedef struct dv_op {
   int64_t event_id, ts, end, ext;
   int has_ext;
-  int name;     /* tb_comm_names index */
-  size_t place; /* order of its External id's first event */
-  int step;     /* the first kept step of its step's name (DV-3, DV-5); -1: none */
-  hta_iv *rng;  /* ranges (DV-2), then as many transfer ranges (DV-4) */
+  char name[24]; /* the collective's name */
+  size_t place;  /* order of its External id's first event */
+  int step;      /* the first kept step of its step's name (DV-3, DV-5); -1: none */
+  hta_iv *rng;   /* ranges (DV-2), then as many transfer ranges (DV-4) */
   size_t nrng, caprng;
   int64_t bytes;
 } dv_op;
@@ -108,7 +108,7 @@ typedef struct dv_worker {
   int span;
   int has_comm;
   size_t nsteps;
-  tb_step *steps;   /* names and windows only */
+  tv_step *steps;   /* names and windows only */
   int64_t (*ov)[4]; /* per step: comp, ov, comm, |S| (DV-5) */
   dv_op *ops;
   size_t nops;
@@ -147,7 +147,7 @@ static int dvKeyCmp(const void *a, const void *b) {
 }
 
 /* DV-2: the operations of M, one per External id, with their ranges. */
-static int dvOps(const tb_model *m, dv_worker *w) {
+static int dvOps(const tv_model *m, dv_worker *w) {
   dv_key *key = 0;
   size_t n = 0, nk = 0, *last = 0;
   if (!m->nops || m->comm_libs == 3) return SQLITE_OK;
@@ -165,7 +165,7 @@ static int dvOps(const tb_model *m, dv_worker *w) {
     last[key[lo].i] = key[hi - 1].i;
   }
   for (size_t i = 0; i < m->nops; i++) {
-    const tb_comm_op *o;
+    const tv_comm_op *o;
     dv_op *op = &w->ops[n];
     if (last[i] == SIZE_MAX) continue;
     o = &m->ops[last[i]];
@@ -176,7 +176,7 @@ static int dvOps(const tb_model *m, dv_worker *w) {
     op->end = o->end;
     op->ext = o->ext;
     op->has_ext = o->has_ext;
-    op->name = o->name;
+    memcpy(op->name, o->name, sizeof op->name);
     HTA_PUSH(op->rng, op->nrng, op->caprng, 4, ((hta_iv){op->ts, op->end}), ops_oom);
   }
   w->nops = n;
@@ -186,7 +186,7 @@ static int dvOps(const tb_model *m, dv_worker *w) {
       if (w->ops[k].has_ext) key[nk++] = (dv_key){w->ops[k].ext, k};
     qsort(key, nk, sizeof *key, dvKeyCmp);
     for (size_t j = 0; j < m->ndev; j++) {
-      const tb_dev *d = &m->devs[j];
+      const tv_dev *d = &m->devs[j];
       dv_key probe = {d->ext, 0}, *hit;
       size_t lo = 0, hi = nk;
       if (!d->comm) continue;
@@ -293,30 +293,30 @@ static int dvBytes(sqlite3 *db, const hta_trace *t, dv_worker *w) {
 
 /* The views' inputs of trace T into W. */
 static int dvWorkerLoad(sqlite3 *db, const hta_trace *t, dv_worker *w) {
-  tb_model m;
+  tv_model m;
   hta_iv *both = 0;
-  int rc = tb_model_load(db, t, 0, &m);
+  int rc = tv_model_load(db, t, 0, &m);
   w->t = t;
   if (rc != SQLITE_OK) goto load_done;
-  w->has_comm = tb_has_comm(&m);
+  w->has_comm = tv_has_comm(&m);
   w->nsteps = m.nsteps;
   if (m.nsteps) {
-    int cr = tb_computation_role(&m);
+    int cr = tv_computation_role(&m);
     size_t nb;
     w->steps = sqlite3_malloc64(m.nsteps * sizeof *w->steps);
     w->ov = sqlite3_malloc64(m.nsteps * sizeof *w->ov);
-    both = sqlite3_malloc64((m.nrole[cr] + m.nrole[TB_COMM] + 1) * sizeof *both);
+    both = sqlite3_malloc64((m.nrole[cr] + m.nrole[TV_COMM] + 1) * sizeof *both);
     if (!w->steps || !w->ov || !both) {
       rc = SQLITE_NOMEM;
       goto load_done;
     }
     memcpy(w->steps, m.steps, m.nsteps * sizeof *w->steps);
-    nb = hta_iv_intersect(m.role[cr], m.nrole[cr], m.role[TB_COMM], m.nrole[TB_COMM], both);
+    nb = hta_iv_intersect(m.role[cr], m.nrole[cr], m.role[TV_COMM], m.nrole[TV_COMM], both);
     for (size_t i = 0; i < m.nsteps; i++) { /* DV-5 */
       int64_t s = m.steps[i].start, e = m.steps[i].end;
       w->ov[i][0] = hta_iv_clip_length(m.role[cr], m.nrole[cr], s, e);
       w->ov[i][1] = hta_iv_clip_length(both, nb, s, e);
-      w->ov[i][2] = hta_iv_clip_length(m.role[TB_COMM], m.nrole[TB_COMM], s, e);
+      w->ov[i][2] = hta_iv_clip_length(m.role[TV_COMM], m.nrole[TV_COMM], s, e);
       w->ov[i][3] = hta_sub_sat(e, s);
     }
   }
@@ -325,7 +325,7 @@ static int dvWorkerLoad(sqlite3 *db, const hta_trace *t, dv_worker *w) {
   if (rc == SQLITE_OK) rc = dvBytes(db, t, w);
 load_done:
   sqlite3_free(both);
-  tb_model_free(&m);
+  tv_model_free(&m);
   return rc;
 }
 
@@ -368,8 +368,8 @@ static int dvReserve(dv_worker *w) {
 
 /* The union lengths of the ranges and of the transfer ranges of W's operations
 ** selected by KEEP(op, arg) into *TOTAL and *TRANSFER (DV-5, DV-6). */
-static int dvUnion(const dv_worker *w, int (*keep)(const dv_op *, int), int arg, int64_t *total,
-                   int64_t *transfer) {
+static int dvUnion(const dv_worker *w, int (*keep)(const dv_op *, const void *), const void *arg,
+                   int64_t *total, int64_t *transfer) {
   size_t n = 0, nt = 0;
   hta_iv *a, *b;
   for (size_t k = 0; k < w->nops; k++)
@@ -393,8 +393,8 @@ static int dvUnion(const dv_worker *w, int (*keep)(const dv_op *, int), int arg,
   sqlite3_free(a);
   return SQLITE_OK;
 }
-static int dvKeepStep(const dv_op *op, int step) { return op->step == step; }
-static int dvKeepName(const dv_op *op, int name) { return op->name == name; }
+static int dvKeepStep(const dv_op *op, const void *step) { return op->step == *(const int *)step; }
+static int dvKeepName(const dv_op *op, const void *name) { return !strcmp(op->name, name); }
 
 static double dvUs(int64_t ns) { return (double)ns / 1000.0; }
 
@@ -433,7 +433,7 @@ static int dvOverlapRows(const dv_worker *w, hta_table *out) {
     int holds = 0;
     for (size_t k = 0; k < w->nops && !holds; k++) holds = w->ops[k].step == step;
     if (step < 0 && !holds) break; /* no operation without step: no such row */
-    rc = dvUnion(w, dvKeepStep, step, &total, &transfer);
+    rc = dvUnion(w, dvKeepStep, &step, &total, &transfer);
     if (rc != SQLITE_OK) break;
     if (!(row = hta_table_add_row(out))) return SQLITE_NOMEM;
     hta_cell_int(&row[DO_RANK], w->t->rank);
@@ -475,10 +475,10 @@ static int dvOpsRows(const dv_worker *w, hta_table *out) {
     int64_t calls = 0, bytes = 0, total, transfer;
     int seen = 0, rc;
     hta_cell *row;
-    for (size_t f = 0; f < k && !seen; f++) seen = w->ops[f].name == w->ops[k].name;
+    for (size_t f = 0; f < k && !seen; f++) seen = !strcmp(w->ops[f].name, w->ops[k].name);
     if (seen) continue;
     for (size_t f = k; f < w->nops; f++) {
-      if (w->ops[f].name != w->ops[k].name) continue;
+      if (strcmp(w->ops[f].name, w->ops[k].name)) continue;
       calls++;
       bytes = hta_add_sat(bytes, w->ops[f].bytes);
     }
@@ -486,7 +486,7 @@ static int dvOpsRows(const dv_worker *w, hta_table *out) {
     if (rc != SQLITE_OK) return rc;
     if (!(row = hta_table_add_row(out))) return SQLITE_NOMEM;
     hta_cell_int(&row[DC_RANK], w->t->rank);
-    hta_cell_static(&row[DC_NAME], tb_comm_names[w->ops[k].name]);
+    if (hta_cell_text(&row[DC_NAME], w->ops[k].name)) return SQLITE_NOMEM;
     hta_cell_int(&row[DC_CALLS], calls);
     hta_cell_int(&row[DC_BYTES], bytes);
     hta_cell_double(&row[DC_TOTAL], dvUs(total));

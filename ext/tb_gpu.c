@@ -5,7 +5,8 @@
 **
 **   SELECT device, gpu_utilization, sm_efficiency, achieved_occupancy FROM hta_gpu_metrics;
 **
-** No parameters. Columns (then `job`): rank, device, gpu_utilization, sm_efficiency,
+** Parameter (HIDDEN): plugin_quirks (0): tb_tree.h's TB_Q_* bits for the two tensor-core
+** columns (127: the plugin's own rules). Columns (then `job`): rank, device, gpu_utilization, sm_efficiency,
 ** achieved_occupancy, tensor_core_kernel_pct, tensor_core_eligible_pct,
 ** kernel_time_us, window_us, name, memory_bytes, compute_capability, kernels,
 ** window_start_us, window_end_us, trace_id.
@@ -33,13 +34,22 @@
 **  6. name, memory_bytes and compute_capability ("major.minor") come from the
 **     trace's deviceProperties entry at list position = the GPU id (as the plugin
 **     reads it; NULL when the list is shorter); kernels = the GPU's kernel events.
-**  7. tensor_core_kernel_pct and tensor_core_eligible_pct need the plugin's operator
-**     tree: NULL here.
+**  7. tensor_core_kernel_pct (per GPU) and tensor_core_eligible_pct (the file's, on
+**     each of its rows), from the plugin's operator tree (tb_tree.c: tb_tc_compute,
+**     with plugin_quirks): 100 * the time of the tensor-core kernels launched under
+**     operators on the GPU / the time of all kernels launched under operators on it
+**     (0 when that is 0, NULL when no kernel of the file hangs under an operator);
+**     100 * the kernel time of the lowest eligible operators / that of every operator
+**     (0 when that is 0). They do not depend on the window. The tree is built only
+**     when the statement reads one of the two (TVF-7): the other columns stay cheap.
+**  8. plugin_quirks not an integer from 0 to 127: "hta_gpu_metrics: plugin_quirks must
+**     be an integer from 0 to 127".
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "tb_model.h"
+#include "tb_tree.h" /* the tensor-core figures (GM-7) */
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
@@ -61,12 +71,16 @@ SQLITE_EXTENSION_INIT3
 #define GM_WEND 14
 #define GM_TRACE_ID 15
 #define GM_NVISIBLE 16
+#define GM_P_QUIRKS 0
 static const char gmSchema[] =
     "CREATE TABLE x(rank INTEGER, device INTEGER, gpu_utilization REAL, sm_efficiency REAL,"
     " achieved_occupancy REAL, tensor_core_kernel_pct REAL, tensor_core_eligible_pct REAL,"
     " kernel_time_us REAL, window_us REAL, name TEXT, memory_bytes INTEGER,"
     " compute_capability TEXT, kernels INTEGER, window_start_us REAL, window_end_us REAL,"
-    " trace_id INTEGER)";
+    " trace_id INTEGER, plugin_quirks HIDDEN)";
+static const hta_param gmParams[] = {
+    {"plugin_quirks", 0, 0.0, 0.0, (double)TB_Q_ALL, "an integer from 0 to 127"},
+};
 
 /* A kernel start or end for the sweep of GM-4. */
 typedef struct gm_point {
@@ -92,7 +106,7 @@ typedef struct gm_gpu {
   int64_t occ_time;
 } gm_gpu;
 
-static int gmFigures(const tb_dev *const *k, size_t n, int64_t ws, int64_t we, gm_gpu *g,
+static int gmFigures(const tv_dev *const *k, size_t n, int64_t ws, int64_t we, gm_gpu *g,
                      hta_iv *iv, gm_point *pt) {
   size_t np = 0, nm;
   memset(g, 0, sizeof *g);
@@ -130,7 +144,7 @@ static int gmFigures(const tb_dev *const *k, size_t n, int64_t ws, int64_t we, g
 }
 
 static int gmDevCmp(const void *a, const void *b) {
-  const tb_dev *x = *(const tb_dev *const *)a, *y = *(const tb_dev *const *)b;
+  const tv_dev *x = *(const tv_dev *const *)a, *y = *(const tv_dev *const *)b;
   if (x->device != y->device) return x->device < y->device ? -1 : 1;
   return x < y ? -1 : x > y; /* TV-1 order within a GPU */
 }
@@ -160,19 +174,36 @@ static int gmProperties(sqlite3_stmt *q, const hta_trace *t, int64_t device, hta
 typedef struct gm_ctx {
   sqlite3 *db;
   hta_table *out;
+  int quirks;  /* TB_Q_* bits for the tensor-core figures */
+  int need_tc; /* a tensor-core column is read (GM-7) */
 } gm_ctx;
 
-static int gmTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t origin) {
+/* GM-7: the tensor-core columns of the row of DEVICE. */
+static void gmTensorCores(const tb_tc *tc, int64_t device, hta_cell *row) {
+  for (int i = 0; tc->has_op_kernels && i < tc->ngpu; i++) {
+    if (tc->gpu[i].device != device) continue;
+    hta_cell_double(&row[GM_TC_KERNEL],
+                    tc->gpu[i].kernel_ns
+                        ? 100.0 * ((double)tc->gpu[i].tc_ns / (double)tc->gpu[i].kernel_ns)
+                        : 0.0);
+  }
+  hta_cell_double(&row[GM_TC_ELIGIBLE],
+                  tc->op_ns ? 100.0 * ((double)tc->eligible_ns / (double)tc->op_ns) : 0.0);
+}
+
+static int gmTrace(void *ctx, const hta_trace *t, const tv_model *m, int64_t origin) {
   gm_ctx *c = ctx;
-  const tb_dev **k = 0;
+  const tv_dev **k = 0;
   hta_iv *iv = 0;
   gm_point *pt = 0;
   sqlite3_stmt *q = 0;
   size_t n = 0;
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, has_tc = 0;
+  tb_tc tc;
   int64_t ws = 0, we = 0;
+  memset(&tc, 0, sizeof tc); /* gm_done frees it */
   if (m->nsteps) ws = m->steps[0].start, we = m->steps[m->nsteps - 1].end;
-  for (size_t j = 0; j < m->ndev; j++) n += m->devs[j].kind == TB_KERNEL && m->devs[j].has_device;
+  for (size_t j = 0; j < m->ndev; j++) n += m->devs[j].kind == TV_KERNEL && m->devs[j].has_device;
   if (!n) return SQLITE_OK;
   k = sqlite3_malloc64(n * sizeof *k);
   iv = sqlite3_malloc64(n * sizeof *iv);
@@ -183,8 +214,16 @@ static int gmTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t ori
   }
   n = 0;
   for (size_t j = 0; j < m->ndev; j++)
-    if (m->devs[j].kind == TB_KERNEL && m->devs[j].has_device) k[n++] = &m->devs[j];
+    if (m->devs[j].kind == TV_KERNEL && m->devs[j].has_device) k[n++] = &m->devs[j];
   qsort(k, n, sizeof *k, gmDevCmp);
+  if (c->need_tc) { /* GM-7: the operator tree, only when read */
+    tb_tree tr;
+    rc = tb_tree_load(c->db, t, c->quirks, 0, &tr);
+    if (rc == SQLITE_OK) rc = tb_tc_compute(&tr, &tc);
+    tb_tree_free(&tr);
+    has_tc = rc == SQLITE_OK;
+    if (rc != SQLITE_OK) goto gm_done;
+  }
   rc = hta_prepare(c->db, t->schema,
                    "SELECT json_extract(p, '$.name'), json_extract(p, '$.totalGlobalMem'),"
                    " json_extract(p, '$.computeMajor') || '.' || json_extract(p, '$.computeMinor')"
@@ -219,9 +258,11 @@ static int gmTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t ori
     }
     hta_cell_int(&row[GM_KERNELS], (int64_t)(hi - lo));
     hta_cell_int(&row[GM_TRACE_ID], t->trace_id);
+    if (has_tc) gmTensorCores(&tc, k[lo]->device, row);
     rc = gmProperties(q, t, k[lo]->device, row);
   }
 gm_done:
+  tb_tc_free(&tc);
   sqlite3_finalize(q);
   sqlite3_free(k);
   sqlite3_free(iv);
@@ -230,9 +271,10 @@ gm_done:
 }
 
 static int gmRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
-  gm_ctx c = {db, out};
+  gm_ctx c = {db, out, (int)a->p[GM_P_QUIRKS],
+              (a->col_used >> GM_TC_KERNEL & 1) || (a->col_used >> GM_TC_ELIGIBLE & 1)};
   (void)pzErr;
-  return tb_foreach(db, a, TB_LOAD_KERNEL_ARGS, gmTrace, &c);
+  return tv_foreach(db, a, TV_LOAD_KERNEL_ARGS, gmTrace, &c);
 }
 
 const hta_tvf hta_gpu_metrics_tvf = {
@@ -240,7 +282,7 @@ const hta_tvf hta_gpu_metrics_tvf = {
     .schema = gmSchema,
     .nvisible = GM_NVISIBLE,
     .rank_col = GM_RANK,
-    .nparam = 0,
-    .params = 0,
+    .nparam = 1,
+    .params = gmParams,
     .run = gmRun,
 };

@@ -2,7 +2,7 @@
 ** tb_overview.c: the Overview of the PyTorch TensorBoard profiler plugin: each
 ** step's time split into the eight roles, and their means over the steps (its "Step
 ** Time Breakdown" and "Execution Summary"), over the model of tb_steps.c (TV-n).
-** Also registers the plugin-view family (hta_register_tb).
+** Also registers the plugin-view family (hta_register_tb_views).
 **
 **   SELECT step, kernel_us, dataloader_us, total_us FROM hta_step_time_breakdown;
 **   SELECT role, mean_us, percentage FROM hta_execution_summary WHERE rank = 0 AND shown;
@@ -71,15 +71,15 @@ static double ovRelUs(int64_t ts, int64_t origin) {
   return (double)hta_sub_sat(ts, origin) / 1000.0;
 }
 
-static int sbTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t origin) {
+static int sbTrace(void *ctx, const hta_trace *t, const tv_model *m, int64_t origin) {
   hta_table *out = ctx;
   for (size_t i = 0; i < m->nsteps; i++) {
-    const tb_step *s = &m->steps[i];
+    const tv_step *s = &m->steps[i];
     hta_cell *row = hta_table_add_row(out);
     if (!row) return SQLITE_NOMEM;
     hta_cell_int(&row[SB_RANK], t->rank);
     if (hta_cell_text(&row[SB_STEP], s->name)) return SQLITE_NOMEM;
-    for (int r = 0; r < TB_NROLE; r++) hta_cell_double(&row[SB_COST + r], ovUs(s->cost[r]));
+    for (int r = 0; r < TV_NROLE; r++) hta_cell_double(&row[SB_COST + r], ovUs(s->cost[r]));
     hta_cell_double(&row[SB_TOTAL], ovUs(hta_sub_sat(s->end, s->start)));
     hta_cell_int(&row[SB_POS], (int64_t)i);
     hta_cell_double(&row[SB_START], ovRelUs(s->start, origin));
@@ -98,31 +98,31 @@ static int sbTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t ori
 
 static int sbRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return tb_foreach(db, a, 0, sbTrace, out);
+  return tv_foreach(db, a, 0, sbTrace, out);
 }
 
-static int esTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t origin) {
+static int esTrace(void *ctx, const hta_trace *t, const tv_model *m, int64_t origin) {
   hta_table *out = ctx;
-  int64_t sum[TB_NROLE + 1] = {0}; /* the roles, then the windows */
+  int64_t sum[TV_NROLE + 1] = {0}; /* the roles, then the windows */
   (void)origin;
   if (!m->nsteps) return SQLITE_OK; /* OV-1 */
   for (size_t i = 0; i < m->nsteps; i++) {
-    for (int r = 0; r < TB_NROLE; r++) sum[r] = hta_add_sat(sum[r], m->steps[i].cost[r]);
-    sum[TB_NROLE] = hta_add_sat(sum[TB_NROLE], hta_sub_sat(m->steps[i].end, m->steps[i].start));
+    for (int r = 0; r < TV_NROLE; r++) sum[r] = hta_add_sat(sum[r], m->steps[i].cost[r]);
+    sum[TV_NROLE] = hta_add_sat(sum[TV_NROLE], hta_sub_sat(m->steps[i].end, m->steps[i].start));
   }
-  for (int r = 0; r <= TB_NROLE; r++) {
+  for (int r = 0; r <= TV_NROLE; r++) {
     hta_cell *row = hta_table_add_row(out);
     int shown = 1;
     if (!row) return SQLITE_NOMEM;
-    if (r == TB_KERNEL || r == TB_MEMCPY || r == TB_MEMSET || r == TB_RUNTIME)
-      shown = tb_shows_gpu(m);
-    else if (r == TB_COMM) shown = tb_has_comm(m);
+    if (r == TV_KERNEL || r == TV_MEMCPY || r == TV_MEMSET || r == TV_RUNTIME)
+      shown = tv_shows_gpu(m);
+    else if (r == TV_COMM) shown = tv_has_comm(m);
     hta_cell_int(&row[ES_RANK], t->rank);
-    hta_cell_static(&row[ES_ROLE], r < TB_NROLE ? tb_role_names[r] : "Average Step Time");
+    hta_cell_static(&row[ES_ROLE], r < TV_NROLE ? tv_role_names[r] : "Average Step Time");
     hta_cell_double(&row[ES_MEAN], (double)sum[r] / (double)m->nsteps / 1000.0);
-    if (sum[TB_NROLE] != 0)
+    if (sum[TV_NROLE] != 0)
       hta_cell_double(&row[ES_PCT],
-                      r < TB_NROLE ? 100.0 * ((double)sum[r] / (double)sum[TB_NROLE]) : 100.0);
+                      r < TV_NROLE ? 100.0 * ((double)sum[r] / (double)sum[TV_NROLE]) : 100.0);
     hta_cell_int(&row[ES_SHOWN], shown);
     hta_cell_int(&row[ES_STEPS], (int64_t)m->nsteps);
     hta_cell_int(&row[ES_TRACE_ID], t->trace_id);
@@ -132,7 +132,7 @@ static int esTrace(void *ctx, const hta_trace *t, const tb_model *m, int64_t ori
 
 static int esRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return tb_foreach(db, a, 0, esTrace, out);
+  return tv_foreach(db, a, 0, esTrace, out);
 }
 
 static const hta_tvf hta_step_time_breakdown_tvf = {
@@ -155,7 +155,7 @@ static const hta_tvf hta_execution_summary_tvf = {
     .run = esRun,
 };
 
-int hta_register_tb(sqlite3 *db) {
+int hta_register_tb_views(sqlite3 *db) {
   static const hta_tvf *const defs[] = {
       &hta_step_time_breakdown_tvf, &hta_execution_summary_tvf,    &hta_gpu_metrics_tvf,
       &hta_distributed_overlap_tvf, &hta_distributed_comm_ops_tvf,

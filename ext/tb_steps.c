@@ -69,17 +69,13 @@
 #include <string.h>
 
 #include "tb_model.h"
+#include "tb_tree.h" /* tb_name_flags: the plugin's name rules */
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
 
-const char *const tb_role_names[TB_NROLE] = {
+const char *const tv_role_names[TV_NROLE] = {
     "Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other",
-};
-
-const char *const tb_comm_names[TB_NCOMM_NAMES] = {
-    "nccl:broadcast", "nccl:reduce", "nccl:all_reduce", "nccl:all_gather", "nccl:reduce_scatter",
-    "gloo:broadcast", "gloo:reduce", "gloo:all_reduce", "gloo:all_gather", "gloo:reduce_scatter",
 };
 
 /* ---------------------------------------------------------------- categories and names */
@@ -87,12 +83,12 @@ const char *const tb_comm_names[TB_NCOMM_NAMES] = {
 /* What a category is to the plugin (TV-1). */
 enum { TT_NONE, TT_OP, TT_ANN, TT_PY, TT_RT, TT_KERNEL, TT_MEMCPY, TT_MEMSET };
 
-typedef struct tb_cat {
+typedef struct tv_cat {
   int64_t id;
   int type;
-} tb_cat;
+} tv_cat;
 
-static int tbCatType(const char *name) {
+static int tvCatType(const char *name) {
   static const struct {
     const char *name;
     int type;
@@ -122,28 +118,27 @@ static int tbCatType(const char *name) {
 /* What a name is to the plugin: a step, a data-loading call or an operation. */
 enum { TN_STEP = 1, TN_DATALOADER, TN_COMM };
 
-typedef struct tb_name {
+typedef struct tv_name {
   int64_t id;
   int cls;
-  int comm; /* TN_COMM: index into tb_comm_names */
-  char step[32];
-} tb_name;
+  char text[32]; /* TN_STEP: the step's name; TN_COMM: the collective's */
+} tv_name;
 
-typedef struct tb_names {
-  tb_cat *cats;
+typedef struct tv_names {
+  tv_cat *cats;
   size_t ncat;
-  tb_name *names;
+  tv_name *names;
   size_t nname;
-} tb_names;
+} tv_names;
 
-static int tbIdCmp(const void *a, const void *b) {
+static int tvIdCmp(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b; /* both structs start with id */
   return x < y ? -1 : x > y;
 }
 
 /* TV-3: the step name of "ProfilerStep#<text>": the integer printed back, as Python's
 ** str(int(text)) (spaces and a sign allowed), else the text itself, cut to fit. */
-static void tbStepName(const char *s, char out[32]) {
+static void tvStepName(const char *s, char out[32]) {
   const char *p = strchr(s, '#') + 1, *q = p;
   size_t n = strcspn(p, "#");
   int neg = 0;
@@ -162,51 +157,47 @@ static void tbStepName(const char *s, char out[32]) {
   }
 }
 
-static void tbNamesFree(tb_names *nm) {
+static void tvNamesFree(tv_names *nm) {
   sqlite3_free(nm->cats);
   sqlite3_free(nm->names);
   memset(nm, 0, sizeof *nm);
 }
 
-/* Reads the categories the plugin knows and the names it treats apart. */
-static int tbNamesLoad(sqlite3 *db, const char *schema, tb_names *nm) {
+/* Reads the categories the plugin knows and the names it treats apart (tb_rules.c's
+** rules: steps, data loading, the ten collectives). */
+static int tvNamesLoad(sqlite3 *db, const char *schema, tv_names *nm) {
   sqlite3_stmt *st = 0;
   size_t capc = 0, capn = 0;
-  int32_t ids[TB_NCOMM_NAMES];
   int rc;
   memset(nm, 0, sizeof *nm);
   rc = hta_prepare(db, schema, "SELECT category_id, name FROM $S.category", &st);
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-    tb_cat c = {sqlite3_column_int64(st, 0), tbCatType((const char *)sqlite3_column_text(st, 1))};
+    tv_cat c = {sqlite3_column_int64(st, 0), tvCatType((const char *)sqlite3_column_text(st, 1))};
     if (c.type != TT_NONE) HTA_PUSH(nm->cats, nm->ncat, capc, 16, c, names_oom);
     rc = SQLITE_OK;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   sqlite3_finalize(st);
   st = 0;
-  if (rc == SQLITE_OK) rc = hta_string_ids(db, schema, tb_comm_names, TB_NCOMM_NAMES, ids);
-  for (int i = 0; rc == SQLITE_OK && i < TB_NCOMM_NAMES; i++) {
-    tb_name n = {ids[i], TN_COMM, i, ""};
-    if (ids[i] >= 0) HTA_PUSH(nm->names, nm->nname, capn, 16, n, names_oom);
-  }
   if (rc == SQLITE_OK)
     rc = hta_prepare(
         db, schema,
         "SELECT string_id, value FROM $S.string WHERE value GLOB 'ProfilerStep#*'"
-        " OR value GLOB 'enumerate(DataLoader)#*' OR value GLOB 'enumerate(DataPipe)#*'",
+        " OR value GLOB 'enumerate(Data*' OR value GLOB 'nccl:*' OR value GLOB 'gloo:*'",
         &st);
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     const char *v = (const char *)sqlite3_column_text(st, 1);
-    size_t len = v ? strlen(v) : 0;
-    tb_name n = {sqlite3_column_int64(st, 0), 0, 0, ""};
+    int f = tb_name_flags(v);
+    tv_name n = {sqlite3_column_int64(st, 0), 0, ""};
     rc = SQLITE_OK;
-    if (!v) continue;
-    if (v[0] == 'P') {
+    if (f & TB_N_STEP) {
       n.cls = TN_STEP;
-      tbStepName(v, n.step);
-    } else if (!strncmp(v, "enumerate(DataPipe)#", 20) ||
-               (len >= 31 && !strcmp(v + len - 9, ".__next__"))) {
-      n.cls = TN_DATALOADER; /* or enumerate(DataLoader)#...__next__ (22 + 9 chars) */
+      tvStepName(v, n.text);
+    } else if (f & TB_N_DATALOADER) {
+      n.cls = TN_DATALOADER;
+    } else if (f & TB_N_COMM) {
+      n.cls = TN_COMM;
+      sqlite3_snprintf(sizeof n.text, n.text, "%s", v);
     } else {
       continue;
     }
@@ -214,26 +205,26 @@ static int tbNamesLoad(sqlite3 *db, const char *schema, tb_names *nm) {
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   sqlite3_finalize(st);
-  if (nm->ncat) qsort(nm->cats, nm->ncat, sizeof *nm->cats, tbIdCmp);
-  if (nm->nname) qsort(nm->names, nm->nname, sizeof *nm->names, tbIdCmp);
+  if (nm->ncat) qsort(nm->cats, nm->ncat, sizeof *nm->cats, tvIdCmp);
+  if (nm->nname) qsort(nm->names, nm->nname, sizeof *nm->names, tvIdCmp);
   return rc;
 names_oom:
   sqlite3_finalize(st);
   return SQLITE_NOMEM;
 }
 
-static int tbCatOf(const tb_names *nm, int64_t id) {
-  const tb_cat *c = bsearch(&id, nm->cats, nm->ncat, sizeof *c, tbIdCmp);
+static int tvCatOf(const tv_names *nm, int64_t id) {
+  const tv_cat *c = bsearch(&id, nm->cats, nm->ncat, sizeof *c, tvIdCmp);
   return c ? c->type : TT_NONE;
 }
 
-static const tb_name *tbNameOf(const tb_names *nm, int64_t id) {
-  return nm->nname ? bsearch(&id, nm->names, nm->nname, sizeof *nm->names, tbIdCmp) : 0;
+static const tv_name *tvNameOf(const tv_names *nm, int64_t id) {
+  return nm->nname ? bsearch(&id, nm->names, nm->nname, sizeof *nm->names, tvIdCmp) : 0;
 }
 
 /* ", "-joined ids of the categories of TYPE (or of the operation names), "-1" when
 ** none: inlined into the scan's SQL (integers only). */
-static char *tbIdList(const tb_names *nm, int type) {
+static char *tvIdList(const tv_names *nm, int type) {
   sqlite3_str *s = sqlite3_str_new(0);
   int n = 0;
   if (type >= 0) {
@@ -251,46 +242,46 @@ static char *tbIdList(const tb_names *nm, int type) {
 
 /* ---------------------------------------------------------------- loading */
 
-static int tbTsSeqCmp(int64_t ta, int64_t sa, int64_t tb, int64_t sb) {
+static int tvTsSeqCmp(int64_t ta, int64_t sa, int64_t tb, int64_t sb) {
   if (ta != tb) return ta < tb ? -1 : 1;
   return sa < sb ? -1 : sa > sb;
 }
-static int tbDevCmp(const void *a, const void *b) {
-  const tb_dev *x = a, *y = b;
-  return tbTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
+static int tvDevCmp(const void *a, const void *b) {
+  const tv_dev *x = a, *y = b;
+  return tvTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
 }
-static int tbRtCmp(const void *a, const void *b) {
-  const tb_rt *x = a, *y = b;
-  return tbTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
+static int tvRtCmp(const void *a, const void *b) {
+  const tv_rt *x = a, *y = b;
+  return tvTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
 }
-static int tbOpCmp(const void *a, const void *b) {
-  const tb_comm_op *x = a, *y = b;
-  return tbTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
+static int tvOpCmp(const void *a, const void *b) {
+  const tv_comm_op *x = a, *y = b;
+  return tvTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
 }
 
 /* A step candidate with its seq, for sorting (TV-3). */
-typedef struct tb_cand {
-  tb_step s;
+typedef struct tv_cand {
+  tv_step s;
   int64_t seq;
-} tb_cand;
-static int tbCandCmp(const void *a, const void *b) {
-  const tb_cand *x = a, *y = b;
-  return tbTsSeqCmp(x->s.host_start, x->seq, y->s.host_start, y->seq);
+} tv_cand;
+static int tvCandCmp(const void *a, const void *b) {
+  const tv_cand *x = a, *y = b;
+  return tvTsSeqCmp(x->s.host_start, x->seq, y->s.host_start, y->seq);
 }
 
 /* The scan's scratch: capacities, step candidates, the TV-3 fallback span. */
-typedef struct tb_load {
-  size_t cap_role[TB_NLIST], cap_dev, cap_rt, cap_op, cap_cand;
-  tb_cand *cands;
+typedef struct tv_load {
+  size_t cap_role[TV_NLIST], cap_dev, cap_rt, cap_op, cap_cand;
+  tv_cand *cands;
   size_t ncand;
   int64_t cpu_min, cpu_max;
   int has_cpu;
-} tb_load;
+} tv_load;
 
 /* The scan's SQL: the rows of TV-1 with the External id of TV-2 (read from args only
 ** for kernels and operations, KCATS and COMMS: integer id lists) and, with
-** TB_LOAD_KERNEL_ARGS, each kernel's blocks per SM and occupancy. */
-static char *tbScanSql(const char *kcats, const char *comms, int flags) {
+** TV_LOAD_KERNEL_ARGS, each kernel's blocks per SM and occupancy. */
+static char *tvScanSql(const char *kcats, const char *comms, int flags) {
   sqlite3_str *s = sqlite3_str_new(0);
   sqlite3_str_appendf(s,
                       "SELECT e.category_id, e.name_id, e.ts, e.dur, e.correlation,"
@@ -299,7 +290,7 @@ static char *tbScanSql(const char *kcats, const char *comms, int flags) {
                       "  THEN json_extract(e.args, '$.\"external id\"') ELSE e.external_id END,"
                       " e.device, e.seq, e.event_id",
                       kcats, comms);
-  if (flags & TB_LOAD_KERNEL_ARGS)
+  if (flags & TV_LOAD_KERNEL_ARGS)
     sqlite3_str_appendf(s,
                         ", CASE WHEN e.category_id IN (%s)"
                         "  THEN json_extract(e.args, '$.\"blocks per SM\"') END,"
@@ -313,10 +304,10 @@ static char *tbScanSql(const char *kcats, const char *comms, int flags) {
 }
 
 /* One host row (operator, annotation, python) of the scan. */
-static int tbHostRow(sqlite3_stmt *st, const tb_names *nm, int type, hta_iv iv, int64_t seq,
-                     int64_t ext, int has_ext, tb_model *m, tb_load *L) {
-  const tb_name *n = tbNameOf(nm, sqlite3_column_int64(st, 1));
-  int cls = n ? n->cls : 0, role = TB_CPU_EXEC;
+static int tvHostRow(sqlite3_stmt *st, const tv_names *nm, int type, hta_iv iv, int64_t seq,
+                     int64_t ext, int has_ext, tv_model *m, tv_load *L) {
+  const tv_name *n = tvNameOf(nm, sqlite3_column_int64(st, 1));
+  int cls = n ? n->cls : 0, role = TV_CPU_EXEC;
   if (type == TT_PY && cls != TN_COMM) cls = 0;           /* python: never a step or data loading */
   if (type == TT_OP || type == TT_PY || cls == TN_STEP) { /* TV-3: the fallback span */
     if (!L->has_cpu || iv.start < L->cpu_min) L->cpu_min = iv.start;
@@ -324,9 +315,9 @@ static int tbHostRow(sqlite3_stmt *st, const tb_names *nm, int type, hta_iv iv, 
     L->has_cpu = 1;
   }
   if (cls == TN_STEP) {
-    tb_cand c;
+    tv_cand c;
     memset(&c, 0, sizeof c);
-    memcpy(c.s.name, n->step, sizeof c.s.name);
+    memcpy(c.s.name, n->text, sizeof c.s.name);
     c.s.event_id = sqlite3_column_int64(st, 8);
     c.s.host_start = iv.start;
     c.s.host_end = iv.end;
@@ -334,11 +325,12 @@ static int tbHostRow(sqlite3_stmt *st, const tb_names *nm, int type, hta_iv iv, 
     HTA_PUSH(L->cands, L->ncand, L->cap_cand, 16, c, host_oom);
     return SQLITE_OK;
   }
-  if (cls == TN_DATALOADER) role = TB_DATALOADER;
+  if (cls == TN_DATALOADER) role = TV_DATALOADER;
   if (cls == TN_COMM) {
-    tb_comm_op op = {sqlite3_column_int64(st, 8), seq, iv.start, iv.end, ext, has_ext, n->comm};
-    role = TB_COMM;
-    m->comm_libs |= n->comm < TB_NCOMM_NAMES / 2 ? 1 : 2;
+    tv_comm_op op = {sqlite3_column_int64(st, 8), seq, iv.start, iv.end, ext, has_ext, ""};
+    memcpy(op.name, n->text, sizeof op.name);
+    role = TV_COMM;
+    m->comm_libs |= n->text[0] == 'n' ? 1 : 2; /* nccl: or gloo: */
     HTA_PUSH(m->ops, m->nops, L->cap_op, 16, op, host_oom);
   }
   HTA_PUSH(m->role[role], m->nrole[role], L->cap_role[role], 64, iv, host_oom);
@@ -348,10 +340,10 @@ host_oom:
 }
 
 /* One device row (kernel, memcpy, memset) of the scan; kernels get their role once
-** the operations are known (tbKernelRoles). */
-static int tbDevRow(sqlite3_stmt *st, int type, int flags, hta_iv iv, int64_t seq, int64_t corr,
-                    int64_t ext, int has_ext, tb_model *m, tb_load *L) {
-  tb_dev d;
+** the operations are known (tvKernelRoles). */
+static int tvDevRow(sqlite3_stmt *st, int type, int flags, hta_iv iv, int64_t seq, int64_t corr,
+                    int64_t ext, int has_ext, tv_model *m, tv_load *L) {
+  tv_dev d;
   memset(&d, 0, sizeof d);
   d.ts = iv.start;
   d.end = iv.end;
@@ -360,16 +352,16 @@ static int tbDevRow(sqlite3_stmt *st, int type, int flags, hta_iv iv, int64_t se
   d.ext = ext;
   d.has_ext = (unsigned char)has_ext;
   d.rt = -1;
-  d.kind = type == TT_KERNEL ? TB_KERNEL : type == TT_MEMCPY ? TB_MEMCPY : TB_MEMSET;
+  d.kind = type == TT_KERNEL ? TV_KERNEL : type == TT_MEMCPY ? TV_MEMCPY : TV_MEMSET;
   d.has_device = (unsigned char)hta_value_int64(sqlite3_column_value(st, 6), &d.device);
-  if ((flags & TB_LOAD_KERNEL_ARGS) && type == TT_KERNEL) {
+  if ((flags & TV_LOAD_KERNEL_ARGS) && type == TT_KERNEL) {
     int t9 = sqlite3_column_type(st, 9), t10 = sqlite3_column_type(st, 10);
     if (t9 == SQLITE_INTEGER || t9 == SQLITE_FLOAT)
       d.bps = sqlite3_column_double(st, 9), d.has_bps = 1;
     if (t10 == SQLITE_INTEGER || t10 == SQLITE_FLOAT)
       d.occ = sqlite3_column_double(st, 10), d.has_occ = 1;
   }
-  if (d.kind != TB_KERNEL)
+  if (d.kind != TV_KERNEL)
     HTA_PUSH(m->role[d.kind], m->nrole[d.kind], L->cap_role[d.kind], 64, iv, dev_oom);
   HTA_PUSH(m->devs, m->ndev, L->cap_dev, 64, d, dev_oom);
   return SQLITE_OK;
@@ -378,11 +370,11 @@ dev_oom:
 }
 
 /* One scan of trace T's rows (TV-1) into M and L. */
-static int tbScan(sqlite3 *db, const hta_trace *t, const tb_names *nm, int flags, tb_model *m,
-                  tb_load *L) {
+static int tvScan(sqlite3 *db, const hta_trace *t, const tv_names *nm, int flags, tv_model *m,
+                  tv_load *L) {
   sqlite3_stmt *st = 0;
-  char *kcats = tbIdList(nm, TT_KERNEL), *comms = tbIdList(nm, -1);
-  char *sql = kcats && comms ? tbScanSql(kcats, comms, flags) : 0;
+  char *kcats = tvIdList(nm, TT_KERNEL), *comms = tvIdList(nm, -1);
+  char *sql = kcats && comms ? tvScanSql(kcats, comms, flags) : 0;
   int rc = sql ? hta_prepare(db, t->schema, sql, &st) : SQLITE_NOMEM;
   sqlite3_free(sql);
   sqlite3_free(kcats);
@@ -391,7 +383,7 @@ static int tbScan(sqlite3 *db, const hta_trace *t, const tb_names *nm, int flags
   sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));
   sqlite3_bind_int64(st, 2, hta_trace_last_id(t->trace_id));
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    int type = tbCatOf(nm, sqlite3_column_int64(st, 0)), has_ext;
+    int type = tvCatOf(nm, sqlite3_column_int64(st, 0)), has_ext;
     int64_t ts, dur, seq, corr = INT64_MIN, ext = 0;
     if (type == TT_NONE) continue;
     ts = sqlite3_column_int64(st, 2);
@@ -401,15 +393,15 @@ static int tbScan(sqlite3 *db, const hta_trace *t, const tb_names *nm, int flags
     has_ext = hta_value_int64(sqlite3_column_value(st, 5), &ext);
     if (sqlite3_column_type(st, 4) != SQLITE_NULL) corr = sqlite3_column_int64(st, 4);
     if (type == TT_OP || type == TT_ANN || type == TT_PY) {
-      rc = tbHostRow(st, nm, type, iv, seq, ext, has_ext, m, L);
+      rc = tvHostRow(st, nm, type, iv, seq, ext, has_ext, m, L);
     } else if (type == TT_RT) {
-      tb_rt r = {ts, iv.end, seq, corr, INT64_MAX, INT64_MIN, 0, 0};
-      HTA_PUSH(m->role[TB_RUNTIME], m->nrole[TB_RUNTIME], L->cap_role[TB_RUNTIME], 64, iv,
+      tv_rt r = {ts, iv.end, seq, corr, INT64_MAX, INT64_MIN, 0, 0};
+      HTA_PUSH(m->role[TV_RUNTIME], m->nrole[TV_RUNTIME], L->cap_role[TV_RUNTIME], 64, iv,
                scan_oom);
       HTA_PUSH(m->rts, m->nrt, L->cap_rt, 64, r, scan_oom);
       rc = SQLITE_OK;
     } else {
-      rc = tbDevRow(st, type, flags, iv, seq, corr, ext, has_ext, m, L);
+      rc = tvDevRow(st, type, flags, iv, seq, corr, ext, has_ext, m, L);
     }
     if (rc != SQLITE_OK) break;
   }
@@ -423,32 +415,32 @@ scan_oom:
 /* ---------------------------------------------------------------- launches and roles */
 
 /* A runtime call's key for TV-2: sorted by (corr, ts, seq). */
-typedef struct tb_rtkey {
+typedef struct tv_rtkey {
   int64_t corr, ts, seq;
-  size_t i; /* index in tb_model.rts (TV-1 order) */
-} tb_rtkey;
-static int tbRtKeyCmp(const void *a, const void *b) {
-  const tb_rtkey *x = a, *y = b;
+  size_t i; /* index in tv_model.rts (TV-1 order) */
+} tv_rtkey;
+static int tvRtKeyCmp(const void *a, const void *b) {
+  const tv_rtkey *x = a, *y = b;
   if (x->corr != y->corr) return x->corr < y->corr ? -1 : 1;
-  return tbTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
+  return tvTsSeqCmp(x->ts, x->seq, y->ts, y->seq);
 }
 
 /* TV-1 order for everything, then each device event's runtime call (TV-2). */
-static int tbLink(tb_model *m) {
-  tb_rtkey *k;
+static int tvLink(tv_model *m) {
+  tv_rtkey *k;
   size_t nk = 0;
-  if (m->nrt) qsort(m->rts, m->nrt, sizeof *m->rts, tbRtCmp);
-  if (m->ndev) qsort(m->devs, m->ndev, sizeof *m->devs, tbDevCmp);
-  if (m->nops) qsort(m->ops, m->nops, sizeof *m->ops, tbOpCmp);
+  if (m->nrt) qsort(m->rts, m->nrt, sizeof *m->rts, tvRtCmp);
+  if (m->ndev) qsort(m->devs, m->ndev, sizeof *m->devs, tvDevCmp);
+  if (m->nops) qsort(m->ops, m->nops, sizeof *m->ops, tvOpCmp);
   if (!m->nrt || !m->ndev) return SQLITE_OK;
   k = sqlite3_malloc64(m->nrt * sizeof *k);
   if (!k) return SQLITE_NOMEM;
   for (size_t i = 0; i < m->nrt; i++)
     if (m->rts[i].corr != INT64_MIN)
-      k[nk++] = (tb_rtkey){m->rts[i].corr, m->rts[i].ts, m->rts[i].seq, i};
-  qsort(k, nk, sizeof *k, tbRtKeyCmp);
+      k[nk++] = (tv_rtkey){m->rts[i].corr, m->rts[i].ts, m->rts[i].seq, i};
+  qsort(k, nk, sizeof *k, tvRtKeyCmp);
   for (size_t j = 0; j < m->ndev; j++) {
-    tb_dev *d = &m->devs[j];
+    tv_dev *d = &m->devs[j];
     size_t lo = 0, hi = nk, first, p;
     if (d->corr == INT64_MIN) continue;
     while (lo < hi) { /* the first call with this correlation */
@@ -461,12 +453,12 @@ static int tbLink(tb_model *m) {
     hi = nk;
     while (lo < hi) { /* the first call of it after the device event */
       size_t mid = lo + (hi - lo) / 2;
-      if (k[mid].corr == d->corr && tbTsSeqCmp(k[mid].ts, k[mid].seq, d->ts, d->seq) < 0)
+      if (k[mid].corr == d->corr && tvTsSeqCmp(k[mid].ts, k[mid].seq, d->ts, d->seq) < 0)
         lo = mid + 1;
       else hi = mid;
     }
     p = lo > first ? lo - 1 : first; /* the last one before it, else the first after */
-    tb_rt *r = &m->rts[k[p].i];
+    tv_rt *r = &m->rts[k[p].i];
     d->rt = (int32_t)k[p].i;
     r->ndev++;
     if (d->ts < r->dev_start) r->dev_start = d->ts;
@@ -476,14 +468,14 @@ static int tbLink(tb_model *m) {
   return SQLITE_OK;
 }
 
-static int tbI64Cmp(const void *a, const void *b) {
+static int tvI64Cmp(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return x < y ? -1 : x > y;
 }
 
 /* TV-6: each kernel to Kernel, or to Communication when its External id is an
 ** operation's. */
-static int tbKernelRoles(tb_model *m, tb_load *L) {
+static int tvKernelRoles(tv_model *m, tv_load *L) {
   int64_t *ids = 0;
   size_t n = 0;
   if (m->nops) {
@@ -491,21 +483,21 @@ static int tbKernelRoles(tb_model *m, tb_load *L) {
     if (!ids) return SQLITE_NOMEM;
     for (size_t i = 0; i < m->nops; i++)
       if (m->ops[i].has_ext) ids[n++] = m->ops[i].ext;
-    qsort(ids, n, sizeof *ids, tbI64Cmp);
+    qsort(ids, n, sizeof *ids, tvI64Cmp);
   }
   for (size_t j = 0; j < m->ndev; j++) {
-    tb_dev *d = &m->devs[j];
-    int role = TB_KERNEL;
-    if (d->kind != TB_KERNEL) continue;
-    if (d->has_ext && n && bsearch(&d->ext, ids, n, sizeof *ids, tbI64Cmp)) {
+    tv_dev *d = &m->devs[j];
+    int role = TV_KERNEL;
+    if (d->kind != TV_KERNEL) continue;
+    if (d->has_ext && n && bsearch(&d->ext, ids, n, sizeof *ids, tvI64Cmp)) {
       d->comm = 1;
-      role = TB_COMM;
+      role = TV_COMM;
     }
     HTA_PUSH(m->role[role], m->nrole[role], L->cap_role[role], 64, ((hta_iv){d->ts, d->end}),
              roles_oom);
   }
   sqlite3_free(ids);
-  for (int r = 0; r < TB_NLIST; r++) {
+  for (int r = 0; r < TV_NLIST; r++) {
     m->nraw[r] = (int64_t)m->nrole[r];
     m->nrole[r] = hta_iv_merge(m->role[r], m->nrole[r]);
   }
@@ -519,13 +511,13 @@ roles_oom:
 
 /* TV-4: the walk of the runtime calls over the host windows, then the move of the
 ** windows to the device side. */
-static void tbDeviceWindows(tb_model *m) {
+static void tvDeviceWindows(tv_model *m) {
   size_t is = 0, ir = 0, ns = m->nsteps, matched = 0;
   int64_t dmin = INT64_MAX, dmax = INT64_MIN, prev;
-  tb_step *s = m->steps;
+  tv_step *s = m->steps;
   for (size_t i = 0; i < ns; i++) s[i].dev_start = INT64_MAX, s[i].dev_end = INT64_MIN;
   while (is < ns && ir < m->nrt) {
-    tb_rt *r = &m->rts[ir];
+    tv_rt *r = &m->rts[ir];
     if (r->ts < s[is].host_start) {
       ir++; /* before the step, or across its start */
     } else if (r->end <= s[is].host_end) {
@@ -551,7 +543,7 @@ static void tbDeviceWindows(tb_model *m) {
   prev = s[0].host_start;
   if (s[0].dev_ops) { /* the tail of the work launched before the first step */
     for (size_t j = 0; j < m->ndev; j++) {
-      const tb_dev *d = &m->devs[j];
+      const tv_dev *d = &m->devs[j];
       if ((d->rt < 0 || !m->rts[d->rt].matched) && d->end < s[0].dev_start && d->end > prev)
         prev = d->end;
     }
@@ -567,7 +559,7 @@ static void tbDeviceWindows(tb_model *m) {
 }
 
 /* TV-5: keep the steps up to the last one with device work, or one fewer. */
-static void tbTailRule(tb_model *m) {
+static void tvTailRule(tv_model *m) {
   size_t last;
   if (!m->device_windows || m->nsteps < 2) return;
   for (last = m->nsteps; last > 0 && m->steps[last - 1].dev_ops == 0; last--) {
@@ -579,9 +571,9 @@ static void tbTailRule(tb_model *m) {
 }
 
 /* TV-3: the step list (the candidates, else the fallback step, else none). */
-static int tbSteps(tb_model *m, tb_load *L) {
+static int tvSteps(tv_model *m, tv_load *L) {
   if (L->ncand) {
-    qsort(L->cands, L->ncand, sizeof *L->cands, tbCandCmp);
+    qsort(L->cands, L->ncand, sizeof *L->cands, tvCandCmp);
     m->steps = sqlite3_malloc64(L->ncand * sizeof *m->steps);
     if (!m->steps) return SQLITE_NOMEM;
     for (size_t i = 0; i < L->ncand; i++) m->steps[i] = L->cands[i].s;
@@ -602,26 +594,26 @@ static int tbSteps(tb_model *m, tb_load *L) {
     m->steps[i].start = m->steps[i].host_start;
     m->steps[i].end = m->steps[i].host_end;
   }
-  tbDeviceWindows(m);
+  tvDeviceWindows(m);
   m->nfound = m->nsteps;
-  tbTailRule(m);
+  tvTailRule(m);
   return SQLITE_OK;
 }
 
 /* TV-7: each kept step's cost per role. */
-static int tbCosts(tb_model *m) {
+static int tvCosts(tv_model *m) {
   size_t n = m->nsteps, cap = n;
   hta_iv *slots, *share, *rest;
   int rc = SQLITE_OK;
   if (!n) return SQLITE_OK;
-  for (int r = 0; r < TB_NLIST; r++) cap += m->nrole[r];
+  for (int r = 0; r < TV_NLIST; r++) cap += m->nrole[r];
   slots = sqlite3_malloc64(3 * cap * sizeof *slots);
   if (!slots) return SQLITE_NOMEM;
   share = slots + cap;
   rest = share + cap;
   for (size_t i = 0; i < n; i++) slots[i] = (hta_iv){m->steps[i].start, m->steps[i].end};
   size_t ns = hta_iv_merge(slots, n);
-  for (int r = 0; r < TB_NLIST; r++) {
+  for (int r = 0; r < TV_NLIST; r++) {
     size_t nsh = hta_iv_intersect(slots, ns, m->role[r], m->nrole[r], share);
     for (size_t i = 0; i < n; i++)
       m->steps[i].cost[r] = hta_iv_clip_length(share, nsh, m->steps[i].start, m->steps[i].end);
@@ -629,57 +621,57 @@ static int tbCosts(tb_model *m) {
     memcpy(slots, rest, ns * sizeof *slots);
   }
   for (size_t i = 0; i < n; i++)
-    m->steps[i].cost[TB_OTHER] = hta_iv_clip_length(slots, ns, m->steps[i].start, m->steps[i].end);
+    m->steps[i].cost[TV_OTHER] = hta_iv_clip_length(slots, ns, m->steps[i].start, m->steps[i].end);
   sqlite3_free(slots);
   return rc;
 }
 
 /* ---------------------------------------------------------------- the model */
 
-void tb_model_free(tb_model *m) {
+void tv_model_free(tv_model *m) {
   sqlite3_free(m->steps);
-  for (int r = 0; r < TB_NLIST; r++) sqlite3_free(m->role[r]);
+  for (int r = 0; r < TV_NLIST; r++) sqlite3_free(m->role[r]);
   sqlite3_free(m->devs);
   sqlite3_free(m->rts);
   sqlite3_free(m->ops);
   memset(m, 0, sizeof *m);
 }
 
-int tb_model_load(sqlite3 *db, const hta_trace *t, int flags, tb_model *m) {
-  tb_names nm;
-  tb_load L;
+int tv_model_load(sqlite3 *db, const hta_trace *t, int flags, tv_model *m) {
+  tv_names nm;
+  tv_load L;
   int rc;
   memset(m, 0, sizeof *m);
   memset(&L, 0, sizeof L);
-  rc = tbNamesLoad(db, t->schema, &nm);
-  if (rc == SQLITE_OK) rc = tbScan(db, t, &nm, flags, m, &L);
-  tbNamesFree(&nm);
-  if (rc == SQLITE_OK) rc = tbLink(m);
-  if (rc == SQLITE_OK) rc = tbKernelRoles(m, &L);
-  if (rc == SQLITE_OK) rc = tbSteps(m, &L);
-  if (rc == SQLITE_OK) rc = tbCosts(m);
+  rc = tvNamesLoad(db, t->schema, &nm);
+  if (rc == SQLITE_OK) rc = tvScan(db, t, &nm, flags, m, &L);
+  tvNamesFree(&nm);
+  if (rc == SQLITE_OK) rc = tvLink(m);
+  if (rc == SQLITE_OK) rc = tvKernelRoles(m, &L);
+  if (rc == SQLITE_OK) rc = tvSteps(m, &L);
+  if (rc == SQLITE_OK) rc = tvCosts(m);
   sqlite3_free(L.cands);
   return rc;
 }
 
-int tb_shows_gpu(const tb_model *m) {
-  return m->nraw[TB_RUNTIME] || m->nraw[TB_KERNEL] || m->nraw[TB_MEMCPY] || m->nraw[TB_MEMSET];
+int tv_shows_gpu(const tv_model *m) {
+  return m->nraw[TV_RUNTIME] || m->nraw[TV_KERNEL] || m->nraw[TV_MEMCPY] || m->nraw[TV_MEMSET];
 }
 
-int tb_has_comm(const tb_model *m) { return m->nraw[TB_COMM] > 0; }
+int tv_has_comm(const tv_model *m) { return m->nraw[TV_COMM] > 0; }
 
-int tb_computation_role(const tb_model *m) { return m->nraw[TB_KERNEL] ? TB_KERNEL : TB_CPU_EXEC; }
+int tv_computation_role(const tv_model *m) { return m->nraw[TV_KERNEL] ? TV_KERNEL : TV_CPU_EXEC; }
 
-int tb_foreach(sqlite3 *db, const hta_tvf_args *a, int flags,
-               int (*fn)(void *ctx, const hta_trace *t, const tb_model *m, int64_t origin),
+int tv_foreach(sqlite3 *db, const hta_tvf_args *a, int flags,
+               int (*fn)(void *ctx, const hta_trace *t, const tv_model *m, int64_t origin),
                void *ctx) {
   hta_traces tr;
   int rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, 1 /* no cut */, &tr);
   for (int i = 0; rc == SQLITE_OK && i < tr.n; i++) {
-    tb_model m;
-    rc = tb_model_load(db, &tr.a[i], flags, &m);
+    tv_model m;
+    rc = tv_model_load(db, &tr.a[i], flags, &m);
     if (rc == SQLITE_OK) rc = fn(ctx, &tr.a[i], &m, tr.job_min_ts);
-    tb_model_free(&m);
+    tv_model_free(&m);
     if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   }
   hta_traces_free(&tr); /* also after a failed load: it leaves the struct zeroed */

@@ -1235,9 +1235,8 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
   }
   sv_puts(o, "</ol></nav>\n");
   void (*const parts[])(hr_ctx *) = {
-      hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,  hrAcross, hrIdle,     hrOverlap,
-      hrQueue,    hrMemBw,    hrLaunch,      hrCollectives, hrMemory, hrCritPath, hrOps,
-      hrTbViews};
+      hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,   hrIdle, hrOverlap, hrQueue,
+      hrMemBw,    hrLaunch,   hrCollectives, hrMemory,     hrCritPath, hrOps,  hrTbViews};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

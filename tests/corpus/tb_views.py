@@ -6,7 +6,9 @@ reference files (expected/README.md section 14), cell by cell:
                                    costs, Total, the step/host/device windows, device_ops)
   tb_overview_summary_rank<r>.csv  hta_execution_summary    (by role: mean, percentage, shown)
   tb_gpu_metrics_rank<r>.csv       hta_gpu_metrics          (by gpu_id: utilization, SM
-                                   efficiency, occupancy, busy time, window, device props)
+                                   efficiency, occupancy, busy time, window, device props;
+                                   with tb_tensor_cores_rank<r>.csv, the tensor-core columns
+                                   at plugin_quirks 127, but on tb_tree.py's NOT_TARGET jobs)
   tb_distributed_overlap.csv,      hta_distributed_overlap  (by rank and step; '' = NULL)
   tb_distributed_wait.csv
   tb_distributed_comm_ops.csv      hta_distributed_comm_ops (by rank and name)
@@ -37,6 +39,7 @@ sys.path.insert(0, HERE)
 import check_expected as ce  # noqa: E402
 
 from critical_path import q  # noqa: E402  (the sqlite3 shell with the extension, -json)
+import tb_tree as tbt  # noqa: E402  (its list of the files that are no target)
 
 ROLES = ["Kernel", "Memcpy", "Memset", "Communication", "Runtime", "DataLoader", "CPU Exec", "Other"]
 OURS = ["kernel_us", "memcpy_us", "memset_us", "communication_us", "runtime_us", "dataloader_us",
@@ -142,9 +145,13 @@ def check_steps(c, job, db, ext, traces, folder):
 
 
 def check_gpu(c, job, db, ext, traces, folder):
+    tcs = rank_files(folder, "tb_tensor_cores")
     for rank, ref in sorted(rank_files(folder, "tb_gpu_metrics").items()):
         tr = traces.get(rank)
-        ours = {r["device"]: r for r in q(db, ext, "SELECT * FROM hta_gpu_metrics WHERE rank = %d" % rank)}
+        # plugin_quirks 127: the tensor-core columns by the plugin's own rules (the tree's
+        # deviations, with 0, are tb_tree.py's to check)
+        ours = {r["device"]: r for r in q(db, ext, "SELECT * FROM hta_gpu_metrics(127) WHERE rank = %d" % rank)}
+        tc = (tcs.get(rank) or [None])[0]
         c.ok(sorted(ours) == sorted(int(r["gpu_id"]) for r in ref), "%s rank %d: GPUs %s" % (job, rank, sorted(ours)))
         for a in ref:
             b = ours.get(int(a["gpu_id"]))
@@ -155,6 +162,15 @@ def check_gpu(c, job, db, ext, traces, folder):
             for rc, oc in (("name", "name"), ("compute_capability", "compute_capability")):
                 c.ok((a[rc] or None) == (b[oc] or None), "%s %s: %r vs %r" % (where, rc, a[rc], b[oc]))
             c.ok(num(a["memory_bytes"]) == b["memory_bytes"], where + " memory_bytes")
+            if "tensor_cores" not in tbt.NOT_TARGET.get(job.split("/")[0], ()):
+                k = int(a["kernels"])
+                r, den = num(a["tc_kernel_time_ratio"]), num(a["op_kernel_us"]) or 1
+                c.close(None if r is None else 100 * r, b["tensor_core_kernel_pct"],
+                        100 * tr.tol(k + 1) / den, where + " tensor_core_kernel_pct")
+                if tc is not None:
+                    r, den = num(tc["tc_eligible_ops_kernel_ratio"]), num(tc["ops_self_kernel_us"]) or 1
+                    c.close(None if r is None else 100 * r, b["tensor_core_eligible_pct"],
+                            100 * tr.tol(k + 1) / den, where + " tensor_core_eligible_pct")
             if a["window_us"] == SENTINEL_TOTAL:  # deviation: no window, NULL metrics
                 c.ok(all(b[k] is None for k in ("gpu_utilization", "sm_efficiency", "achieved_occupancy",
                                                 "kernel_time_us", "window_us")), where + " sentinel metrics")

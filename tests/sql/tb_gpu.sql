@@ -23,6 +23,15 @@
 --   -> kernel dev 3 [5,20) ends after it: W = [0,20); ProfilerStep#2 [10,30) launches nothing
 --   and starts at prev = 20: [20,30); the tail rule drops it (the last step with work is
 --   step 1). W = [0,20): busy 15 -> 0.75. deviceProperties has one entry: none for GPU 3.
+-- Trace 4 (rank 3), the tensor-core columns (GM-7, from tb_tree.c's operator tree): under
+--   ProfilerStep#1 [0,100) (External id 1), aten::mm [10,50) (id 2, tensor-core eligible)
+--   launches [12,14) sm80_xmma_gemm_f16 on GPU 4 [20,40) (a tensor-core kernel), aten::add
+--   [60,80) (id 3) launches [62,64) elementwise on GPU 5 [70,90), and the step itself launches
+--   [90,91) another on GPU 4 [92,96) (under a step: in no tensor-core sum).
+--   GPU 4: 20 us of tensor-core kernels of 20 under operators: 100; GPU 5: 0 of 20: 0.
+--   Eligible: aten::mm's 20 us of the operators' 40: 50, on both rows.
+--   Trace 1 has no launch at all: no kernel under an operator, so NULL per GPU and an
+--   eligible share of 0 (nothing of 0).
 CREATE TEMP TABLE ev(tr, seq, cat, name, ts, dur, corr, dev, args);
 INSERT INTO job(job_id, name) VALUES (1, 'gpu');
 INSERT INTO trace(trace_id, job_id, rank, rank_source, file_name, file_size, content_hash, event_count, min_ts,
@@ -31,7 +40,8 @@ VALUES (1, 1, 0, 'default', 't1.json', 0, 'h1', 0, 0, 200000,
         '{"deviceProperties":[{"id":5,"name":"GPU-A","totalGlobalMem":1000,"computeMajor":8,"computeMinor":0},'
         || '{"id":0,"name":"GPU-B","totalGlobalMem":2000,"computeMajor":9,"computeMinor":0}]}'),
        (2, 1, 1, 'default', 't2.json', 0, 'h2', 0, 0, 100000, NULL),
-       (3, 1, 2, 'default', 't3.json', 0, 'h3', 0, 0, 100000, '{"deviceProperties":[{"name":"only"}]}');
+       (3, 1, 2, 'default', 't3.json', 0, 'h3', 0, 0, 100000, '{"deviceProperties":[{"name":"only"}]}'),
+       (4, 1, 3, 'default', 't4.json', 0, 'h4', 0, 0, 100000, NULL);
 INSERT INTO temp.ev VALUES
   (1, 1, 'cpu_op', 'ProfilerStep#1', 0, 100, NULL, NULL, NULL),
   (1, 2, 'kernel', 'A', 10, 20, NULL, 0, '{"blocks per SM":0.5,"est. achieved occupancy %":40}'),
@@ -47,7 +57,16 @@ INSERT INTO temp.ev VALUES
   (3, 1, 'cpu_op', 'ProfilerStep#1', 0, 10, NULL, NULL, NULL),
   (3, 2, 'cpu_op', 'ProfilerStep#2', 10, 20, NULL, NULL, NULL),
   (3, 3, 'cuda_runtime', 'cudaLaunchKernel', 2, 1, 7, NULL, NULL),
-  (3, 4, 'kernel', 'k', 5, 15, 7, 3, NULL);
+  (3, 4, 'kernel', 'k', 5, 15, 7, 3, NULL),
+  (4, 1, 'cpu_op', 'ProfilerStep#1', 0, 100, NULL, NULL, NULL),
+  (4, 2, 'cpu_op', 'aten::mm', 10, 40, NULL, NULL, NULL),
+  (4, 3, 'cuda_runtime', 'cudaLaunchKernel', 12, 2, 41, NULL, NULL),
+  (4, 4, 'kernel', 'sm80_xmma_gemm_f16', 20, 20, 41, 4, NULL),
+  (4, 5, 'cpu_op', 'aten::add', 60, 20, NULL, NULL, NULL),
+  (4, 6, 'cuda_runtime', 'cudaLaunchKernel', 62, 2, 42, NULL, NULL),
+  (4, 7, 'kernel', 'elementwise', 70, 20, 42, 5, NULL),
+  (4, 8, 'cuda_runtime', 'cudaLaunchKernel', 90, 1, 43, NULL, NULL),
+  (4, 9, 'kernel', 'elementwise', 92, 4, 43, 4, NULL);
 INSERT INTO category(name) SELECT DISTINCT cat FROM temp.ev;
 INSERT INTO string(value) SELECT DISTINCT name FROM temp.ev;
 INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur, correlation,
@@ -55,13 +74,19 @@ INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, 
 SELECT (tr << 32) | seq, tr, tr - 1, seq, 'X', (SELECT category_id FROM category WHERE name = cat),
        (SELECT string_id FROM string WHERE value = name), 1, 1, ts * 1000, dur * 1000, corr, dev, args
 FROM temp.ev;
+-- trace 4: External ids (a launch's is its operator's) and the launches' links
+UPDATE event SET external_id = CASE seq WHEN 1 THEN 1 WHEN 2 THEN 2 WHEN 3 THEN 2 WHEN 4 THEN 2
+  WHEN 5 THEN 3 WHEN 6 THEN 3 WHEN 7 THEN 3 ELSE 1 END WHERE trace_id = 4;
+UPDATE event SET link_id = (4 << 32) | (seq - 1) WHERE trace_id = 4 AND seq IN (4, 7, 9);
 
 SELECT 'gm_01_columns', group_concat(name, ',') =
   'rank,device,gpu_utilization,sm_efficiency,achieved_occupancy,tensor_core_kernel_pct,tensor_core_eligible_pct,'
   || 'kernel_time_us,window_us,name,memory_bytes,compute_capability,kernels,window_start_us,window_end_us,trace_id,job'
   FROM pragma_table_info('hta_gpu_metrics');
+-- GM-8
+.shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_gpu_metrics(128)' 2>&1 | grep -qF 'hta_gpu_metrics: plugin_quirks must be an integer from 0 to 127' && echo 'gm_01b_bad_quirks|1' || echo 'gm_01b_bad_quirks|0'"
 -- GM-1: one row per GPU of the kernels, ascending; no row for the memcpy's device
-SELECT 'gm_02_rows', group_concat(rank || ':' || device, ',') = '0:0,0:1,1:0,2:3' FROM hta_gpu_metrics;
+SELECT 'gm_02_rows', group_concat(rank || ':' || device, ',') = '0:0,0:1,1:0,2:3,3:4,3:5' FROM hta_gpu_metrics;
 -- GM-2..5 on GPU 0
 SELECT 'gm_03_gpu0', (SELECT printf('%.6f %.6f %.6f %.1f %.1f %d %.1f %.1f', gpu_utilization, sm_efficiency,
   achieved_occupancy, kernel_time_us, window_us, kernels, window_start_us, window_end_us)
@@ -72,9 +97,17 @@ SELECT 'gm_04_gpu1', (SELECT gpu_utilization || '/' || ifnull(sm_efficiency, 'nu
 -- GM-6: deviceProperties by list position, not by the entries' id
 SELECT 'gm_05_properties', (SELECT group_concat(device || '=' || name || '/' || memory_bytes || '/' || compute_capability, ',')
   FROM hta_gpu_metrics WHERE rank = 0) = '0=GPU-A/1000/8.0,1=GPU-B/2000/9.0';
--- GM-7: the tensor-core columns are NULL
-SELECT 'gm_06_tensor_cores', count(*) = 0 FROM hta_gpu_metrics
- WHERE tensor_core_kernel_pct IS NOT NULL OR tensor_core_eligible_pct IS NOT NULL;
+-- GM-7: the tensor-core columns, per GPU and for the file; none under an operator: NULL and 0
+SELECT 'gm_06_tensor_cores', (SELECT group_concat(device || ':' || tensor_core_kernel_pct || '/'
+  || tensor_core_eligible_pct, ',') FROM hta_gpu_metrics WHERE rank = 3) = '4:100.0/50.0,5:0.0/50.0'
+  AND (SELECT group_concat(ifnull(tensor_core_kernel_pct, 'null') || '/' || tensor_core_eligible_pct, ',')
+       FROM hta_gpu_metrics WHERE rank = 0) = 'null/0.0,null/0.0';
+-- TVF-7: the other columns do not need the tree, and give the same rows without it
+SELECT 'gm_06b_columns', (SELECT group_concat(device || ':' || gpu_utilization) FROM hta_gpu_metrics WHERE rank = 3)
+  = (SELECT group_concat(device || ':' || gpu_utilization) FROM (SELECT * FROM hta_gpu_metrics WHERE rank = 3));
+-- GM-8: plugin_quirks (127: the plugin's rules; the same figures here)
+SELECT 'gm_06c_quirks', (SELECT group_concat(tensor_core_kernel_pct || '/' || tensor_core_eligible_pct)
+  FROM hta_gpu_metrics(127) WHERE rank = 3) = '100.0/50.0,0.0/50.0';
 -- GM-2: no step, no window: NULL metrics, the kernels still counted
 SELECT 'gm_07_no_window', (SELECT count(*) FROM hta_gpu_metrics WHERE rank = 1 AND gpu_utilization IS NULL
   AND sm_efficiency IS NULL AND achieved_occupancy IS NULL AND kernel_time_us IS NULL AND window_us IS NULL
