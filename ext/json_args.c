@@ -108,9 +108,10 @@ bad: /* JA-2: not a JSON object, no members at all */
 
 int hta_json_int(hta_jval v, int64_t *out) {
   char buf[64], *end;
-  const char *p = v.p, *q = v.p + v.n;
+  const char *p = v.p, *q;
   size_t n = (size_t)v.n;
   if (!p || n == 0 || n >= sizeof buf || !(*p == '-' || (*p >= '0' && *p <= '9'))) return 0;
+  q = p + n;     /* only now: an absent member has p NULL (UBSan: offset on a null pointer) */
   if (n <= 18) { /* a plain integer of up to 18 digits cannot overflow: no strtoll */
     const char *d = p + (*p == '-');
     int64_t x = 0;
