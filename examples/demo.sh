@@ -61,6 +61,12 @@ else
   exit 0
 fi
 
+if has hta_findings; then
+  sql "What to fix first, per job and rank, the costliest first (hta_findings; hta-ingest --findings):" "
+    SELECT job, rank, rule, round(time_us, 1) AS us_per_step, round(pct_of_step, 2) AS pct_of_step
+    FROM hta_findings"
+fi
+
 if has hta_temporal_breakdown; then
   sql "Temporal breakdown: where each GPU spends its time (hta_temporal_breakdown):" "
     SELECT job, rank, round(idle_time_us, 1) AS idle_us, round(compute_time_us, 1) AS compute_us,

@@ -47,6 +47,7 @@ static const struct {
     {"critical_path", hta_register_critical_path},
     {"tb_stats", hta_register_tb_stats},
     {"tb_views", hta_register_tb_views},
+    {"findings", hta_register_findings},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {

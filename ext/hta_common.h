@@ -435,6 +435,7 @@ int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by opera
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
 int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator views (tb_stats.c) */
 int hta_register_tb_views(sqlite3 *db); /* the plugin's Overview, GPU summary, Distributed view */
+int hta_register_findings(sqlite3 *db); /* hta_findings: what to fix (findings.c) */
 int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */

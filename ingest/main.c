@@ -6,6 +6,7 @@
 **   hta-ingest --upgrade DB                schema 1 -> 2 only (upgrade.h)
 **   hta-ingest --merge OUT IN...           copy whole traces between databases (merge.h)
 **   hta-ingest --report OUT DB | --write-counters RANK OUT DB
+**   hta-ingest --findings DB [--job NAME]  what to fix, ranked by its cost (findings_print.h)
 **
 ** Exit status: 0 every file ingested (or already present), 1 some file failed or
 ** there was nothing to ingest, 2 usage error or the database could not be opened or
@@ -25,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "findings_print.h"
 #include "inputs.h"
 #include "io.h"
 #include "list.h"
@@ -100,6 +102,7 @@ static void usage(FILE *out) {
   fprintf(out,
           "Usage: hta-ingest [options] DB PATH...\n"
           "       hta-ingest --list DB | --upgrade DB | --merge OUT IN...\n"
+          "       hta-ingest --findings DB [--job NAME]\n"
           "Load PyTorch profiler (Kineto) traces into the SQLite database DB.\n"
           "Each PATH is a .json or .json.gz trace, or a directory of them. A directory is\n"
           "a job named after it; a file joins the job of its directory; a directory of\n"
@@ -110,6 +113,9 @@ static void usage(FILE *out) {
           "  --ranks A-B     ingest only the files of ranks A to B (or --ranks N): a shard\n"
           "  --list DB       print one line per job of DB (ranks, files, steps, events,\n"
           "                  bytes, source)\n"
+          "  --findings DB   print what to fix in each job of DB (or job NAME with --job\n"
+          "                  NAME), the costliest first: hta_findings, cost per step and\n"
+          "                  share of the step, with advice\n"
           "  --upgrade DB    upgrade a database of an older schema, nothing else\n"
           "  --merge OUT IN...\n"
           "                  copy the jobs and traces of databases IN into OUT (created\n"
@@ -254,17 +260,23 @@ static double now_s(void) {
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* DB opened read-only for --report, --write-counters, --findings, --list; NULL after
+** saying why. */
+static sqlite3 *open_ro(const char *db) {
+  sqlite3 *h = NULL;
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK) return h;
+  fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
+  sqlite3_close(h);
+  return NULL;
+}
+
 /* --report OUT DB [--job NAME]: the HTML report of DB, every job or JOB (report.c).
 ** Returns the exit status. */
 static int report_cmd(cli *c, const char *out, const char *db, const char *job) {
   sqlite3 *h = NULL;
   char err[HR_ERR_MAX];
   double t0 = now_s();
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
-    sqlite3_close(h);
-    return EXIT_USAGE;
-  }
+  if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = hr_write_report(h, out, job, err, sizeof err);
   sqlite3_close(h);
   if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
@@ -289,11 +301,7 @@ static int write_counters_cmd(cli *c, const char *rank, const char *out, const c
             rank);
     return EXIT_USAGE;
   }
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
-    sqlite3_close(h);
-    return EXIT_USAGE;
-  }
+  if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = hta_io_write_counters(h, &sel, out, &n, &err);
   sqlite3_close(h);
   if (rc == SQLITE_OK)
@@ -316,15 +324,29 @@ static void install_signals(const char *db) {
   signal(SIGHUP, on_signal);
 }
 
+/* Terminal columns of stdout (100 when it is not a terminal). */
+static int out_width(void) {
+  struct winsize ws;
+  return ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 100;
+}
+
+/* --findings DB [--job NAME] (findings_print.c). Returns the exit status: 0 with findings
+** or none, 2 when the database cannot be read or has no job NAME. */
+static int findings_cmd(const char *db, const char *job) {
+  sqlite3 *h = NULL;
+  char err[512];
+  if (!(h = open_ro(db))) return EXIT_USAGE;
+  int rc = fp_print(h, stdout, job, out_width(), err, sizeof err);
+  if (rc) fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
+  sqlite3_close(h);
+  return rc ? EXIT_USAGE : 0;
+}
+
 /* --list DB. Returns the exit status. */
 static int list_cmd(const char *db) {
   sqlite3 *h = NULL;
   char err[512];
-  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-    fprintf(stderr, "hta-ingest: %s: %s\n", db, h ? sqlite3_errmsg(h) : "out of memory");
-    sqlite3_close(h);
-    return EXIT_USAGE;
-  }
+  if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = ls_print(h, stdout, err, sizeof err);
   if (rc) fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
   sqlite3_close(h);
@@ -574,6 +596,7 @@ int main(int argc, char **argv) {
   const char *wc_rank = NULL, *wc_out = NULL; /* --write-counters RANK OUT */
   const char *job = NULL;                     /* --job NAME */
   int list = 0, upgrade = 0, merge = 0;       /* --list, --upgrade, --merge */
+  int findings = 0;                           /* --findings */
   int code = 0;
   if (!paths) {
     fprintf(stderr, "hta-ingest: out of memory\n");
@@ -601,6 +624,8 @@ int main(int argc, char **argv) {
       o.replace = 1;
     } else if (!strcmp(a, "--list")) {
       list = 1;
+    } else if (!strcmp(a, "--findings")) {
+      findings = 1;
     } else if (!strcmp(a, "--upgrade")) {
       upgrade = 1;
     } else if (!strcmp(a, "--merge")) {
@@ -666,15 +691,18 @@ int main(int argc, char **argv) {
   }
   if (!o.sort_mem) o.sort_mem = per_parser(SORT_MEM_ALL, SORT_MEM_DEFAULT, SORT_MEM_MIN, o.jobs);
   o.spool_mem = per_parser(SPOOL_MEM_ALL, SPOOL_MEM_DEFAULT, SPOOL_MEM_MIN, o.jobs);
-  int modes = !!report + !!wc_out + list + upgrade + merge;
+  int modes = !!report + !!wc_out + list + upgrade + merge + findings;
   if (modes > 1) {
     code = bad_param("%s",
-                     "--report, --write-counters, --list, --upgrade and --merge are "
-                     "each a command of its own");
-  } else if (modes && (o.has_ranks || (job && !report))) {
+                     "--report, --write-counters, --list, --upgrade, --merge and --findings "
+                     "are each a command of its own");
+  } else if (modes && (o.has_ranks || (job && !report && !findings))) {
     code = bad_param("%s",
-                     "--job applies to an ingest (DB PATH...) or --report only; --ranks to "
-                     "an ingest only");
+                     "--job applies to an ingest (DB PATH...), --report or --findings only; "
+                     "--ranks to an ingest only");
+  } else if (findings) {
+    if (db && npaths == 0) code = findings_cmd(db, job);
+    else code = bad_param("%s", "--findings takes one database and no trace PATH");
   } else if (wc_out) {
     if (db && npaths == 0) code = write_counters_cmd(&c, wc_rank, wc_out, db);
     else code = bad_param("%s", "--write-counters RANK OUT takes one database and no trace PATH");

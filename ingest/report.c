@@ -24,7 +24,8 @@
 **      duration of short kernels; per-rank counts and the worst delays.
 **  11. Collectives, 12. memory, 13. critical path: in report_more.c.
 **  14. GPU kernels and operators: in report_ops.c.
-**  15. The TensorBoard plugin's Overview, GPU summary and Distributed view: report_tb.c.
+**  15 (shown as 16). The TensorBoard plugin's Overview, GPU summary and Distributed view: report_tb.c.
+**  Before them all, numbered 1: the findings (report_findings.c), what to fix first.
 **
 ** Requirements (tests cite them as HR-n):
 **  1. Every analysis runs through SQL on the caller's connection with HTA's
@@ -48,6 +49,8 @@
 **  8. Jobs are never mixed: every section reads one job (the one asked for, else
 **     each job of the database in turn, under its own heading, with its own
 **     numbered sections); a job that is not in the database is an error.
+**  9. Each job's part opens with its findings (hta_findings): section 1,
+**     first in the contents; the sections above follow, numbered from 2.
 **
 ** HOW IT WORKS: the extension is registered on the connection (hta-ingest links
 ** it statically). Every statement goes through hrScoped, which puts the job's
@@ -399,7 +402,11 @@ static const char hr_css[] =
     "pre{background:#f6f6f6;padding:8px;overflow:auto;white-space:pre-wrap}\n"
     "p.error{background:#fdecea;border-left:4px solid #d62728;padding:6px 10px}\n"
     "p.more{font-size:12.5px;color:#666;margin:0}footer{color:#777;font-size:12px;margin-top:30px}"
-    "\n";
+    "\n"
+    "div.fd{max-height:none}table.fd td{white-space:normal;vertical-align:top}table.fd "
+    "td:first-child{white-space:nowrap}table.fd "
+    "td.fdt{min-width:250px}table.fd td.fda{min-width:280px;color:#333}table.fd "
+    "pre{overflow-wrap:anywhere;max-width:300px;margin:2px 0}\n";
 
 static const struct {
   const char *id, *title;
@@ -419,10 +426,17 @@ static const struct {
     {"critical-path", "Critical path"},
     {"operators", "GPU kernels and operators"},
     {"tb-views", "TensorBoard plugin views: Overview, GPU, Distributed"},
+    {"findings", "Findings: what to fix"}, /* HR_SEC_FINDINGS: shown first, as 1 */
 };
+#define HR_NSECTIONS (sizeof hr_sections / sizeof hr_sections[0])
+_Static_assert(HR_NSECTIONS == HR_SEC_FINDINGS + 1, "the findings are hr_sections' last entry");
+
+/* The findings lead the page (HR-9): numbered 1 and listed first, the others after. */
+static int hrSectionNumber(size_t i) { return i == HR_SEC_FINDINGS ? 1 : (int)i + 2; }
 
 void hrSection(hr_ctx *x, int i, const char *what) {
-  sv_printf(x->o, "<section id=\"%s%s\"><h2>%d. ", x->idp, hr_sections[i].id, i + 1);
+  sv_printf(x->o, "<section id=\"%s%s\"><h2>%d. ", x->idp, hr_sections[i].id,
+            hrSectionNumber((size_t)i));
   sv_esc(x->o, hr_sections[i].title);
   sv_puts(x->o, "</h2>\n<p class=\"what\">");
   sv_puts(x->o, what); /* static HTML */
@@ -430,6 +444,15 @@ void hrSection(hr_ctx *x, int i, const char *what) {
 }
 
 void hrEndSection(hr_ctx *x) { sv_puts(x->o, "</section>\n"); }
+
+void hrSectionLink(hr_ctx *x, const char *id) {
+  for (size_t i = 0; i < HR_NSECTIONS; i++) {
+    if (strcmp(hr_sections[i].id, id)) continue;
+    sv_printf(x->o, "<a href=\"#%s%s\">%d. ", x->idp, id, hrSectionNumber(i));
+    sv_esc(x->o, hr_sections[i].title);
+    sv_puts(x->o, "</a>");
+  }
+}
 
 /* ---------------------------------------------------------------- traces, shown ranks */
 
@@ -1228,15 +1251,17 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
     sv_puts(o, "</code> on each analysis");
   }
   sv_puts(o, ".</p>\n<nav><ol>");
-  for (size_t i = 0; i < sizeof hr_sections / sizeof hr_sections[0]; i++) {
+  for (size_t k = 0; k < HR_NSECTIONS; k++) { /* in their numbers' order (HR-9) */
+    size_t i = k == 0 ? HR_SEC_FINDINGS : k - 1;
     sv_printf(o, "<li><a href=\"#%s%s\">", x->idp, hr_sections[i].id);
     sv_esc(o, hr_sections[i].title);
     sv_puts(o, "</a></li>");
   }
   sv_puts(o, "</ol></nav>\n");
-  void (*const parts[])(hr_ctx *) = {
-      hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,   hrIdle, hrOverlap, hrQueue,
-      hrMemBw,    hrLaunch,   hrCollectives, hrMemory,     hrCritPath, hrOps,  hrTbViews};
+  void (*const parts[])(hr_ctx *) = {hrFindings,   hrOverview, hrTemporal, hrKernelTypes,
+                                     hrTopKernels, hrAcross,   hrIdle,     hrOverlap,
+                                     hrQueue,      hrMemBw,    hrLaunch,   hrCollectives,
+                                     hrMemory,     hrCritPath, hrOps,      hrTbViews};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 
@@ -1364,12 +1389,7 @@ static int hrWriteFile(const char *path, const sv_buf *b, char *err, size_t errl
   return 0;
 }
 
-int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen) {
-  hr_ctx x = {.db = db};
-  sv_buf out;
-  sv_init(&out);
-  x.o = &out;
-  if (errlen) err[0] = 0;
+int hr_use_extension(sqlite3 *db, char *err, size_t errlen) {
   sqlite3_stmt *st;
   int is_hta = 0;
   if (sqlite3_prepare_v2(
@@ -1380,20 +1400,30 @@ int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *er
   }
   if (!is_hta) {
     snprintf(err, errlen, "%s: not an hta-sqlite database (no trace table)", hrDbName(db));
-    return HR_FAILED;
+    return -1;
   }
   if (!hrHasExtension(db)) {
     char *zErr = NULL;
     if (!sqlite3_hta_init) {
       snprintf(err, errlen, "the hta extension is not linked into this program");
-      return HR_FAILED;
+      return -1;
     }
     if (sqlite3_hta_init(db, &zErr, NULL) != SQLITE_OK) {
       snprintf(err, errlen, "registering the hta extension: %s", zErr ? zErr : sqlite3_errmsg(db));
       sqlite3_free(zErr);
-      return HR_FAILED;
+      return -1;
     }
   }
+  return 0;
+}
+
+int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen) {
+  hr_ctx x = {.db = db};
+  sv_buf out;
+  sv_init(&out);
+  x.o = &out;
+  if (errlen) err[0] = 0;
+  if (hr_use_extension(db, err, errlen)) return HR_FAILED;
   hrHead(&x);
   hrJobs(&x, job);
   if (!x.fatal) hrFoot(&x);

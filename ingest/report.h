@@ -34,4 +34,8 @@
 ** each in its own part of the page. */
 int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen);
 
+/* Checks that DB is an hta-sqlite database and registers the hta extension on it unless it
+** is there already. 0, or -1 with the reason in ERR. */
+int hr_use_extension(sqlite3 *db, char *err, size_t errlen);
+
 #endif

@@ -78,9 +78,15 @@ int hrMat(hr_ctx *x, const char *name, const char *src);
 void hrTableOf(hr_ctx *x, const char *tmpl, const char *src, const char *name, const char *what);
 void hrSection(hr_ctx *x, int i, const char *what);
 void hrEndSection(hr_ctx *x);
+/* A link to the section ID of this job's part: "<a href=...>N. Title</a>". */
+void hrSectionLink(hr_ctx *x, const char *id);
+#define HR_SEC_FINDINGS 15 /* its index among the sections (report.c hr_sections) */
 void hrShownNote(hr_ctx *x);
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
               const char *ylabel, const char *unit);
+
+/* report_findings.c: section 1, the findings. */
+void hrFindings(hr_ctx *x);
 
 /* report_more.c: sections 11-13. */
 double hrScalar(hr_ctx *x, const char *sql, const char *what); /* NAN: failed or NULL */

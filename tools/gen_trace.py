@@ -43,6 +43,31 @@ host and slightly slower GPU, so the others wait for it inside NCCL kernels.
            bandwidth arg (bytes only).
 --target-mb N  run as many steps as it takes to write N MB of JSON in all (for benchmarks).
 
+Healthy jobs and planted problems (what hta_findings looks for):
+--healthy  none of the problems above: the data loader prefetches (its batch is ready), inputs
+           are pinned and copied with non_blocking=True, nothing reads the loss on the host
+           (no .item(), no timing event), no rank is slower than the others, and the model is
+           large enough (--tokens 65536 x 6 / min(layers, 6) unless given) that the last all-reduce is a
+           small part of the step. The GPU never waits for the host once the queue is full.
+Each of these plants one problem (on top of --healthy, or of the default), every step:
+--slow-dataloader-us N   the DataLoader's __next__ takes N us more on the host
+--item-syncs N           N .item()-style reads in the forward pass: a copy into pinned memory
+                         and a cudaStreamSynchronize that waits for the GPU's queue
+--pageable-copies N      N more .to('cuda') copies of --pageable-kb KB from pageable memory
+--malloc-churn N         N cudaMalloc (120 us) in aten::empty and N cudaFree (60 us) at the end
+                         of the step (torch.cuda.empty_cache())
+--tiny-kernels N         N tiny kernels (2 us) launched one by one at the end of the step: the
+                         GPU runs dry and waits for each launch
+--exposed-comm-us N      an all-reduce of N us after the optimizer that the next step waits for
+--straggler R --straggler-kernel-us N
+                         an N us kernel on rank R before its first gradient all-reduce, so the
+                         others wait for it
+--planted FILE           write what was planted (JSON): per rank and step the host time of the
+                         synchronizations, pageable copies' runtime calls and allocator calls,
+                         the GPU's wait for the tiny kernels' launches and the planted
+                         all-reduce's kernel time; per step the others' mean wait on the
+                         collectives the straggler reached last.
+
 The output is deterministic for a given set of options (gzip mtime is 0).
 Only the Python standard library is used.
 """
@@ -59,6 +84,7 @@ import time
 
 BASE_TIME_NS = 1735689600000000000          # baseTimeNanoseconds (2025-01-01T00:00:00Z)
 T0_NS = 2106453117384215                    # first event, ns after BASE_TIME_NS (~24 days)
+QUEUE_MAX = 1024                            # CUDA's launch queue: a launch blocks when it is full
 COMPUTE_STREAM = 7
 NCCL_STREAM = 20
 CTX_SYNC_STREAM = 4294967295
@@ -246,12 +272,18 @@ class Rank:
         straggler = cfg.straggler if cfg.straggler is not None else self.world - 1
         slow = rank == straggler and self.world > 1
         self.slow = slow
-        self.host_scale = 1.15 if slow else 1.0
-        self.gpu_scale = 1.03 if slow else 1.0
+        # --healthy: no rank is slower than the others unless a straggler is planted on purpose
+        self.host_scale = 1.15 if slow and not cfg.healthy else 1.0
+        self.gpu_scale = 1.03 if slow and not cfg.healthy else 1.0
+        self.planted = {}         # --planted: step -> {quantity: us}
+        self.pl = None            # the current step's entry (None outside steps)
+        self.cur_step = None
+        self.track_wait = False   # the tiny kernels: count the GPU's wait for their launches
         start_skew = self.rng.randint(0, 40000)
         self.clock = {self.main: T0_NS + 120000 + start_skew, self.bwd: T0_NS + 120000 + start_skew}
         self.stack = {self.main: [], self.bwd: []}
         self.sfree = {self.cs: 0, self.ns_: 0}
+        self.queued = []          # ends of the GPU work queued and not done (the launch queue)
         self.corr = 1200 + 31 * rank
         self.ext = 0
         self.evidx = 0
@@ -280,6 +312,8 @@ class Rank:
         return int(self.rng.uniform(lo, hi) * 1000 * self.host_scale)
 
     def gdur(self, us, jitter=0.06):
+        if self.cfg.healthy:
+            jitter /= 6.0   # identical GPUs: the same kernel takes the same time within 1%
         d = us * self.gpu_scale * (1.0 + self.rng.gauss(0.0, jitter))
         return max(600, int(d * 1000))
 
@@ -375,26 +409,33 @@ class Rank:
                         span[1] = ke
 
     def launch(self, tid, key, us, stream=None, dep=0, rt_lo=3.5, rt_hi=8.0, driver=False,
-               extra_kargs='', coll=None):
+               extra_kargs='', coll=None, transfer_us=None):
         """cudaLaunchKernel (or cuLaunchKernel / hip*) plus its kernel. Returns (kstart, kend)."""
         stream = self.cs if stream is None else stream
         t = self.clock[tid] + self.gap(1.0, 3.5)
         d = self.gap(rt_lo, rt_hi)
         if self.rng.random() < 0.004:
             d += self.gap(50, 160)               # a slow launch: runtime outlier
+        d = self.queue_wait(t, d)
         corr = self.next_corr()
         ext = self.cur_ext(tid)
         name = self.K[key]
         kstart = max(t + int(d * self.rng.uniform(0.55, 0.95)), self.sfree[stream] + self.rng.randint(700, 2200), dep)
+        if self.track_wait and t > self.sfree[stream]:
+            # the stream ran dry before this launch began: the GPU waited for the host
+            self.pl['host_wait_us'] = self.pl.get('host_wait_us', 0) + (kstart - self.sfree[stream]) / 1000.0
         if coll is not None:
             # A collective: every rank joins, the slowest one sets the end.
-            end = yield ('coll', kstart, coll)
+            end = yield ('coll', kstart, coll, transfer_us, self.cur_step)
             kend = max(kstart + 1500, end + self.rng.randint(0, 2500))
             dur = kend - kstart
+            if transfer_us is not None:
+                self.pl['exposed_comm_us'] = self.pl.get('exposed_comm_us', 0) + dur / 1000.0
         else:
             dur = self.gdur(us)
             kend = kstart + dur
         self.sfree[stream] = kend
+        self.queued.append(kend)
         self.clock[tid] = t + d
         g = GEOM[key]
         f = self.f
@@ -432,8 +473,23 @@ class Rank:
         self._touch_annots(tid, stream, kstart, kend)
         return kstart, kend
 
-    def memop(self, tid, kind, nbytes, stream=None, sync=False):
-        """cudaMemcpyAsync / cudaMemsetAsync plus the gpu_memcpy / gpu_memset row."""
+    def queue_wait(self, t, d):
+        """The launch queue holds QUEUE_MAX operations: a call made when it is full returns only
+        once the oldest one is done. Returns the call's duration D, lengthened if it blocked."""
+        q = self.queued
+        q.sort()
+        k = 0
+        while k < len(q) and q[k] <= t:
+            k += 1
+        del q[:k]
+        if len(q) >= QUEUE_MAX:
+            d = max(d, q[len(q) - QUEUE_MAX] - t + 1500)
+        return d
+
+    def memop(self, tid, kind, nbytes, stream=None, sync=False, pinned=False):
+        """cudaMemcpyAsync / cudaMemsetAsync plus the gpu_memcpy / gpu_memset row. A copy from or
+        to pageable memory returns when it is done; PINNED: from or to pinned memory, it returns
+        at once (non_blocking=True)."""
         stream = self.cs if stream is None else stream
         t = self.clock[tid] + self.gap(1.0, 3.0)
         corr = self.next_corr()
@@ -446,16 +502,21 @@ class Rank:
         else:
             gbps, lat = {'HtoD': (6.5, 3.0), 'DtoH': (4.0, 1.5), 'DtoD': (1100.0, 1.2)}[kind]
             name = MEMCPY_NAMES[kind][1 if self.amd else 0]
+            if pinned and not self.amd:
+                name = name.replace('Pageable', 'Pinned')
             cat = 'gpu_memcpy'
             rt = 'hipMemcpyAsync' if self.amd else 'cudaMemcpyAsync'
             cbid = 41
         dur = max(700, int((lat + nbytes / (gbps * 1e3)) * 1000 * self.gpu_scale * self.rng.uniform(0.95, 1.08)))
-        d = self.gap(4.0, 9.0) + (self.gap(2, 6) if kind == 'HtoD' else 0)
+        d = self.queue_wait(t, self.gap(4.0, 9.0) + (self.gap(2, 6) if kind == 'HtoD' else 0))
         kstart = max(t + int(d * self.rng.uniform(0.4, 0.9)), self.sfree[stream] + self.rng.randint(900, 2500))
         kend = kstart + dur
         self.sfree[stream] = kend
-        if kind in ('HtoD', 'DtoH'):
+        self.queued.append(kend)
+        if kind in ('HtoD', 'DtoH') and not pinned:
             d = max(d, kend - t + self.gap(1, 3))   # pageable copies return when done
+            if self.pl is not None and not self.amd:
+                self.pl['pageable_us'] = self.pl.get('pageable_us', 0) + d / 1000.0
         self.clock[tid] = t + d
         f = self.f
         if self.amd:
@@ -526,6 +587,8 @@ class Rank:
         d = max(ready - t, 0) + self.gap(2.0, 6.0)
         corr = self.next_corr()
         self.clock[tid] = t + d
+        if self.pl is not None:
+            self.pl['host_sync_us'] = self.pl.get('host_sync_us', 0) + d / 1000.0
         self.emit_runtime(tid, rt, t, d, corr, cbid, ext=(what != 'device'))
         if not self.amd:
             ext = self.cur_ext(tid) if what != 'device' else corr
@@ -699,7 +762,7 @@ class Rank:
         yield from self.linear_bwd(tid, H, 3 * H, 95)
         yield from self.ln_bwd(tid)
 
-    def allreduce(self, tid, key, nelems, ann_args=''):
+    def allreduce(self, tid, key, nelems, ann_args='', transfer_us=None):
         """DDP / c10d all-reduce: record_param_comms > nccl:all_reduce > event record, stream wait, NCCL kernel."""
         ws = self.world
         pg = ('"Process Group Name": "0", "Process Group Description": "default_pg", "Process Group Ranks": "%s", '
@@ -714,11 +777,35 @@ class Rank:
         kargs = (', "Collective name": "allreduce", "In msg nelems": %d, "Out msg nelems": %d, "Group size": %d, '
                  '"dtype": "Float", "In split size": "[]", "Out split size": "[]", %s' % (nelems, nelems, ws, pg.rstrip(', ')))
         yield from self.launch(tid, key, 0, stream=self.ns_, rt_lo=5.0, rt_hi=12.0, extra_kargs=kargs,
-                               coll=nelems * 4)
+                               coll=nelems * 4, transfer_us=transfer_us)
         self.E(tid)
         self.E(tid)
 
+    # ---------------------------------------------------------------- planted problems
+    def item_sync(self, tid):
+        """.item()-style read: a copy into pinned memory, then cudaStreamSynchronize waits for the
+        GPU's whole queue (--item-syncs)."""
+        self.B(tid, 'aten::item', args=self.A('item', [()], ['float']))
+        self.B(tid, 'aten::_local_scalar_dense', args=self.A('lsd', [()], ['float']))
+        self.memop(tid, 'DtoH', 4, pinned=True)
+        self.host_sync(tid, 'stream')
+        self.E(tid)
+        self.E(tid)
+
+    def alloc_call(self, tid, name, us):
+        """cudaMalloc / cudaFree of the driver, US long (--malloc-churn)."""
+        if self.amd:
+            name = name.replace('cuda', 'hip')
+        _, d, _ = self.runtime(tid, name, 20 if name.endswith('Malloc') else 22, lo=us, hi=us)
+        self.pl['alloc_us'] = self.pl.get('alloc_us', 0) + d / 1000.0
+
     def step(self, n):
+        self.cur_step = n
+        self.pl = self.planted.setdefault(n, {})
+        yield from self.step_body(n)
+        self.pl = None
+
+    def step_body(self, n):
         cfg, H, T, main, bwd = self.cfg, self.H, self.T, self.main, self.bwd
         py = cfg.python
         self.B_ = cfg.batch
@@ -728,16 +815,22 @@ class Rank:
             self.B(main, 'train.py(112): train_step', cat='python_function')
         self.B(main, 'enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__', cat='user_annotation',
                args='"Record function id": 0, ', lo=2, hi=6)
-        for _ in range(2):
-            self.op(main, 'aten::stack', args=self.A('stack', [(), ()], ['TensorList', 'Scalar']), lo=30, hi=90, tail=(20, 60))
-        self.clock[main] += self.gap(300, 900)
+        if cfg.healthy:   # prefetched by the workers: the batch is ready
+            self.clock[main] += self.gap(20, 60)
+        else:
+            for _ in range(2):
+                self.op(main, 'aten::stack', args=self.A('stack', [(), ()], ['TensorList', 'Scalar']), lo=30, hi=90, tail=(20, 60))
+            self.clock[main] += self.gap(300, 900)
+        self.clock[main] += int(cfg.slow_dataloader_us * 1000)
         self.E(main)
-        for _ in range(2):   # input ids, labels: .to('cuda')
+        for k in range(2 + cfg.pageable_copies):   # input ids, labels: .to('cuda'), then planted ones
+            planted = k >= 2
+            nbytes = cfg.pageable_kb * 1024 if planted else T * 8
             self.B(main, 'aten::to', args=self.A('to', [(self.B_, self.S), (), (), (), (), (), (), ()], ['long int', 'Scalar', 'Scalar', 'Scalar', 'Scalar', 'Scalar', 'Scalar', '']))
             self.B(main, 'aten::_to_copy', args=self.A('toc', [(self.B_, self.S), (), (), (), (), (), ()], ['long int', 'Scalar', 'Scalar', 'Scalar', 'Scalar', 'Scalar', '']))
             self.op(main, 'aten::empty_strided', args=self.A('es', [(), (), (), (), (), ()], ['ScalarList', 'ScalarList', 'Scalar', 'Scalar', 'Scalar', 'Scalar']))
             self.B(main, 'aten::copy_', args=self.A('cp', [(self.B_, self.S), (self.B_, self.S), ()], ['long int', 'long int', 'Scalar']))
-            self.memop(main, 'HtoD', T * 8)
+            self.memop(main, 'HtoD', nbytes, pinned=cfg.healthy and not planted)
             self.E(main)
             self.E(main)
             self.E(main)
@@ -760,6 +853,14 @@ class Rank:
             yield from self.forward_layer(main, i)
             if i % 2 == 1:
                 self.memory(main, T * H * 4 * 6)
+            for k in range(cfg.item_syncs):   # planted: spread over the layers
+                if k % cfg.layers == i:
+                    self.item_sync(main)
+            for k in range(cfg.malloc_churn):
+                if k % cfg.layers == i:   # the caching allocator asks the driver for a block
+                    self.B(main, 'aten::empty', args=self.A('empty', [(), (), (), (), (), ()], ['ScalarList', 'Scalar', '', '', 'Scalar', '']))
+                    self.alloc_call(main, 'cudaMalloc', 120)
+                    self.E(main)
         yield from self.layer_norm_fwd(main)
         self.B(main, 'aten::linear', args=self.A('lmh', [(self.B_, self.S, H), (self.V, H)], ['float', 'float']))
         self.op(main, 'aten::t', args=self.A(('t', H, self.V), [(self.V, H)], ['float']))
@@ -833,9 +934,11 @@ class Rank:
                 self.B(bwd, 'aten::div_', args=self.A('div', [(pending,), ()], ['float', 'Scalar']))
                 yield from self.launch(bwd, 'div', pending * 8 / 2.5e6)
                 self.E(bwd)
-                if self.slow and cfg.straggler_delay_us and planted == 0:
+                if self.slow and (cfg.straggler_delay_us or cfg.straggler_kernel_us) and planted == 0:
                     self.B(bwd, 'straggler_delay')   # planted: host work before its first all-reduce
                     self.clock[bwd] += int(cfg.straggler_delay_us * 1000)
+                    if cfg.straggler_kernel_us:      # planted: GPU work the others wait for
+                        yield from self.launch(bwd, 'mul', cfg.straggler_kernel_us / self.gpu_scale)
                     self.E(bwd)
                     planted = 1
                 yield from self.allreduce(bwd, 'nccl_grad', pending)
@@ -901,30 +1004,48 @@ class Rank:
         if py:
             self.E(main)
         # ------------------------------------------------ loss: all-reduce for logging, .item() drains the queue
-        if self.world > 1:
+        if self.world > 1 and (not cfg.healthy or cfg.exposed_comm_us):
+            # --exposed-comm-us: the all-reduce takes that long and the next step waits for it
             self.B(main, 'c10d::allreduce_', args=self.A('ar_', [(), (), (), (), ()], ['TensorList', '', '', '', 'Scalar']), lo=3, hi=9)
-            yield from self.allreduce(main, 'nccl_loss', 1)
+            yield from self.allreduce(main, 'nccl_loss', 1, transfer_us=cfg.exposed_comm_us or None)
             rec_corr, ready = self.event_record(main, self.ns_)
             self.stream_wait(main, self.cs, self.ns_, rec_corr, ready)
             self.E(main)
-        self.B(main, 'aten::item', args=self.A('item', [()], ['float']))
-        self.B(main, 'aten::_local_scalar_dense', args=self.A('lsd', [()], ['float']))
-        self.memop(main, 'DtoH', 4)
-        self.host_sync(main, 'stream')
-        self.E(main)
-        self.E(main)
-        if n % 2 == 0:
+        if not cfg.healthy:
+            self.B(main, 'aten::item', args=self.A('item', [()], ['float']))
+            self.B(main, 'aten::_local_scalar_dense', args=self.A('lsd', [()], ['float']))
+            self.memop(main, 'DtoH', 4)
+            self.host_sync(main, 'stream')
+            self.E(main)
+            self.E(main)
+        if n % 2 == 0 and not cfg.healthy:
             # a timing event: torch.cuda.Event.record() + synchronize()
             rec_corr, _ = self.event_record(main, self.cs)
             if not self.amd:
                 self.host_sync(main, 'event', rec_corr=rec_corr)
+        if cfg.tiny_kernels:   # planted: metrics updated one tiny kernel at a time
+            self.track_wait = True
+            for _ in range(cfg.tiny_kernels):
+                self.B(main, 'aten::add_', args=self.A('add_', [(), (), ()], ['float', 'float', 'Scalar']))
+                yield from self.launch(main, 'add', 2.0 / self.gpu_scale)
+                self.E(main)
+                self.clock[main] += self.gap(4, 8)   # Python between the calls
+            self.track_wait = False
+        for _ in range(cfg.malloc_churn):   # planted: torch.cuda.empty_cache() returns the blocks
+            self.alloc_call(main, 'cudaFree', 60)
         if py:
             self.E(main)
         self.E(main, 10, 30)   # ProfilerStep
         self.clock[main] += self.gap(20, 60)
         assert not self.fwd_seq, 'forward ops without a backward node: %r' % (self.fwd_seq[:3],)
-        self.counter(n)
-        self.flush()
+        if n >= cfg.first_step:
+            self.counter(n)
+            self.flush()
+
+    def discard(self):
+        """Forgets what the last step wrote (a warm-up step before the profiler's window)."""
+        self.cpu_recs, self.py_recs, self.gbuf, self.annots, self.gbuf_cpu_instant = [], [], [], [], []
+        self.planted.pop(self.cur_step, None)
 
     def counter(self, n):
         self.gbuf.append('  {\n    "ph": "C", "name": "GPU Memory", "pid": %d, "ts": %s,\n'
@@ -971,6 +1092,13 @@ class Rank:
         self.gbuf_cpu_instant = []
         self.B_ = self.cfg.batch
         n = self.cfg.first_step
+        if self.cfg.healthy:
+            # The profiler starts in the middle of training (its schedule's wait and warmup
+            # steps): the launch queue is full already, so the host runs at the GPU's pace.
+            # These steps are simulated and not written.
+            for k in range(warmup_steps(self.cfg)):
+                yield from self.step(n - 1 - k)
+                self.discard()
         while True:
             yield from self.step(n)
             n += 1
@@ -1033,6 +1161,12 @@ class Rank:
 # --------------------------------------------------------------------------- driver
 
 
+def warmup_steps(cfg):
+    """Steps simulated before the profiler's window with --healthy: enough to fill the launch
+    queue (about 28 GPU operations per layer and step, and 30 more), the same on every rank."""
+    return min(24, 2 + QUEUE_MAX // (28 * cfg.layers + 30))
+
+
 def transfer_ns(nbytes, world, rng):
     """Ring all-reduce time once every rank has joined: latency + 2(n-1)/n * bytes / bus bandwidth."""
     return int(14000 + 2.0 * (world - 1) / world * nbytes / 95.0 + rng.uniform(0, 3000))
@@ -1054,12 +1188,21 @@ def generate(cfg, out=sys.stderr):
     steps_done = 0
     msgs = [next(g) for g in gens]
     live = True
+    strag = {}   # --planted: step -> the others' mean wait (us) on the collectives the straggler reached last
     while live:
         kinds = set(m[0] for m in msgs)
         if len(kinds) != 1:
             raise RuntimeError('ranks out of step: %r' % (kinds,))
         if msgs[0][0] == 'coll':
-            end = max(m[1] for m in msgs) + transfer_ns(msgs[0][2], cfg.ranks, crng)
+            arrive = [m[1] for m in msgs]
+            if msgs[0][3] is not None:   # --exposed-comm-us: the transfer takes that long
+                end = max(arrive) + int(msgs[0][3] * 1000)
+            else:
+                end = max(arrive) + transfer_ns(msgs[0][2], cfg.ranks, crng)
+            last = arrive.index(max(arrive))   # the first rank of the latest start
+            if cfg.straggler is not None and last == cfg.straggler and cfg.ranks > 1:
+                w = sum(arrive[last] - a for a in arrive) / (cfg.ranks - 1) / 1000.0
+                strag[msgs[0][4]] = strag.get(msgs[0][4], 0) + w
             reply = end
         else:
             steps_done += 1
@@ -1107,6 +1250,13 @@ def generate(cfg, out=sys.stderr):
             raw.close()
         names.append(path)
     shutil.rmtree(tmpdir, ignore_errors=True)
+    if cfg.planted:
+        import json
+        doc = {'steps': sorted(ranks[0].planted), 'straggler': cfg.straggler,
+               'ranks': {str(r): {str(k): v for k, v in sorted(rk.planted.items())} for r, rk in enumerate(ranks)},
+               'straggler_wait_us': {str(k): v for k, v in sorted(strag.items())}}
+        with open(cfg.planted, 'w') as fh:
+            json.dump(doc, fh, indent=1, sort_keys=True)
     return names, written, steps_done
 
 
@@ -1130,12 +1280,27 @@ def parse_args(argv):
                          'gradient all-reduce (default 0: none)')
     ap.add_argument('--first-step', type=int, default=5, help='number of the first ProfilerStep (default 5)')
     ap.add_argument('--hidden', type=int, default=768, help='model width (default 768)')
-    ap.add_argument('--tokens', type=int, default=4096, help='tokens per step (batch x sequence)')
+    ap.add_argument('--tokens', type=int, default=None, help='tokens per step (batch x sequence; default 4096, '
+                    '65536 x 6 / layers with --healthy)')
     ap.add_argument('--batch', type=int, default=4, help='sequences per step (default 4)')
     ap.add_argument('--vocab', type=int, default=8192, help='vocabulary size (default 8192)')
     ap.add_argument('--bucket-mb', type=float, default=25.0, help='DDP bucket size')
+    ap.add_argument('--healthy', action='store_true', help='none of the default problems (see above)')
+    ap.add_argument('--slow-dataloader-us', type=float, default=0, help='planted: N us more in DataLoader.__next__')
+    ap.add_argument('--item-syncs', type=int, default=0, help='planted: N .item()-style syncs per step')
+    ap.add_argument('--pageable-copies', type=int, default=0, help='planted: N copies from pageable memory per step')
+    ap.add_argument('--pageable-kb', type=int, default=1024, help='size of each planted pageable copy (default 1024)')
+    ap.add_argument('--malloc-churn', type=int, default=0, help='planted: N cudaMalloc + N cudaFree per step')
+    ap.add_argument('--tiny-kernels', type=int, default=0, help='planted: N tiny kernels launched one by one per step')
+    ap.add_argument('--exposed-comm-us', type=float, default=0, help='planted: an N us all-reduce nothing overlaps')
+    ap.add_argument('--straggler-kernel-us', type=float, default=0,
+                    help='planted: an N us kernel on the --straggler rank before its first gradient all-reduce')
+    ap.add_argument('--planted', default=None, metavar='FILE', help='write what was planted to FILE (JSON)')
     ap.add_argument('-q', '--quiet', action='store_true', help='no summary line on stderr')
     cfg = ap.parse_args(argv)
+    if cfg.tokens is None:
+        # --healthy: 6 layers at 65536 tokens, or as much computation with fewer layers
+        cfg.tokens = 65536 * 6 // min(cfg.layers, 6) // cfg.batch * cfg.batch if cfg.healthy else 4096
     if cfg.ranks < 1 or cfg.steps < 1 or cfg.layers < 1:
         ap.error('--ranks, --steps and --layers must be at least 1')
     if cfg.tokens % cfg.batch:

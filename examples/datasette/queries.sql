@@ -32,6 +32,24 @@ FROM arg CROSS JOIN trace t JOIN job j ON j.job_id = t.job_id
 WHERE arg.job IS NULL OR j.name = arg.job
 ORDER BY t.job_id, t.rank, t.trace_id;
 
+-- name: findings
+-- title: Findings: what to fix
+-- description: What to change first, ranked by its cost: per rank (or for the job), each finding's title, its cost per ProfilerStep (µs) and share of the rank's mean step (%), the evidence to check it (JSON) and what to try. The TensorBoard plugin's recommendations (source tb_plugin) and hta-sqlite's own rules. min_pct: leave out findings under this share of a step.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
 -- name: temporal_breakdown
 -- title: Temporal breakdown
 -- description: Per rank: idle, compute and non-compute GPU time between the first and the last kernel (µs and %). HTA get_temporal_breakdown.

@@ -9,7 +9,8 @@
   their defaults), the table and column descriptions of its _hta_column table, labels for
   the foreign keys (names instead of ids on event pages) and links to the pages below.
 - /-/hta/DB                       the database's jobs and downloads
-- /-/hta/DB/job/NAME              the job's report (hta-ingest --report): HTA's charts
+- /-/hta/DB/job/NAME              the job's report (hta-ingest --report): its findings (what to
+                                  fix, hta_findings) first, then HTA's charts
 - /-/hta/DB/FUNCTION.csv?...      every row of a series analysis as CSV (no row limit)
 
 Plugin configuration (metadata: plugins: datasette-hta: ...):
@@ -501,10 +502,12 @@ async def job_view(datasette, request):
     text, err = await make_report(path, job, info)
     if err:
         return Response.html(_page("Report failed", "<pre>%s</pre>" % html.escape(err)), status=500)
+    findings = datasette.urls.database(database) + "/findings" + ("" if job == "all" else "?job=" + urllib.parse.quote(job))
     nav = (
         '<p style="font-family: sans-serif; margin: 0.5em 1em"><a href="%s">%s in Datasette</a> &middot; '
-        '<a href="%s">jobs and downloads</a> &middot; job <b>%s</b></p>'
-        % (html.escape(datasette.urls.database(database)), html.escape(database), html.escape(_url(datasette, database)), html.escape(job))
+        '<a href="%s">jobs and downloads</a> &middot; job <b>%s</b> &middot; <a href="%s">its findings as a table</a></p>'
+        % (html.escape(datasette.urls.database(database)), html.escape(database), html.escape(_url(datasette, database)), html.escape(job),
+           html.escape(findings))
     )
     m = re.search(r"<body[^>]*>", text)
     text = text[: m.end()] + nav + text[m.end() :] if m else nav + text

@@ -54,15 +54,23 @@ bad += p.errors[:10]
 if p.stack: bad.append("unclosed: " + " ".join(p.stack[-5:]))
 if re.search(r"url\(|@import", text): bad.append("url() or @import in the CSS")
 if text.count("<svg") != text.count("</svg>"): bad.append("<svg> not closed")
-if p.count.get("section", 0) != 15: bad.append("%d sections, 15 expected" % p.count.get("section", 0))
+if p.count.get("section", 0) != 16: bad.append("%d sections, 16 expected" % p.count.get("section", 0))
 if re.search(r"\bNaN\b|\binf\b", " ".join(re.findall(r'(?:d|x|y|width|height|cx|cy)="([^"]*)"', text))):
     bad.append("NaN or inf in SVG coordinates")
 if demo:
     if re.search(r"https?://", text): bad.append("a URL in the demo report")
     ids = re.findall(r'<section id="([^"]+)"', text)
-    want = ["overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch",
+    want = ["findings", "overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch",
             "collectives", "memory", "critical-path", "operators", "tb-views"]
     if ids != want: bad.append("sections %s" % ids)
+    # section 1 (report_findings.c HRF-1): the demo's findings, each linking to its evidence
+    m = re.search(r'<section id="findings">(.*?)</section>', text, re.S)
+    body = m.group(1) if m else ""
+    if not re.search(r'<h2>1\. Findings: what to fix</h2>', body): bad.append("findings: not section 1")
+    for t in ("pageable_memcpy", "straggler", "gpu_waits_for_host", "exposed_communication",
+              'href="#collectives"', 'href="#idle"', "what to try", "Rank 1 arrives last"):
+        if t not in body: bad.append("findings: missing %r" % t)
+    if body.count("<tr>") < 1 + 5: bad.append("findings: %d rows" % (body.count("<tr>") - 1))
     if p.count.get("svg", 0) < 29: bad.append("only %d charts" % p.count.get("svg", 0))
     # sections 11-13 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
     # ProfilerSteps: collectives 3 (bandwidth, skew, waits), memory 1 per rank, critical path 1

@@ -24,6 +24,7 @@ Prints one line per request with its time; --times FILE appends them there. Exit
 
 import asyncio
 import csv
+import html
 import io
 import os
 import re
@@ -194,6 +195,12 @@ async def check_hta(path, timed, immutable=False):
 
         r, ms1 = await get(ds, "/-/hta/%s/job/%s" % (urllib.parse.quote(name), tilde_encode(j)))
         check("<svg" in r.text and "Temporal breakdown" in r.text, "job %s: no charts" % j)
+        # the job page opens with the job's findings (section 1), the ones hta_findings gives
+        found = [row[0] for row in sql.execute("SELECT title FROM hta_findings WHERE job IS ?", [None if j == "all" else j])]
+        first = r.text.find('<section id="findings">'), r.text.find('<section id="overview">')
+        check(0 <= first[0] < first[1] and "1. Findings: what to fix" in r.text, "job %s: the findings do not lead the page" % j)
+        check(all(html.escape(t, quote=False) in r.text for t in found), "job %s: findings missing from its page: %s" % (j, found[:3]))
+        check('/findings?job=' in r.text or j == "all", "job %s: no link to the findings query" % j)
         r, ms2 = await get(ds, "/-/hta/%s/job/%s" % (urllib.parse.quote(name), tilde_encode(j)))
         check(ms2 < ms1 or ms2 < 100, "job %s: not cached (%.0f ms, then %.0f ms)" % (j, ms1, ms2))
     await get(ds, "/-/hta/%s/job/no-such-job" % urllib.parse.quote(name), expect=404)
