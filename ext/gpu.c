@@ -35,22 +35,6 @@ static int gpuCmpId(const void *a, const void *b) {
   return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
 }
 
-static int i32Cmp(const void *a, const void *b) {
-  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* Slot of ID in the ascending array IDS[0..N), or -1. */
-static long slotOf(const int32_t *ids, size_t n, int32_t id) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (ids[mid] < id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < n && ids[lo] == id ? (long)lo : -1;
-}
-
 static int32_t fieldOf(const hta_gpu *g, size_t offset) {
   int32_t v;
   memcpy(&v, (const char *)g + offset, sizeof v);
@@ -89,11 +73,11 @@ static int distinctIds(const hta_gpu *a, size_t n, size_t offset, int32_t **pids
     sqlite3_free(tab);
   } else {
     for (size_t i = 0; i < n; i++) ids[i] = fieldOf(&a[i], offset);
-    qsort(ids, n, sizeof *ids, i32Cmp);
+    qsort(ids, n, sizeof *ids, hta_i32_cmp);
     for (size_t i = 0; i < n; i++) {
       if (m == 0 || ids[m - 1] != ids[i]) ids[m++] = ids[i];
     }
-    for (size_t i = 0; i < n; i++) slots[i] = (int32_t)slotOf(ids, m, fieldOf(&a[i], offset));
+    for (size_t i = 0; i < n; i++) slots[i] = (int32_t)hta_i32_find(ids, m, fieldOf(&a[i], offset));
   }
   *pids = ids;
   *pn = m;
@@ -264,7 +248,7 @@ gpu_error:
 }
 
 const char *hta_gpu_name(const hta_gpu_rows *g, int32_t name_id) {
-  long s = slotOf(g->name_ids, g->nnames, name_id);
+  long s = hta_i32_find(g->name_ids, g->nnames, name_id);
   return s < 0 ? 0 : g->names[s];
 }
 

@@ -263,6 +263,9 @@ void hta_topk_free(hta_topk_row *rows, size_t n);
 ** reads the same list). */
 #define HTA_NQUEUE_LAUNCH 13
 extern const char *const hta_queue_launch_names[HTA_NQUEUE_LAUNCH];
+/* qsort's comparator of int32 ids; the index of ID in the ascending V[0..n), -1. */
+int hta_i32_cmp(const void *a, const void *b);
+long hta_i32_find(const int32_t *v, size_t n, int32_t id);
 /* ids[i] = the string_id of NAMES[i], -1 when SCHEMA has no such string. */
 int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
                    int32_t *ids);
@@ -435,6 +438,7 @@ int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by opera
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
 int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator views (tb_stats.c) */
 int hta_register_tb_views(sqlite3 *db); /* the plugin's Overview, GPU summary, Distributed view */
+int hta_register_op_perf(sqlite3 *db);  /* operator performance model, its summary */
 int hta_register_findings(sqlite3 *db); /* hta_findings: what to fix (findings.c) */
 int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
 

@@ -36,6 +36,21 @@ const char *const hta_queue_launch_names[HTA_NQUEUE_LAUNCH] = {
     "hipMemcpyWithStream",
 };
 
+int hta_i32_cmp(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+long hta_i32_find(const int32_t *v, size_t n, int32_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (v[mid] < id) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo < n && v[lo] == id ? (long)lo : -1;
+}
+
 int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
                    int32_t *ids) {
   sqlite3_stmt *st = 0;

@@ -21,7 +21,8 @@
 static const hr_coldoc hr_docs[] = {
     /* meta */
     {"meta", "",
-     "Facts about the database: schema_version (2: with jobs), tool_version (the hta-ingest that "
+     "Facts about the database: schema_version (3: with jobs and device_peak), tool_version (the "
+     "hta-ingest that "
      "wrote it), "
      "created_at and updated_at (UTC, ISO 8601)."},
     {"meta", "key", "The fact's name: schema_version, tool_version, created_at, updated_at."},
@@ -199,6 +200,22 @@ static const hr_coldoc hr_docs[] = {
      "Rules are tried by ascending priority; the first that matches wins."},
     {"kernel_type_rule", "pattern", "GLOB over the whole name, case-sensitive (e.g. 'nccl*')."},
     {"kernel_type_rule", "kernel_type", "COMMUNICATION, MEMORY, COMPUTATION or OTHER."},
+    /* device_peak */
+    {"device_peak", "",
+     "The roofline's peaks (hta_op_perf): per GPU name pattern and compute spec, dense peak "
+     "TFLOPS and memory TB/s from the vendors' datasheets (source, form_factor). Edit or add "
+     "rows: every later query uses them."},
+    {"device_peak", "device_pattern",
+     "GLOB over device.name, case-sensitive (e.g. '*H100*PCIe*'); a trace's device is the first "
+     "pattern, by priority, that matches."},
+    {"device_peak", "priority", "Patterns are tried by ascending priority."},
+    {"device_peak", "compute_spec",
+     "matrix_ or vector_ and a precision (fp64, fp32, fp16, bf16, fp8, fp4): "
+     "hta_op_perf.compute_spec."},
+    {"device_peak", "peak_tflops", "Dense peak, TFLOPS (10^12 floating-point operations / s)."},
+    {"device_peak", "peak_tbps", "Memory bandwidth, TB/s (10^12 bytes / s)."},
+    {"device_peak", "form_factor", "The board the figures are for (SXM, PCIe, OAM, memory size)."},
+    {"device_peak", "source", "Where the figures come from, and what was derived."},
     /* views */
     {"events", "", "View: event with its name and category as text."},
     {"events", "event_id", "event.event_id."},

@@ -80,7 +80,7 @@ void hrSection(hr_ctx *x, int i, const char *what);
 void hrEndSection(hr_ctx *x);
 /* A link to the section ID of this job's part: "<a href=...>N. Title</a>". */
 void hrSectionLink(hr_ctx *x, const char *id);
-#define HR_SEC_FINDINGS 15 /* its index among the sections (report.c hr_sections) */
+#define HR_SEC_FINDINGS 16 /* its index among the sections (report.c hr_sections) */
 void hrShownNote(hr_ctx *x);
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
               const char *ylabel, const char *unit);
@@ -88,17 +88,19 @@ void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_pref
 /* report_findings.c: section 1, the findings. */
 void hrFindings(hr_ctx *x);
 
-/* report_more.c: sections 11-13. */
+/* report_more.c: sections 11-13, and hrMat into temp.NAME that notes an empty result. */
 double hrScalar(hr_ctx *x, const char *sql, const char *what); /* NAN: failed or NULL */
-/* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 and NOTE (static HTML) shown. */
-int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note);
 void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);
+int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note);
 /* report_ops.c: section 14, GPU kernels and operators (the TensorBoard plugin's views). */
 void hrOps(hr_ctx *x);
 
-/* report_tb.c: section 15, the TensorBoard plugin's Overview, GPU summary, Distributed view. */
+/* report_perf.c: section 15, operator performance. */
+void hrPerf(hr_ctx *x);
+
+/* report_tb.c: section 16, the TensorBoard plugin's Overview, GPU summary, Distributed view. */
 void hrTbViews(hr_ctx *x);
 
 #endif

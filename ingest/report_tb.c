@@ -20,7 +20,7 @@
 
 #include "report_int.h"
 
-#define HR_TB_SECTION 14 /* its place in report.c's hr_sections */
+#define HR_TB_SECTION 15 /* its place in report.c's hr_sections */
 #define HR_TB_STEPS 64   /* steps per rank in the per-step chart */
 
 static const char *const hr_roles[] = {"Kernel",  "Memcpy",     "Memset",   "Communication",

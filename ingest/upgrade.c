@@ -1,5 +1,5 @@
 /*
-** upgrade.c: schema 1 -> 2 (upgrade.h).
+** upgrade.c: schema 1 -> 2 (upgrade.h); 2 -> 3 is schema.sql's CREATE of device_peak.
 **
 ** HOW IT WORKS: the current job and trace definitions are read back from a scratch
 ** in-memory database built from the schema text, so they are written once (schema.sql).
@@ -19,15 +19,16 @@ int up_version(sqlite3 *db, const char *schema) {
       "SELECT (SELECT count(*) FROM pragma_table_info('trace', %Q)),"
       " (SELECT count(*) FROM pragma_table_info('trace', %Q)"
       "  WHERE name = 'job_id'),"
-      " (SELECT count(*) FROM pragma_table_info('meta', %Q))",
-      schema, schema, schema);
+      " (SELECT count(*) FROM pragma_table_info('meta', %Q)),"
+      " (SELECT count(*) FROM pragma_table_info('device_peak', %Q))",
+      schema, schema, schema, schema);
   sqlite3_stmt *st = NULL;
   int v = -1;
   if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW) {
     int has_trace = sqlite3_column_int(st, 0) > 0, has_job = sqlite3_column_int(st, 1) > 0;
-    int has_meta = sqlite3_column_int(st, 2) > 0;
-    v = has_trace && !has_job ? 1 : UP_SCHEMA;
+    int has_meta = sqlite3_column_int(st, 2) > 0, has_peak = sqlite3_column_int(st, 3) > 0;
+    v = has_trace && !has_job ? 1 : has_trace && !has_peak ? 2 : UP_SCHEMA;
     sqlite3_finalize(st);
     st = NULL;
     sqlite3_free(sql);

@@ -307,6 +307,18 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
         return -1;
       }
       w->upgraded = 1;
+    } else if (v == 2) { /* schema 3 adds device_peak: the schema below creates it */
+      sqlite3_stmt *cq;
+      if (sqlite3_prepare_v2(w->db,
+                             "SELECT (SELECT count(*) FROM trace), (SELECT count(*) FROM job)", -1,
+                             &cq, NULL) != SQLITE_OK)
+        return wr_fail(w, err, path);
+      if (sqlite3_step(cq) == SQLITE_ROW) {
+        w->up_traces = sqlite3_column_int64(cq, 0);
+        w->up_jobs = sqlite3_column_int64(cq, 1);
+      }
+      sqlite3_finalize(cq);
+      w->upgraded = 1;
     }
   }
   if (wr_exec(w, HTA_SCHEMA_SQL, err)) return -1;

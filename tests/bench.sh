@@ -153,6 +153,8 @@ hta_gpu_metrics|SELECT * FROM hta_gpu_metrics
 hta_distributed_overlap|SELECT * FROM hta_distributed_overlap
 hta_distributed_comm_ops|SELECT * FROM hta_distributed_comm_ops
 hta_findings|SELECT * FROM hta_findings
+hta_op_perf|SELECT * FROM hta_op_perf
+hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
 EOS
 
 # Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the

@@ -646,3 +646,21 @@ WITH arg(job) AS (
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_job_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_job_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE arg.job IS NULL;
+
+-- name: op_perf
+-- title: Operator performance (roofline)
+-- description: Per rank and operator signature (name and recorded shapes), the FLOPs and bytes its shapes imply, its GPU kernel time (µs), the TFLOPS and TB/s achieved, and how close it ran to the GPU's peak (pct_of_peak of the roofline from device_peak; bound says compute or memory). Needs record_shapes=True. AMD TraceLens's performance model.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_op_perf t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_op_perf t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_op_perf t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_op_perf t WHERE arg.rank IS NULL AND arg.job IS NULL;
