@@ -202,6 +202,12 @@ int64_t hta_iv_length(const hta_iv *iv, size_t n);
 ** lasts zero time gets nothing. Returns SQLITE_OK or SQLITE_NOMEM. */
 #define HTA_IV_MAXLISTS 8
 int hta_iv_sweep(hta_iv *const *lists, const size_t *counts, int nlists, int64_t *out);
+/* A ∩ B and A − B of two merged lists into OUT (room for na + nb); returns the number
+** of pieces, each of positive length, in order (IV-4). */
+size_t hta_iv_intersect(const hta_iv *a, size_t na, const hta_iv *b, size_t nb, hta_iv *out);
+size_t hta_iv_subtract(const hta_iv *a, size_t na, const hta_iv *b, size_t nb, hta_iv *out);
+/* The length of merged list IV inside [start, end) (binary search; IV-4). */
+int64_t hta_iv_clip_length(const hta_iv *iv, size_t n, int64_t start, int64_t end);
 
 /* ---------------------------------------------------------------- statistics */
 typedef struct hta_describe {
@@ -387,6 +393,7 @@ typedef struct hta_tvf_args {
   int64_t rank;
   double p[HTA_TVF_MAXPARAM];         /* parameter values, defaults applied, schema order */
   sqlite3_value *v[HTA_TVF_MAXPARAM]; /* HTA_PARAM_VALUE parameters: a copy, NULL if not given */
+  uint64_t col_used; /* SQLite's colUsed: bit i = column i is read (bit 63: any from 63 on) */
 } hta_tvf_args;
 
 typedef struct hta_tvf {
@@ -430,6 +437,7 @@ int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
 int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator views (tb_stats.c) */
+int hta_register_tb_views(sqlite3 *db); /* the plugin's Overview, GPU summary, Distributed view */
 int hta_register_op_perf(sqlite3 *db);  /* operator performance model, its summary */
 int hta_register_findings(sqlite3 *db); /* hta_findings: what to fix (findings.c) */
 int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */

@@ -5,6 +5,8 @@
 **                     start is <= the largest end seen so far into the current group
 **   hta_iv_length()   the union length of merged intervals
 **   hta_iv_sweep()    time spent in each combination of several merged lists
+**   hta_iv_intersect(), hta_iv_subtract(), hta_iv_clip_length()
+**                     set algebra on merged lists (the TensorBoard plugin's views)
 **
 ** All times are integer ns, so sums are exact.
 **
@@ -15,6 +17,9 @@
 **     length is kept as HTA keeps it (it can make a group whose end < start).
 **  3. hta_iv_sweep applies every change at one instant before measuring, so states
 **     that last zero time (one kernel ends where another begins) get nothing.
+**  4. The set operations take merged lists (sorted, disjoint: hta_iv_merge's
+**     output) and give merged lists without zero-length pieces; clip_length counts
+**     only time inside [start, end).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -96,4 +101,47 @@ int hta_iv_sweep(hta_iv *const *lists, const size_t *counts, int nlists, int64_t
   }
   sqlite3_free(ev);
   return SQLITE_OK;
+}
+
+size_t hta_iv_intersect(const hta_iv *a, size_t na, const hta_iv *b, size_t nb, hta_iv *out) {
+  size_t i = 0, j = 0, m = 0;
+  while (i < na && j < nb) {
+    int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+    int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+    if (s < e) out[m++] = (hta_iv){s, e};
+    if (a[i].end < b[j].end) i++; /* the piece that ends first is done */
+    else j++;
+  }
+  return m;
+}
+
+size_t hta_iv_subtract(const hta_iv *a, size_t na, const hta_iv *b, size_t nb, hta_iv *out) {
+  size_t j = 0, m = 0;
+  for (size_t i = 0; i < na; i++) {
+    int64_t s = a[i].start;
+    while (j < nb && b[j].end <= s) j++;
+    for (size_t k = j; k < nb && b[k].start < a[i].end; k++) {
+      if (b[k].end <= b[k].start) continue; /* cuts nothing: no split */
+      if (b[k].start > s) out[m++] = (hta_iv){s, b[k].start};
+      if (b[k].end > s) s = b[k].end;
+    }
+    if (s < a[i].end) out[m++] = (hta_iv){s, a[i].end};
+  }
+  return m;
+}
+
+int64_t hta_iv_clip_length(const hta_iv *iv, size_t n, int64_t start, int64_t end) {
+  size_t lo = 0, hi = n;
+  int64_t len = 0;
+  while (lo < hi) { /* the first piece ending after START (ends ascend: IV-4) */
+    size_t mid = lo + (hi - lo) / 2;
+    if (iv[mid].end <= start) lo = mid + 1;
+    else hi = mid;
+  }
+  for (size_t i = lo; i < n && iv[i].start < end; i++) {
+    int64_t s = iv[i].start > start ? iv[i].start : start;
+    int64_t e = iv[i].end < end ? iv[i].end : end;
+    if (s < e) len = hta_add_sat(len, hta_sub_sat(e, s));
+  }
+  return len;
 }

@@ -111,7 +111,7 @@ int hta_json_int(hta_jval v, int64_t *out) {
   const char *p = v.p, *q;
   size_t n = (size_t)v.n;
   if (!p || n == 0 || n >= sizeof buf || !(*p == '-' || (*p >= '0' && *p <= '9'))) return 0;
-  q = p + n;
+  q = p + n;     /* only now: an absent member has p NULL (UBSan: offset on a null pointer) */
   if (n <= 18) { /* a plain integer of up to 18 digits cannot overflow: no strtoll */
     const char *d = p + (*p == '-');
     int64_t x = 0;

@@ -263,7 +263,7 @@ static int ksEmit(const hta_trace *t, const tb_tree *tr, int by_name, hta_table 
   rows = sqlite3_malloc64((n ? n : 1) * sizeof *rows);
   if (!rows) goto oom;
   for (size_t i = 0; i < n; i++) {
-    ks_row *r = nrow ? &rows[nrow - 1] : rows;
+    ks_row *r = nrow ? &rows[nrow - 1] : rows; /* the first instance opens a row below */
     if (i == 0 || ksInstCmp(&a[i - 1], &a[i])) {
       r = &rows[nrow++];
       memset(r, 0, sizeof *r);
@@ -406,7 +406,7 @@ static int osEmit(const hta_trace *t, const tb_tree *tr, int by_shape, hta_table
   TB_QSORT(k, n, osKeyCmp);
   for (size_t i = 0; i < n; i++) {
     const tb_node *nd = &tr->nodes[k[i].node];
-    os_row *r = nrow ? &rows[nrow - 1] : rows;
+    os_row *r = nrow ? &rows[nrow - 1] : rows; /* the first node opens a row below */
     if (i == 0 || k[i - 1].name != k[i].name || k[i - 1].shape != k[i].shape) {
       r = &rows[nrow++];
       memset(r, 0, sizeof *r);

@@ -734,7 +734,8 @@ static int buildTrees(tb_tree *tr) {
       sp = 0;
       stack[sp++] = tr->threads[n->thread].root;
     }
-    while (!(n->ts < tr->nodes[stack[sp - 1]].end)) sp--; /* the root never ends */
+    /* the root never ends (but a node at ts INT64_MAX, in a hostile database) */
+    while (sp > 1 && !(n->ts < tr->nodes[stack[sp - 1]].end)) sp--;
     int32_t p = stack[sp - 1];
     if (n->end > tr->nodes[p].end) {
       n->dropped = 1; /* starts inside, ends after: the plugin drops it */
@@ -908,7 +909,7 @@ static int linkDevices(tb_tree *tr) {
   }
   for (size_t i = 0; i < tr->ndev; i++) {
     tb_dev *d = &tr->devs[i];
-    int64_t k = d->link_id - base;
+    int64_t k = hta_sub_sat(d->link_id, base); /* a hostile link_id is any int64 */
     d->rt = -1;
     if (d->link_id == 0 || k < 0 || k >= span) {
     } else if (byId) {

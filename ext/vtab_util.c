@@ -45,9 +45,13 @@
 **  6. A parameter of kind HTA_PARAM_VALUE (is_real == 2) takes any SQL value
 **     unchecked: run() sees a copy in args.v[k] (NULL when not given, run()
 **     applies its own default) and the column reads it back.
+**  7. run() sees which columns the statement reads (args.col_used, SQLite's colUsed
+**     handed from xBestIndex to xFilter as idxStr), so that it may leave out a costly
+**     column nobody reads; every column when that is unknown.
 */
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hta_common.h"
@@ -341,6 +345,9 @@ static int tvfBestIndex(sqlite3_vtab *pVtab, sqlite3_index_info *info) {
     info->aConstraintUsage[aIdx[k]].omit = 1;
   }
   info->idxNum = idxNum;
+  /* The columns read, for analyses that can skip costly ones (NULL: take all). */
+  info->idxStr = sqlite3_mprintf("%llx", (unsigned long long)info->colUsed);
+  info->needToFreeIdxStr = 1;
   /* Restricting to one rank loads a fraction of the data. */
   info->estimatedCost = (idxNum & 1) ? 1000.0 : 100000.0;
   info->estimatedRows = (idxNum & 1) ? 10 : 100;
@@ -412,6 +419,7 @@ static int tvfFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   tvfReset(c);
   c->rank_null = 0;
   memset(&c->args, 0, sizeof c->args);
+  c->args.col_used = idxStr ? (uint64_t)strtoull(idxStr, 0, 16) : ~(uint64_t)0;
   for (int k = 0; k < def->nparam; k++) c->args.p[k] = def->params[k].dflt;
 
   if (idxNum & 1) {

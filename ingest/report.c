@@ -24,7 +24,8 @@
 **      duration of short kernels; per-rank counts and the worst delays.
 **  11. Collectives, 12. memory, 13. critical path: in report_more.c.
 **  14. GPU kernels and operators: in report_ops.c.
-**  15. Operator performance (roofline, top operators): in report_perf.c.
+**  15 (shown as 16). Operator performance (roofline, top operators): in report_perf.c.
+**  16 (shown as 17). The TensorBoard plugin's Overview, GPU summary and Distributed view: report_tb.c.
 **  Before them all, numbered 1: the findings (report_findings.c), what to fix first.
 **
 ** Requirements (tests cite them as HR-n):
@@ -426,6 +427,7 @@ static const struct {
     {"critical-path", "Critical path"},
     {"operators", "GPU kernels and operators"},
     {"perf", "Operator performance"},
+    {"tb-views", "TensorBoard plugin views: Overview, GPU, Distributed"},
     {"findings", "Findings: what to fix"}, /* HR_SEC_FINDINGS: shown first, as 1 */
 };
 #define HR_NSECTIONS (sizeof hr_sections / sizeof hr_sections[0])
@@ -1261,7 +1263,8 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
   void (*const parts[])(hr_ctx *) = {hrFindings,   hrOverview, hrTemporal, hrKernelTypes,
                                      hrTopKernels, hrAcross,   hrIdle,     hrOverlap,
                                      hrQueue,      hrMemBw,    hrLaunch,   hrCollectives,
-                                     hrMemory,     hrCritPath, hrOps,      hrPerf};
+                                     hrMemory,     hrCritPath, hrOps,      hrPerf,
+                                     hrTbViews};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

@@ -80,7 +80,7 @@ void hrSection(hr_ctx *x, int i, const char *what);
 void hrEndSection(hr_ctx *x);
 /* A link to the section ID of this job's part: "<a href=...>N. Title</a>". */
 void hrSectionLink(hr_ctx *x, const char *id);
-#define HR_SEC_FINDINGS 15 /* its index among the sections (report.c hr_sections) */
+#define HR_SEC_FINDINGS 16 /* its index among the sections (report.c hr_sections) */
 void hrShownNote(hr_ctx *x);
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
               const char *ylabel, const char *unit);
@@ -89,6 +89,7 @@ void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_pref
 void hrFindings(hr_ctx *x);
 
 /* report_more.c: sections 11-13, and hrMat into temp.NAME that notes an empty result. */
+double hrScalar(hr_ctx *x, const char *sql, const char *what); /* NAN: failed or NULL */
 void hrCollectives(hr_ctx *x);
 void hrMemory(hr_ctx *x);
 void hrCritPath(hr_ctx *x);
@@ -98,5 +99,8 @@ void hrOps(hr_ctx *x);
 
 /* report_perf.c: section 15, operator performance. */
 void hrPerf(hr_ctx *x);
+
+/* report_tb.c: section 16, the TensorBoard plugin's Overview, GPU summary, Distributed view. */
+void hrTbViews(hr_ctx *x);
 
 #endif

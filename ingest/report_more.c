@@ -26,7 +26,7 @@
 #define HR_CP_TOP 10 /* events per rank in the critical path's top table */
 
 /* One value of a single query (NAN when it fails or is NULL). */
-static double hrScalar(hr_ctx *x, const char *sql, const char *what) {
+double hrScalar(hr_ctx *x, const char *sql, const char *what) {
   double v = NAN;
   sqlite3_stmt *st = hrPrep(x, sql, what);
   if (st && hrStep(x, st, what) == SQLITE_ROW) v = hrCol(st, 0);

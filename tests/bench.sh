@@ -147,6 +147,11 @@ hta_critical_path_job|SELECT * FROM hta_critical_path_job
 hta_kernel_stats|SELECT * FROM hta_kernel_stats
 hta_operator_stats|SELECT * FROM hta_operator_stats('input_shape')
 hta_tensor_core_summary|SELECT * FROM hta_tensor_core_summary
+hta_step_time_breakdown|SELECT * FROM hta_step_time_breakdown
+hta_execution_summary|SELECT * FROM hta_execution_summary
+hta_gpu_metrics|SELECT * FROM hta_gpu_metrics
+hta_distributed_overlap|SELECT * FROM hta_distributed_overlap
+hta_distributed_comm_ops|SELECT * FROM hta_distributed_comm_ops
 hta_findings|SELECT * FROM hta_findings
 hta_op_perf|SELECT * FROM hta_op_perf
 hta_op_perf_summary|SELECT * FROM hta_op_perf_summary

@@ -528,6 +528,96 @@ SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE arg.rank IS NULL 
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE arg.rank IS NULL AND arg.job IS NULL;
 
+-- name: execution_summary
+-- title: Execution summary: where a step's time goes
+-- description: Per rank: the mean step split into Kernel, Memcpy, Memset, Communication, Runtime, DataLoader, CPU Exec and Other (µs, % of the step; shown = the rows the plugin lists). TensorBoard Overview.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_execution_summary t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_execution_summary t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_execution_summary t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_execution_summary t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
+-- name: step_time_breakdown
+-- title: Step time breakdown
+-- description: Per rank and step: the step's window (moved to the GPU work it launched) split into the eight roles of the execution summary (µs). TensorBoard Overview.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_step_time_breakdown t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_step_time_breakdown t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_step_time_breakdown t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_step_time_breakdown t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
+-- name: gpu_metrics
+-- title: GPU summary
+-- description: Per rank and GPU, over the steps: utilization and estimated SM efficiency (fractions 0-1), estimated achieved occupancy (%), busy and window time (µs), the device's name and memory. TensorBoard GPU Summary.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_gpu_metrics t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_gpu_metrics t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_gpu_metrics t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_gpu_metrics t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
+-- name: distributed_overlap
+-- title: Distributed view: computation, communication, waiting
+-- description: Per rank and step (all = the mean step): computation alone, overlapped with communication, communication alone and other time; the collectives' data transfer and synchronizing (waiting) time (µs). Only when every rank has collectives. TensorBoard Distributed view.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_distributed_overlap t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_distributed_overlap t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_distributed_overlap t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_distributed_overlap t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
+-- name: distributed_comm_ops
+-- title: Distributed view: collectives
+-- description: Per rank and collective name: calls, input bytes, total, data transfer and synchronizing (waiting) time (µs). TensorBoard Distributed view.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_distributed_comm_ops t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_distributed_comm_ops t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_distributed_comm_ops t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_distributed_comm_ops t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
 -- name: critical_path_summary
 -- title: Critical path summary
 -- description: Per rank, the critical path of one annotation instance (default the first ProfilerStep) by what bounds it: CPU, GPU compute or communication, kernel-kernel or launch overhead; duration (µs) and % of the path. HTA CriticalPathAnalysis summary().

@@ -54,14 +54,14 @@ bad += p.errors[:10]
 if p.stack: bad.append("unclosed: " + " ".join(p.stack[-5:]))
 if re.search(r"url\(|@import", text): bad.append("url() or @import in the CSS")
 if text.count("<svg") != text.count("</svg>"): bad.append("<svg> not closed")
-if p.count.get("section", 0) != 16: bad.append("%d sections, 16 expected" % p.count.get("section", 0))
+if p.count.get("section", 0) != 17: bad.append("%d sections, 17 expected" % p.count.get("section", 0))
 if re.search(r"\bNaN\b|\binf\b", " ".join(re.findall(r'(?:d|x|y|width|height|cx|cy)="([^"]*)"', text))):
     bad.append("NaN or inf in SVG coordinates")
 if demo:
     if re.search(r"https?://", text): bad.append("a URL in the demo report")
     ids = re.findall(r'<section id="([^"]+)"', text)
     want = ["findings", "overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch",
-            "collectives", "memory", "critical-path", "operators", "perf"]
+            "collectives", "memory", "critical-path", "operators", "perf", "tb-views"]
     if ids != want: bad.append("sections %s" % ids)
     # section 1 (report_findings.c HRF-1): the demo's findings, each linking to its evidence
     m = re.search(r'<section id="findings">(.*?)</section>', text, re.S)
@@ -84,7 +84,12 @@ if demo:
                                                  "tensor_core_eligible_pct", "registers_per_thread")),
                                # section 15 (report_perf.c): a roofline per rank, the top operators
                                ("perf", 2, ("Roofline, rank 0", "matrix_fp32: 494.7 TFLOPS, 3.35 TB/s", "aten::mm (GEMM)",
-                                            "Top 15 operators", "launcher_category"))):
+                                            "Top 15 operators", "launcher_category")),
+                               # section 16 (report_tb.c): mean step by role, the steps of each rank, GPU
+                               # utilization, the Distributed view's two charts
+                               ("tb-views", 6, ("Mean step time by role", "DataLoader", "Steps of rank 1",
+                                                "GPU utilization over the steps", "NVIDIA H100 80GB HBM3",
+                                                "synchronizing", "nccl:all_reduce", "dataloader_pct"))):
         m = re.search(r'<section id="%s">(.*?)</section>' % sec, text, re.S)
         body = m.group(1) if m else ""
         if body.count("<svg") != charts: bad.append("%s: %d charts, %d expected" % (sec, body.count("<svg"), charts))

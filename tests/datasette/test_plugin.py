@@ -160,6 +160,13 @@ async def check_hta(path, timed, immutable=False):
                 if rows:
                     jobs_seen.add(j)
     check(jobs_seen == set(db_jobs), "jobs with no rows in any canned query: %s" % sorted(set(db_jobs) - jobs_seen))
+    # The TensorBoard plugin's Execution Summary through its canned query: rank 0's nine rows per
+    # job, as the SQL function gives them (the canned query adds only the argument checks).
+    r, _ = await get(ds, q + "/execution_summary.json?rank=0&_shape=objects")
+    got = [(x.get("job"), x.get("role"), x.get("mean_us"), x.get("shown")) for x in r.json().get("rows", [])]
+    want = [tuple(x) for x in sql.execute("SELECT job, role, mean_us, shown FROM hta_execution_summary WHERE rank = 0")]
+    check(got == want and len(got) == 9 * len(db_jobs) and ("DataLoader" in [x[1] for x in got]),
+          "execution_summary?rank=0: %s" % str(got)[:300])
     r, _ = await get(ds, q + "/jobs.json?_shape=objects")
     check([x.get("job") for x in r.json().get("rows", [])] == db_jobs, "the jobs query: %s" % r.text[:200])
     r, _ = await get(ds, q + "/temporal_breakdown?job=nope", expect=400)

@@ -72,6 +72,40 @@ static void testSweep(void) {
   CHECK_INT(none[0] + none[1], 0);
 }
 
+static void testSetOps(void) {
+  /* IV-4. A = [0,10) [20,30) [40,50); B = [5,25) [45,45) [48,60). */
+  const hta_iv a[] = {{0, 10}, {20, 30}, {40, 50}}, b[] = {{5, 25}, {45, 45}, {48, 60}};
+  hta_iv out[6];
+  size_t n = hta_iv_intersect(a, 3, b, 3, out);
+  CHECK_INT(n, 3); /* [5,10) [20,25) [48,50); the zero-length [45,45) adds nothing */
+  CHECK_INT(out[0].start, 5);
+  CHECK_INT(out[0].end, 10);
+  CHECK_INT(out[1].start, 20);
+  CHECK_INT(out[1].end, 25);
+  CHECK_INT(out[2].start, 48);
+  CHECK_INT(out[2].end, 50);
+  n = hta_iv_subtract(a, 3, b, 3, out);
+  CHECK_INT(n, 3); /* [0,5) [25,30) [40,48): [45,45) cuts nothing */
+  CHECK_INT(out[0].start, 0);
+  CHECK_INT(out[0].end, 5);
+  CHECK_INT(out[1].start, 25);
+  CHECK_INT(out[1].end, 30);
+  CHECK_INT(out[2].start, 40);
+  CHECK_INT(out[2].end, 48);
+  CHECK_INT(hta_iv_subtract(a, 3, b, 0, out), 3);
+  CHECK_INT(hta_iv_intersect(a, 3, b, 0, out), 0);
+  /* one piece of B spanning two of A: [0,100) minus it */
+  const hta_iv big[] = {{-5, 100}};
+  CHECK_INT(hta_iv_subtract(a, 3, big, 1, out), 0);
+  CHECK_INT(hta_iv_subtract(big, 1, a, 3, out), 4); /* [-5,0) [10,20) [30,40) [50,100) */
+  CHECK_INT(out[3].start, 50);
+  /* clip: A within [5,45) = 5 + 10 + 5; outside everything = 0 */
+  CHECK_INT(hta_iv_clip_length(a, 3, 5, 45), 20);
+  CHECK_INT(hta_iv_clip_length(a, 3, 10, 20), 0);
+  CHECK_INT(hta_iv_clip_length(a, 3, -10, 100), 30);
+  CHECK_INT(hta_iv_clip_length(a, 0, -10, 100), 0);
+}
+
 static void testQuantile(void) {
   const double v[] = {1, 2, 3, 4};
   CHECK_NEAR(hta_quantile_sorted(v, 4, 0.25), 1.75);
@@ -312,6 +346,7 @@ int main(void) {
   char *err = 0;
   testMerge();
   testSweep();
+  testSetOps();
   testQuantile();
   testMeanStd();
   testDescribe();
