@@ -78,6 +78,11 @@ static const fd_rule fdRules[] = {
     {"dataparallel", "tb_plugin", fd_dataparallel},
     {"ddp_without_nccl", "tb_plugin", fd_ddp_without_nccl},
     {"memory_near_capacity", "tb_plugin", fd_memory_near_capacity},
+    /* the plugin's recommendations from its Overview (findings_overview.c) */
+    {"dataloader", "tb_plugin", fd_dataloader},
+    {"communication", "tb_plugin", fd_communication},
+    {"gpu_low_utilization", "tb_plugin", fd_gpu_low_utilization},
+    {"tensor_cores_unused", "tb_plugin", fd_tensor_cores_unused},
     /* ours: runtime calls on the host (findings_host.c) */
     {"pageable_memcpy", "hta-sqlite", fd_pageable_memcpy},
     {"host_sync", "hta-sqlite", fd_host_sync},
@@ -398,6 +403,7 @@ static void fdFree(fd_ctx *x) {
     sqlite3_free(x->f[i].evidence);
   }
   sqlite3_free(x->f);
+  fo_cache_free(x->fo);
   for (int i = 0; i < x->nu; i++) sqlite3_free(x->u[i].steps);
   sqlite3_free(x->u);
   hta_traces_free(&x->tr);

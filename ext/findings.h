@@ -1,6 +1,7 @@
 /*
 ** findings.h: the rule framework of hta_findings (findings.c), shared by the files
-** that hold the rules (findings_host.c, findings_gpu.c, findings_tb.c).
+** that hold the rules (findings_host.c, findings_gpu.c, findings_tb.c,
+** findings_overview.c).
 **
 ** A rule is one function and one line of the table fdRules in findings.c:
 **
@@ -39,6 +40,9 @@ typedef struct fd_unit {
 } fd_unit;
 
 typedef struct fd_finding fd_finding;
+/* The plugin's per-trace figures, built once per run by findings_overview.c (FO-5). */
+typedef struct fo_cache fo_cache;
+void fo_cache_free(fo_cache *c);
 
 /* One run of hta_findings over one job. */
 typedef struct fd_ctx {
@@ -52,6 +56,7 @@ typedef struct fd_ctx {
   hta_traces tr;
   fd_unit *u; /* one per trace of tr (same order); ranks filtered by has_rank */
   int nu;
+  fo_cache *fo;  /* the plugin rules' figures (NULL until one of them runs) */
   fd_finding *f; /* what the rules found */
   size_t nf, af;
 } fd_ctx;
@@ -142,5 +147,10 @@ int fd_straggler(fd_ctx *x, const fd_rule *r);
 int fd_dataparallel(fd_ctx *x, const fd_rule *r);
 int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r);
 int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r);
+/* findings_overview.c: the plugin's recommendations from its Overview and tensor cores. */
+int fd_dataloader(fd_ctx *x, const fd_rule *r);
+int fd_communication(fd_ctx *x, const fd_rule *r);
+int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r);
+int fd_tensor_cores_unused(fd_ctx *x, const fd_rule *r);
 
 #endif

@@ -397,11 +397,16 @@ int fd_straggler(fd_ctx *x, const fd_rule *r) {
   fg_cand *c = 0;
   size_t nc = 0, ac = 0;
   int64_t nranks = 0;
-  int rc = fd_query(x,
-                    "SELECT rank, trace_id, pct_arrived_last, times_arrived_last, num_collectives"
-                    " FROM hta_collective_ranks WHERE schema = ?1 AND job = ?2 AND all_types = 0"
-                    " AND include_last_profiler_step = 0 ORDER BY rank, trace_id",
-                    &st);
+  int rc;
+  /* one rank: nobody to wait for (and the collectives' analysis need not run) */
+  int several = 0;
+  for (int i = 1; i < x->tr.n && !several; i++) several = x->tr.a[i].rank != x->tr.a[0].rank;
+  if (!several) return SQLITE_OK;
+  rc = fd_query(x,
+                "SELECT rank, trace_id, pct_arrived_last, times_arrived_last, num_collectives"
+                " FROM hta_collective_ranks WHERE schema = ?1 AND job = ?2 AND all_types = 0"
+                " AND include_last_profiler_step = 0 ORDER BY rank, trace_id",
+                &st);
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     rc = SQLITE_OK; /* a row: carry on unless the body fails */
     nranks++;

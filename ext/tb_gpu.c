@@ -191,6 +191,55 @@ static void gmTensorCores(const tb_tc *tc, int64_t device, hta_cell *row) {
                   tc->op_ns ? 100.0 * ((double)tc->eligible_ns / (double)tc->op_ns) : 0.0);
 }
 
+/* GM-1: M's kernels with a device, by (device, TV-1 order), into *PK (sqlite3_malloc'd;
+** NULL and *N = 0 when there are none). SQLITE_OK or SQLITE_NOMEM. */
+static int gmKernels(const tv_model *m, const tv_dev ***pk, size_t *pn) {
+  size_t n = 0;
+  *pk = 0;
+  *pn = 0;
+  for (size_t j = 0; j < m->ndev; j++) n += m->devs[j].kind == TV_KERNEL && m->devs[j].has_device;
+  if (!n) return SQLITE_OK;
+  const tv_dev **k = sqlite3_malloc64(n * sizeof *k);
+  if (!k) return SQLITE_NOMEM;
+  n = 0;
+  for (size_t j = 0; j < m->ndev; j++)
+    if (m->devs[j].kind == TV_KERNEL && m->devs[j].has_device) k[n++] = &m->devs[j];
+  qsort(k, n, sizeof *k, gmDevCmp);
+  *pk = k;
+  *pn = n;
+  return SQLITE_OK;
+}
+
+int tv_gpu_busy(const tv_model *m, tv_gpu **out, size_t *nout) {
+  const tv_dev **k;
+  size_t n, ng = 0;
+  int64_t ws = 0, we = 0;
+  *out = 0;
+  *nout = 0;
+  int rc = gmKernels(m, &k, &n);
+  if (rc != SQLITE_OK || !n) return rc;
+  hta_iv *iv = sqlite3_malloc64(n * sizeof *iv);
+  tv_gpu *g = sqlite3_malloc64(n * sizeof *g);
+  if (!iv || !g) {
+    sqlite3_free(k);
+    sqlite3_free(iv);
+    sqlite3_free(g);
+    return SQLITE_NOMEM;
+  }
+  if (m->nsteps) ws = m->steps[0].start, we = m->steps[m->nsteps - 1].end;
+  for (size_t lo = 0, hi; lo < n; lo = hi) {
+    for (hi = lo; hi < n && k[hi]->device == k[lo]->device; hi++)
+      iv[hi - lo] = (hta_iv){k[hi]->ts, k[hi]->end};
+    g[ng].device = k[lo]->device;
+    g[ng++].busy = hta_iv_clip_length(iv, hta_iv_merge(iv, hi - lo), ws, we); /* GM-3 */
+  }
+  sqlite3_free(k);
+  sqlite3_free(iv);
+  *out = g;
+  *nout = ng;
+  return SQLITE_OK;
+}
+
 static int gmTrace(void *ctx, const hta_trace *t, const tv_model *m, int64_t origin) {
   gm_ctx *c = ctx;
   const tv_dev **k = 0;
@@ -203,19 +252,14 @@ static int gmTrace(void *ctx, const hta_trace *t, const tv_model *m, int64_t ori
   int64_t ws = 0, we = 0;
   memset(&tc, 0, sizeof tc); /* gm_done frees it */
   if (m->nsteps) ws = m->steps[0].start, we = m->steps[m->nsteps - 1].end;
-  for (size_t j = 0; j < m->ndev; j++) n += m->devs[j].kind == TV_KERNEL && m->devs[j].has_device;
-  if (!n) return SQLITE_OK;
-  k = sqlite3_malloc64(n * sizeof *k);
+  rc = gmKernels(m, &k, &n);
+  if (rc != SQLITE_OK || !n) return rc;
   iv = sqlite3_malloc64(n * sizeof *iv);
   pt = sqlite3_malloc64(2 * n * sizeof *pt);
-  if (!k || !iv || !pt) {
+  if (!iv || !pt) {
     rc = SQLITE_NOMEM;
     goto gm_done;
   }
-  n = 0;
-  for (size_t j = 0; j < m->ndev; j++)
-    if (m->devs[j].kind == TV_KERNEL && m->devs[j].has_device) k[n++] = &m->devs[j];
-  qsort(k, n, sizeof *k, gmDevCmp);
   if (c->need_tc) { /* GM-7: the operator tree, only when read */
     tb_tree tr;
     rc = tb_tree_load(c->db, t, c->quirks, 0, &tr);

@@ -113,6 +113,16 @@ int tv_has_comm(const tv_model *m);
 ** CPU Exec when the file has no Kernel-role event at all. */
 int tv_computation_role(const tv_model *m);
 
+/* Each GPU of model M (GM-1: the devices of its kernels, ascending) with its kernel
+** time inside the window of the kept steps (GM-2, GM-3: 0 without steps), for the
+** findings' gpu_low_utilization (tb_gpu.c). *OUT is sqlite3_malloc'd (*N entries;
+** NULL when M has no kernel with a device). SQLITE_OK or SQLITE_NOMEM. */
+typedef struct tv_gpu {
+  int64_t device;
+  int64_t busy; /* ns */
+} tv_gpu;
+int tv_gpu_busy(const tv_model *m, tv_gpu **out, size_t *n);
+
 /* The table-valued functions of the family (tb_gpu.c, tb_distributed.c); tb_overview.c
 ** registers them with its own two (hta_register_tb). */
 extern const hta_tvf hta_gpu_metrics_tvf;

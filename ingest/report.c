@@ -1260,11 +1260,10 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
     sv_puts(o, "</a></li>");
   }
   sv_puts(o, "</ol></nav>\n");
-  void (*const parts[])(hr_ctx *) = {hrFindings,   hrOverview, hrTemporal, hrKernelTypes,
-                                     hrTopKernels, hrAcross,   hrIdle,     hrOverlap,
-                                     hrQueue,      hrMemBw,    hrLaunch,   hrCollectives,
-                                     hrMemory,     hrCritPath, hrOps,      hrPerf,
-                                     hrTbViews};
+  void (*const parts[])(hr_ctx *) = {
+      hrFindings, hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,
+      hrIdle,     hrOverlap,  hrQueue,    hrMemBw,       hrLaunch,     hrCollectives,
+      hrMemory,   hrCritPath, hrOps,      hrPerf,        hrTbViews};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

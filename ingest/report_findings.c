@@ -25,7 +25,9 @@ static const struct {
     {"allocator_churn", "memory"},        {"gpu_waits_for_host", "idle"},
     {"exposed_communication", "overlap"}, {"straggler", "collectives"},
     {"memory_near_capacity", "memory"},   {"dataparallel", "overview"},
-    {"ddp_without_nccl", "overview"},
+    {"ddp_without_nccl", "overview"},     {"dataloader", "tb-views"},
+    {"communication", "tb-views"},        {"gpu_low_utilization", "tb-views"},
+    {"tensor_cores_unused", "operators"},
 };
 
 static const char *hrfSection(const char *rule) {
