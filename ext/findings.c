@@ -91,6 +91,8 @@ static const fd_rule fdRules[] = {
     {"gpu_waits_for_host", "hta-sqlite", fd_gpu_waits_for_host},
     {"exposed_communication", "hta-sqlite", fd_exposed_communication},
     {"straggler", "hta-sqlite", fd_straggler},
+    /* ours: operators far from their roofline (findings_perf.c) */
+    {"low_efficiency", "hta-sqlite", fd_low_efficiency},
 };
 
 struct fd_finding {

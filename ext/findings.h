@@ -147,6 +147,8 @@ int fd_straggler(fd_ctx *x, const fd_rule *r);
 int fd_dataparallel(fd_ctx *x, const fd_rule *r);
 int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r);
 int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r);
+/* findings_perf.c: operators far from their roofline (hta_op_perf). */
+int fd_low_efficiency(fd_ctx *x, const fd_rule *r);
 /* findings_overview.c: the plugin's recommendations from its Overview and tensor cores. */
 int fd_dataloader(fd_ctx *x, const fd_rule *r);
 int fd_communication(fd_ctx *x, const fd_rule *r);

@@ -27,7 +27,7 @@ static const struct {
     {"memory_near_capacity", "memory"},   {"dataparallel", "overview"},
     {"ddp_without_nccl", "overview"},     {"dataloader", "tb-views"},
     {"communication", "tb-views"},        {"gpu_low_utilization", "tb-views"},
-    {"tensor_cores_unused", "operators"},
+    {"tensor_cores_unused", "operators"}, {"low_efficiency", "perf"},
 };
 
 static const char *hrfSection(const char *rule) {

@@ -719,7 +719,7 @@ def main(argv):
         check_job(job, shared, tmp, ingest, ext)
     for (j, t), n in sorted(devs.items()):
         print("  deviation %s: %s x%d" % (j, t, n))
-    print("summary: op_perf: %s; %d deviations (docs/deviations.md E17), %d failures" % (
+    print("summary: op_perf: %s; %d deviations (docs/deviations.md E18), %d failures" % (
         ", ".join("%s %d" % kv for kv in sorted(counts.items())), sum(devs.values()), len(fails)))
     return 1 if fails else 0
 
