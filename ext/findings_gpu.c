@@ -397,11 +397,13 @@ int fd_straggler(fd_ctx *x, const fd_rule *r) {
   fg_cand *c = 0;
   size_t nc = 0, ac = 0;
   int64_t nranks = 0;
-  int rc;
-  /* one rank: nobody to wait for (and the collectives' analysis need not run) */
-  int several = 0;
-  for (int i = 1; i < x->tr.n && !several; i++) several = x->tr.a[i].rank != x->tr.a[0].rank;
-  if (!several) return SQLITE_OK;
+  int isnull;
+  /* one rank in the job: nobody to wait for (and the collectives need not be read) */
+  int rc = hta_query_int64(x->db, x->schema,
+                           "SELECT count(DISTINCT rank) FROM $S.trace WHERE job_id = ?1", 1,
+                           &x->job_id, &nranks, &isnull);
+  if (rc != SQLITE_OK || nranks < 2) return rc;
+  nranks = 0;
   rc = fd_query(x,
                 "SELECT rank, trace_id, pct_arrived_last, times_arrived_last, num_collectives"
                 " FROM hta_collective_ranks WHERE schema = ?1 AND job = ?2 AND all_types = 0"

@@ -216,6 +216,38 @@ ft_push_oom:
   return SQLITE_NOMEM;
 }
 
+/* FT-3's quick exit: *MAYBE = 0 when no [memory] record of the run's traces has a
+** Total Allocated over 90% of the smallest device memory of the job, so that no
+** device can be over and hta_memory_summary (records and operator tree) need not run:
+** its peak_allocated_bytes is the largest Total Allocated of the device's records. */
+static int ftPeakBound(fd_ctx *x, int64_t *maybe) {
+  static const char *const mem[] = {"[memory]"};
+  int32_t id;
+  int64_t cap, one;
+  int isnull;
+  *maybe = 0;
+  int rc = hta_string_ids(x->db, x->schema, mem, 1, &id);
+  if (rc != SQLITE_OK || id < 0) return rc;
+  rc = hta_query_int64(x->db, x->schema,
+                       "SELECT min(d.total_global_mem) FROM $S.device d JOIN $S.trace t"
+                       " ON t.trace_id = d.trace_id WHERE t.job_id = ?1 AND d.total_global_mem > 0",
+                       1, &x->job_id, &cap, &isnull);
+  for (int i = 0; rc == SQLITE_OK && !isnull && !*maybe && i < x->nu; i++) {
+    /* over floor(0.9 cap): over 0.9 cap for an integer, a little looser for a real */
+    const int64_t b[4] = {hta_trace_first_id(x->u[i].trace_id), hta_trace_last_id(x->u[i].trace_id),
+                          id, (int64_t)(0.9 * (double)cap)};
+    int none;
+    rc =
+        hta_query_int64(x->db, x->schema,
+                        "SELECT 1 FROM $S.event WHERE event_id BETWEEN ?1 AND ?2 AND name_id = ?3"
+                        " AND json_valid(args) AND json_extract(args, '$.\"Total Allocated\"') > ?4"
+                        " LIMIT 1",
+                        4, b, &one, &none);
+    *maybe = rc == SQLITE_OK && !none;
+  }
+  return rc;
+}
+
 int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r) {
   sqlite3_stmt *st = 0, *cap = 0;
   ft_peak *p = 0;
@@ -229,6 +261,8 @@ int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r) {
                            " WHERE t.job_id = ?1 AND d.total_global_mem > 0 LIMIT 1",
                            1, &x->job_id, &one, &isnull);
   if (rc != SQLITE_OK || isnull) return rc;
+  rc = ftPeakBound(x, &one);
+  if (rc != SQLITE_OK || !one) return rc;
   rc = fd_query(x,
                 "SELECT trace_id, device, peak_allocated_bytes, peak_ts_us, peak_operator, step"
                 " FROM hta_memory_summary WHERE schema = ?1 AND job = ?2"

@@ -62,11 +62,15 @@ Each of these plants one problem (on top of --healthy, or of the default), every
 --straggler R --straggler-kernel-us N
                          an N us kernel on rank R before its first gradient all-reduce, so the
                          others wait for it
+--gemm-tflops N          the linear layers' (and the LM head's) float GEMMs run at N TFLOPS
+                         (an H100 SXM peaks at 494.7 in TF32): under 247, more than twice their
+                         roofline time
 --planted FILE           write what was planted (JSON): per rank and step the host time of the
                          synchronizations, pageable copies' runtime calls and allocator calls,
-                         the GPU's wait for the tiny kernels' launches and the planted
-                         all-reduce's kernel time; per step the others' mean wait on the
-                         collectives the straggler reached last.
+                         the GPU's wait for the tiny kernels' launches, the planted
+                         all-reduce's kernel time and the GEMMs' time above their roofline;
+                         per step the others' mean wait on the collectives the straggler
+                         reached last.
 
 The output is deterministic for a given set of options (gzip mtime is 0).
 Only the Python standard library is used.
@@ -301,6 +305,10 @@ class Rank:
         H, T = cfg.hidden, cfg.tokens
         self.H, self.T, self.V, self.B_, self.S = H, T, cfg.vocab, cfg.batch, T // cfg.batch
         self.gs = (H / 768.0) ** 2 * (T / 4096.0)     # GEMM/attention time scale vs. the defaults
+        # the linear layers' GEMMs: at 150 TFLOPS by default (30% of an H100's TF32 peak, a
+        # low_efficiency finding); --healthy runs them at 330 (67%)
+        self.gemm_s = self.gs * (0.45 if cfg.healthy else 1.0)
+        self.gemm_tflops = 330e6 if cfg.healthy else 150e6
         self.es = (H / 768.0) * (T / 4096.0)          # elementwise time scale
         self._args_cache = {}
         self.fwd_seq = []         # forward ops that made an autograd node: (seq, Rec), a stack
@@ -310,6 +318,17 @@ class Rank:
     def gap(self, lo, hi):
         """Host time in ns, uniform in [lo, hi] µs, scaled for the straggler."""
         return int(self.rng.uniform(lo, hi) * 1000 * self.host_scale)
+
+    def gemm(self, m, n, k, bias, us):
+        """A float GEMM (m x k) . (k x n) (+ a bias of n) that takes US by default; with
+        --gemm-tflops it takes its FLOPs at that rate. Returns (us, the roofline time on an
+        H100 SXM's TF32 peak, 494.7 TFLOPS and 3.35 TB/s, or None without the plant), the FLOPs
+        and bytes counted as hta_op_perf counts them (2mnk + mn; (mk + kn + mn + n) x 4)."""
+        if not self.cfg.gemm_tflops:
+            return us, None
+        flops = 2.0 * m * n * k + (m * n if bias else 0)
+        nbytes = 4.0 * (m * k + k * n + m * n + (n if bias else 0))
+        return flops / (self.cfg.gemm_tflops * 1e6), max(flops / 494.7e6, nbytes / 3.35e6)
 
     def gdur(self, us, jitter=0.06):
         if self.cfg.healthy:
@@ -409,7 +428,7 @@ class Rank:
                         span[1] = ke
 
     def launch(self, tid, key, us, stream=None, dep=0, rt_lo=3.5, rt_hi=8.0, driver=False,
-               extra_kargs='', coll=None, transfer_us=None):
+               extra_kargs='', coll=None, transfer_us=None, roof_us=None):
         """cudaLaunchKernel (or cuLaunchKernel / hip*) plus its kernel. Returns (kstart, kend)."""
         stream = self.cs if stream is None else stream
         t = self.clock[tid] + self.gap(1.0, 3.5)
@@ -434,6 +453,8 @@ class Rank:
         else:
             dur = self.gdur(us)
             kend = kstart + dur
+            if roof_us is not None:   # --gemm-tflops: its time above the roofline
+                self.pl['gemm_excess_us'] = self.pl.get('gemm_excess_us', 0) + dur / 1000.0 - roof_us
         self.sfree[stream] = kend
         self.queued.append(kend)
         self.clock[tid] = t + d
@@ -626,7 +647,8 @@ class Rank:
         self.E(tid)
         self.B(tid, 'aten::addmm', args=self.A(('mm', n_in, n_out), [(n_out,), (T, n_in), (n_in, n_out), (), ()], ['float'] * 3 + ['Scalar'] * 2),
                seq=self._seq())
-        yield from self.launch(tid, 'gemm_tn', gemm_us * self.gs)
+        us, roof = self.gemm(T, n_out, n_in, True, gemm_us * self.gemm_s)
+        yield from self.launch(tid, 'gemm_tn', us, roof_us=roof)
         self.E(tid)
         self.E(tid)
 
@@ -702,10 +724,12 @@ class Rank:
         self.op(tid, 'aten::transpose', args=self.A(('tr', n_in, n_out), [(n_out, n_in), (), ()], ['float', 'Scalar', 'Scalar']), lo=0.4, hi=1.2)
         self.E(tid)
         self.B(tid, 'aten::mm', args=self.A(('mmd', n_in, n_out), [(T, n_out), (n_out, n_in)], ['float', 'float']))
-        yield from self.launch(tid, 'gemm_nn', gemm_us * self.gs)
+        us, roof = self.gemm(T, n_in, n_out, False, gemm_us * self.gemm_s)
+        yield from self.launch(tid, 'gemm_nn', us, roof_us=roof)
         self.E(tid)
         self.B(tid, 'aten::mm', args=self.A(('mmw', n_in, n_out), [(n_out, T), (T, n_in)], ['float', 'float']))
-        yield from self.launch(tid, 'gemm_nt', gemm_us * 1.05 * self.gs)
+        us, roof = self.gemm(n_out, n_in, T, False, gemm_us * 1.05 * self.gemm_s)
+        yield from self.launch(tid, 'gemm_nt', us, roof_us=roof)
         self.E(tid)
         self.B(tid, 'aten::sum', args=self.A(('sum', n_out), [(T, n_out), (), (), ()], ['float', 'ScalarList', 'Scalar', '']))
         yield from self.launch(tid, 'sum', 6 + n_out / 400.0)
@@ -866,7 +890,8 @@ class Rank:
         self.op(main, 'aten::t', args=self.A(('t', H, self.V), [(self.V, H)], ['float']))
         self.B(main, 'aten::matmul', args=self.A('mmul', [(self.B_, self.S, H), (H, self.V)], ['float', 'float']))
         self.B(main, 'aten::mm', args=self.A('lmmm', [(T, H), (H, self.V)], ['float', 'float']), seq=self._seq())
-        yield from self.launch(main, 'gemm_tn', 2.0 * T * H * self.V / 150e6)
+        us, roof = self.gemm(T, self.V, H, False, 2.0 * T * H * self.V / self.gemm_tflops)
+        yield from self.launch(main, 'gemm_tn', us, roof_us=roof)
         self.E(main)
         self.E(main)
         self.E(main)
@@ -916,10 +941,12 @@ class Rank:
         self.E(bwd)
         self.bwd_node(bwd, 'MmBackward0', args=self.A('mmb', [(T, self.V)], ['float']))
         self.B(bwd, 'aten::mm', args=self.A('mmd2', [(T, self.V), (self.V, H)], ['float', 'float']))
-        yield from self.launch(bwd, 'gemm_nn', 2.0 * T * H * self.V / 150e6)
+        us, roof = self.gemm(T, H, self.V, False, 2.0 * T * H * self.V / self.gemm_tflops)
+        yield from self.launch(bwd, 'gemm_nn', us, roof_us=roof)
         self.E(bwd)
         self.B(bwd, 'aten::mm', args=self.A('mmw2', [(self.V, T), (T, H)], ['float', 'float']))
-        yield from self.launch(bwd, 'gemm_nt', 2.0 * T * H * self.V / 145e6)
+        us, roof = self.gemm(self.V, H, T, False, 2.0 * T * H * self.V / (self.gemm_tflops * 145 / 150))
+        yield from self.launch(bwd, 'gemm_nt', us, roof_us=roof)
         self.E(bwd)
         self.E(bwd)
         self.E(bwd)
@@ -1295,6 +1322,8 @@ def parse_args(argv):
     ap.add_argument('--exposed-comm-us', type=float, default=0, help='planted: an N us all-reduce nothing overlaps')
     ap.add_argument('--straggler-kernel-us', type=float, default=0,
                     help='planted: an N us kernel on the --straggler rank before its first gradient all-reduce')
+    ap.add_argument('--gemm-tflops', type=float, default=0,
+                    help='planted: the linear layers\' GEMMs run at N TFLOPS (an H100 peaks at 494.7 in TF32)')
     ap.add_argument('--planted', default=None, metavar='FILE', help='write what was planted to FILE (JSON)')
     ap.add_argument('-q', '--quiet', action='store_true', help='no summary line on stderr')
     cfg = ap.parse_args(argv)
