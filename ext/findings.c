@@ -311,25 +311,7 @@ void fd_tally_free(fd_tally *t) {
   memset(t, 0, sizeof *t);
 }
 
-int fd_name_of(fd_ctx *x, int64_t name_id, char **pz) {
-  sqlite3_stmt *st = 0;
-  int rc = hta_prepare(x->db, x->schema, HTA_SQL_NAME_OF_ID, &st);
-  *pz = 0;
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_int64(st, 1, name_id);
-  rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-    if (!(*pz = sqlite3_mprintf("%s", sqlite3_column_text(st, 0)))) rc = SQLITE_NOMEM;
-  }
-  return fd_done(st, rc);
-}
-
 /* ---------------------------------------------------------------- units and steps */
-
-static int i64Cmp(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
 
 /* The job's traces and their analysed steps (FD-2). */
 static int fdLoadUnits(fd_ctx *x, const hta_tvf_args *a) {
@@ -370,7 +352,7 @@ static int fdLoadUnits(fd_ctx *x, const hta_tvf_args *a) {
   for (int i = 0; rc == SQLITE_OK && i < x->nu; i++) {
     fd_unit *u = &x->u[i];
     if (u->nstep) {
-      qsort(u->steps, u->nstep, sizeof *u->steps, i64Cmp);
+      qsort(u->steps, u->nstep, sizeof *u->steps, hta_i64_cmp);
       u->nsteps = (int64_t)u->nstep;
       u->step_us = sum_us[i] / (double)u->nstep;
     } else { /* FD-2: one step, the whole window */

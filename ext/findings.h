@@ -131,9 +131,6 @@ void fd_tally_json(sqlite3_str *s, fd_tally *t, size_t k, const char *key_count,
 const char *fd_tally_top(fd_tally *t);
 void fd_tally_free(fd_tally *t);
 
-/* The names of the string ids (NULL where an id has no string), one query. */
-int fd_name_of(fd_ctx *x, int64_t name_id, char **pz);
-
 /* ---------------------------------------------------------------- the rules */
 /* findings_host.c: runtime calls on the host. */
 int fd_pageable_memcpy(fd_ctx *x, const fd_rule *r);

@@ -24,6 +24,9 @@
 **     pct_arrived_last, its share of the job's critical path
 **     (hta_critical_path_job_summary), and what it ran before arriving (the
 **     instances' last_rank_prev_op and last_rank_prev_kernel, most frequent first).
+**     A rank of two or more traces is one candidate (its traces' rows of
+**     hta_collective_ranks summed: the instances name a rank, not a trace) and one
+**     finding with trace_id NULL, over all its steps.
 **  4. No GPU rows, no communication kernels, or no collective matched across ranks:
 **     no finding from these rules.
 */
@@ -323,8 +326,8 @@ int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
 /* ---------------------------------------------------------------- straggler: FG-3 */
 
 typedef struct fg_cand {
-  int64_t rank, trace_id, last, collectives;
-  double pct_last, wait_us; /* the others' mean waits, summed */
+  int64_t rank, trace_id, last, collectives; /* trace_id -1: the rank has several traces */
+  double pct_last, wait_us;                  /* the others' mean waits, summed */
   fd_tally ops, kernels;
   double gap_us;
   int64_t ngap;
@@ -347,17 +350,28 @@ static int fgCritShare(fd_ctx *x, int64_t rank, double *pct) {
 }
 
 static int fgStragglerEmit(fd_ctx *x, const fd_rule *r, fg_cand *c) {
-  const fd_unit *u = fd_unit_of(x, c->trace_id);
-  double crit, time_us, pct;
+  /* the rank's traces (one, or its profiling windows): their steps and mean step */
+  const fd_unit *u = 0;
+  int64_t steps = 0;
+  double step_sum = 0, crit, time_us, pct;
   char t[32];
   int rc;
-  if (!u) return SQLITE_OK; /* another rank than the one asked for */
-  time_us = c->wait_us / (double)u->nsteps;
-  pct = u->step_us > 0 ? 100.0 * time_us / u->step_us : NAN;
+  for (int k = 0; k < x->nu; k++) {
+    if (x->u[k].rank != c->rank) continue;
+    u = &x->u[k];
+    steps += u->nsteps;
+    step_sum += u->step_us * (double)u->nsteps;
+  }
+  if (!u || steps <= 0) return SQLITE_OK; /* another rank than the one asked for */
+  if (c->trace_id < 0) u = 0;             /* FG-3: a finding about the rank as a whole */
+  time_us = c->wait_us / (double)steps;
+  pct = step_sum > 0 ? 100.0 * time_us / (step_sum / (double)steps) : NAN;
   if (!isnan(pct) ? pct < x->min_pct : x->min_pct > 0) return SQLITE_OK;
   rc = fgCritShare(x, c->rank, &crit); /* only for a finding: the job's path is costly */
   if (rc != SQLITE_OK) return rc;
   fd_row row = fd_row_init(u);
+  row.has_rank = 1;
+  row.rank = c->rank;
   row.time_us = time_us;
   row.pct = pct;
   row.count = c->last;
@@ -365,7 +379,7 @@ static int fgStragglerEmit(fd_ctx *x, const fd_rule *r, fg_cand *c) {
   sqlite3_str_appendall(e, "{\"pct_arrived_last\":");
   fd_json_num(e, c->pct_last);
   sqlite3_str_appendf(e, ",\"times_arrived_last\":%lld,\"collectives\":%lld,\"steps\":%lld,",
-                      (long long)c->last, (long long)c->collectives, (long long)u->nsteps);
+                      (long long)c->last, (long long)c->collectives, (long long)steps);
   sqlite3_str_appendall(e, "\"others_wait_us\":");
   fd_json_num(e, c->wait_us);
   sqlite3_str_appendall(e, ",\"critical_path_pct\":");
@@ -409,23 +423,33 @@ int fd_straggler(fd_ctx *x, const fd_rule *r) {
                 " FROM hta_collective_ranks WHERE schema = ?1 AND job = ?2 AND all_types = 0"
                 " AND include_last_profiler_step = 0 ORDER BY rank, trace_id",
                 &st);
+  /* FG-3: one candidate per rank; a rank's traces (profiling windows) are summed, as the
+  ** collective instances name a rank, not a trace */
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     rc = SQLITE_OK; /* a row: carry on unless the body fails */
-    nranks++;
-    if (sqlite3_column_type(st, 2) == SQLITE_NULL || sqlite3_column_double(st, 2) < 50.0) continue;
-    fg_cand v;
-    memset(&v, 0, sizeof v);
-    v.rank = sqlite3_column_int64(st, 0);
-    v.trace_id = sqlite3_column_int64(st, 1);
-    v.pct_last = sqlite3_column_double(st, 2);
-    v.last = sqlite3_column_int64(st, 3);
-    v.collectives = sqlite3_column_int64(st, 4);
-    HTA_PUSH(c, nc, ac, 4, v, fg_oom);
+    int64_t rank = sqlite3_column_int64(st, 0);
+    if (!nc || c[nc - 1].rank != rank) {
+      fg_cand v;
+      memset(&v, 0, sizeof v);
+      v.rank = rank;
+      v.trace_id = sqlite3_column_int64(st, 1);
+      HTA_PUSH(c, nc, ac, 4, v, fg_oom);
+      nranks++;
+    } else {
+      c[nc - 1].trace_id = -1;
+    }
+    c[nc - 1].last += sqlite3_column_int64(st, 3);
+    c[nc - 1].collectives += sqlite3_column_int64(st, 4);
     continue;
   fg_oom:
     rc = SQLITE_NOMEM;
   }
   rc = fd_done(st, rc);
+  for (size_t k = 0; k < nc;) { /* keep the ranks that arrive last at >= 50% */
+    c[k].pct_last = c[k].collectives ? 100.0 * (double)c[k].last / (double)c[k].collectives : NAN;
+    if (c[k].pct_last >= 50.0) k++;
+    else c[k] = c[--nc];
+  }
   if (rc == SQLITE_OK && nc && nranks >= 2) {
     rc = fd_query(x,
                   "SELECT last_rank, ranks_present, avg_wait_us, last_rank_prev_op,"

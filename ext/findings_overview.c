@@ -194,8 +194,10 @@ int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r) {
     sqlite3_str_appendall(e, ",\"step_us\":");
     fd_json_num(e, step > 0 ? step : NAN);
     sqlite3_str_appendchar(e, 1, '}');
-    if (step > 0) row.time_us = (1.0 - low) * step;
-    row.pct = 100.0 * (1.0 - low);
+    if (step > 0) { /* a time and its share together (FD-3: else neither) */
+      row.time_us = (1.0 - low) * step;
+      row.pct = 100.0 * (1.0 - low);
+    }
     row.title = sqlite3_mprintf("GPU busy only %.1f%% of the step%s", 100.0 * low,
                                 nlow > 1 ? " (lowest of its GPUs)" : "");
     row.advice =

@@ -265,6 +265,7 @@ void hta_topk_free(hta_topk_row *rows, size_t n);
 extern const char *const hta_queue_launch_names[HTA_NQUEUE_LAUNCH];
 /* qsort's comparator of int32 ids; the index of ID in the ascending V[0..n), -1. */
 int hta_i32_cmp(const void *a, const void *b);
+int hta_i64_cmp(const void *a, const void *b); /* the same for int64 values */
 long hta_i32_find(const int32_t *v, size_t n, int32_t id);
 /* ids[i] = the string_id of NAMES[i], -1 when SCHEMA has no such string. */
 int hta_string_ids(sqlite3 *db, const char *schema, const char *const *names, size_t n,
@@ -297,6 +298,10 @@ typedef struct hta_jval {
 void hta_json_members(const char *s, int n, const hta_jkey *keys, int nkeys, hta_jval *v);
 int hta_json_int(hta_jval v, int64_t *out); /* 1 when an integral number that fits */
 int hta_json_real(hta_jval v, double *out); /* 1 when a number */
+/* [P, E) of JSON text: past the white space at P; past the one value at P (NULL when it
+** is malformed or nested deeper than HTA_JSON_MAX_DEPTH). */
+const char *hta_json_ws(const char *p, const char *e);
+const char *hta_json_skip(const char *p, const char *e);
 /* A thread key from a tid as stored: an integer, or text holding one (the 2021 traces
 ** write operators' tids as "5555" and other events' as 5555); other text hashes into
 ** keys above 2^62 so that equal text still matches; NULL is INT64_MIN. */

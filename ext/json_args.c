@@ -30,7 +30,7 @@ SQLITE_EXTENSION_INIT3
 
 #define HTA_JSON_MAX_DEPTH 64 /* deeper values: not JSON we accept (JA-2) */
 
-static const char *jsWs(const char *p, const char *e) {
+const char *hta_json_ws(const char *p, const char *e) {
   while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
   return p;
 }
@@ -44,8 +44,7 @@ static const char *jsString(const char *p, const char *e) {
   return 0;
 }
 
-/* Skips one value at P; returns the byte after it, NULL when malformed. */
-static const char *jsValue(const char *p, const char *e) {
+const char *hta_json_skip(const char *p, const char *e) {
   int depth = 0;
   if (p >= e) return 0;
   if (*p == '"') return jsString(p, e);
@@ -77,9 +76,9 @@ void hta_json_members(const char *s, int n, const hta_jkey *keys, int nkeys, hta
   for (int i = 0; i < nkeys; i++) v[i].p = 0, v[i].n = 0;
   if (!s || n <= 0) return; /* no args (NULL + 0 is undefined) */
   e = s + n;
-  p = jsWs(s, e);
+  p = hta_json_ws(s, e);
   if (p >= e || *p != '{') return;
-  p = jsWs(p + 1, e);
+  p = hta_json_ws(p + 1, e);
   if (p < e && *p == '}') return;
   while (p < e && *p == '"') {
     const char *k = p + 1, *ke = jsString(p, e), *val;
@@ -88,17 +87,17 @@ void hta_json_members(const char *s, int n, const hta_jkey *keys, int nkeys, hta
     for (int i = 0; i < nkeys && which < 0; i++) {
       if ((size_t)(ke - 1 - k) == keys[i].len && !memcmp(k, keys[i].name, keys[i].len)) which = i;
     }
-    p = jsWs(ke, e);
+    p = hta_json_ws(ke, e);
     if (p >= e || *p != ':') goto bad;
-    val = jsWs(p + 1, e);
-    p = jsValue(val, e);
+    val = hta_json_ws(p + 1, e);
+    p = hta_json_skip(val, e);
     if (!p) goto bad;
     if (which >= 0 && !v[which].p) { /* JA-1: the first of duplicates */
       v[which].p = val;
       v[which].n = (int)(p - val);
     }
-    p = jsWs(p, e);
-    if (p < e && *p == ',') p = jsWs(p + 1, e);
+    p = hta_json_ws(p, e);
+    if (p < e && *p == ',') p = hta_json_ws(p + 1, e);
     else if (p < e && *p == '}') return;
     else goto bad;
   }

@@ -41,6 +41,11 @@ int hta_i32_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+int hta_i64_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
 long hta_i32_find(const int32_t *v, size_t n, int32_t id) {
   size_t lo = 0, hi = n;
   while (lo < hi) {

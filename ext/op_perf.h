@@ -120,8 +120,6 @@ typedef struct opm_def {
 /* The names with a model, and their number. */
 extern const opm_def opm_defs[];
 extern const size_t opm_ndefs;
-/* The model of NAME, NULL when it has none. */
-const opm_def *opm_find(const char *name);
 /* The table of family F and pass (TraceLens's sheet name), e.g. "Reduce_bwd". */
 const char *opm_table(int family, int bwd);
 /* The launcher category of operator NAME from its name alone (OP-9): the category

@@ -19,42 +19,11 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-static const char *ws(const char *p, const char *e) {
-  while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) p++;
-  return p;
-}
-
-/* P at a '"': the position after the closing quote, or E. */
-static const char *skipString(const char *p, const char *e) {
-  for (p++; p < e; p++) {
-    if (*p == '\\') p++;
-    else if (*p == '"') return p + 1;
-  }
-  return e;
-}
-
-/* P at any value: the position after it (containers by depth count, no recursion). */
+/* The text comes from hta_json_members (whole members); a malformed rest ends the scan. */
+static const char *ws(const char *p, const char *e) { return hta_json_ws(p, e); }
 static const char *skipValue(const char *p, const char *e) {
-  int depth = 0;
-  while (p < e) {
-    char c = *p;
-    if (c == '"') {
-      p = skipString(p, e);
-    } else if (c == '[' || c == '{') {
-      depth++;
-      p++;
-    } else if (c == ']' || c == '}') {
-      if (depth == 0) return p;
-      depth--;
-      p++;
-    } else if (c == ',' && depth == 0) {
-      return p;
-    } else {
-      p++;
-    }
-    if (depth == 0 && (c == '"' || c == ']' || c == '}')) return p;
-  }
-  return e;
+  const char *q = hta_json_skip(p, e);
+  return q ? q : e;
 }
 
 /* An integer JSON number at P: 1 with *out and *pp past it; 0 when it is not one. */

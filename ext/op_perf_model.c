@@ -165,6 +165,11 @@ static int64_t add(mctx *m, int64_t a, int64_t b) {
   int o = __builtin_add_overflow(a, b, &r);
   return checked(m, o, r);
 }
+static int64_t sub(mctx *m, int64_t a, int64_t b) {
+  int64_t r;
+  int o = __builtin_sub_overflow(a, b, &r);
+  return checked(m, o, r);
+}
 static int64_t prod(mctx *m, shape s, int from) {
   int64_t r = 1;
   for (int i = from; i < s.n; i++) r = mul(m, r, s.v[i]);
@@ -576,13 +581,16 @@ static void modelConv(build *b, int bwd_op) {
   y[1] = transposed ? w.v[1] : w.v[0];
   for (int i = 0; i < nd; i++) {
     int64_t xi = x.v[2 + i], ki = w.v[2 + i];
+    /* hostile shapes overflow: checked arithmetic fails the model instead */
+    int64_t dk = mul(m, dil[i], sub(m, ki, 1));
     if (transposed) {
-      y[2 + i] = (xi - 1) * st[i] - 2 * pad[i] + dil[i] * (ki - 1) + op[i] + 1;
+      y[2 + i] = add(m, add(m, sub(m, mul(m, sub(m, xi, 1), st[i]), mul(m, 2, pad[i])), dk),
+                     add(m, op[i], 1));
     } else {
-      if (st[i] == 0) m->ok = 0;
-      else
-        y[2 + i] =
-            (int64_t)((double)(xi + 2 * pad[i] - dil[i] * (ki - 1) - 1) / (double)st[i] + 1.0);
+      int64_t num = sub(m, sub(m, add(m, xi, mul(m, 2, pad[i])), dk), 1);
+      double v = st[i] ? (double)num / (double)st[i] + 1.0 : 0.0; /* TraceLens: real division */
+      if (st[i] == 0 || !(v > -9.2e18 && v < 9.2e18)) m->ok = 0;
+      else y[2 + i] = (int64_t)v;
     }
   }
   if (!m->ok) return;
@@ -687,7 +695,7 @@ static void modelUnary(build *b, int kind, const char *opname) {
       for (int i = 0; m->ok && i < npad / 2; i++) {
         int d = in.n - 1 - i;
         if (d < 0) m->ok = 0;
-        else out[d] += pv[2 * i] + pv[2 * i + 1];
+        else out[d] = add(m, out[d], add(m, pv[2 * i], pv[2 * i + 1]));
       }
     }
     if (!m->ok) return;

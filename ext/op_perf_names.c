@@ -429,19 +429,6 @@ static const struct {
     {"vllm::unified_attention_with_output", "InferenceAttention"},
 };
 
-const opm_def *opm_find(const char *name) {
-  size_t lo = 0, hi = opm_ndefs;
-  if (!name) return 0;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    int c = strcmp(opm_defs[mid].name, name);
-    if (c == 0) return &opm_defs[mid];
-    if (c < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return 0;
-}
-
 const char *opm_table(int family, int bwd) {
   static const char *const single[OPF_N] = {
       "GEMM", 0, 0, "UnaryElementwise", "BinaryElementwise", "Normalization", 0, 0, 0, 0};

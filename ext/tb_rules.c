@@ -119,6 +119,26 @@ static const char *const tbComm[] = {
 
 #define TB_COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
+int tb_category_class(const char *name) {
+  static const struct {
+    const char *name;
+    int cls;
+  } map[] = {
+      {"cpu_op", TB_C_OP},           {"operator", TB_C_OP},
+      {"user_annotation", TB_C_ANN}, {"gpu_user_annotation", TB_C_ANN},
+      {"python", TB_C_PY},           {"python_function", TB_C_PYFN},
+      {"runtime", TB_C_RT},          {"cuda_runtime", TB_C_RT},
+      {"mtia_runtime", TB_C_RT},     {"glow_runtime", TB_C_RT},
+      {"xpu_runtime", TB_C_RT},      {"privateuse1_runtime", TB_C_RT},
+      {"kernel", TB_C_KERNEL},       {"memcpy", TB_C_MEMCPY},
+      {"gpu_memcpy", TB_C_MEMCPY},   {"memset", TB_C_MEMSET},
+      {"gpu_memset", TB_C_MEMSET},
+  };
+  for (size_t i = 0; name && i < TB_COUNT(map); i++)
+    if (!sqlite3_stricmp(name, map[i].name)) return map[i].cls;
+  return TB_C_NONE;
+}
+
 static int anyOf(const char *s, const char *const *list, size_t n, int exact) {
   for (size_t i = 0; i < n; i++) {
     if (exact ? !strcmp(s, list[i]) : strstr(s, list[i]) != 0) return 1;

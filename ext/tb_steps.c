@@ -80,39 +80,17 @@ const char *const tv_role_names[TV_NROLE] = {
 
 /* ---------------------------------------------------------------- categories and names */
 
-/* What a category is to the plugin (TV-1). */
-enum { TT_NONE, TT_OP, TT_ANN, TT_PY, TT_RT, TT_KERNEL, TT_MEMCPY, TT_MEMSET };
-
+/* What a category is to the plugin (TV-1): a TB_C_* class of tb_rules.c. */
+/* tv_cat and tv_name start with their int64 id: hta_i64_cmp sorts and finds them. */
 typedef struct tv_cat {
   int64_t id;
   int type;
 } tv_cat;
 
+/* The category's class for the model (TV-1): python_function events are in no role. */
 static int tvCatType(const char *name) {
-  static const struct {
-    const char *name;
-    int type;
-  } map[] = {
-      {"cpu_op", TT_OP},
-      {"operator", TT_OP},
-      {"user_annotation", TT_ANN},
-      {"gpu_user_annotation", TT_ANN},
-      {"python", TT_PY},
-      {"runtime", TT_RT},
-      {"cuda_runtime", TT_RT},
-      {"mtia_runtime", TT_RT},
-      {"glow_runtime", TT_RT},
-      {"xpu_runtime", TT_RT},
-      {"privateuse1_runtime", TT_RT},
-      {"kernel", TT_KERNEL},
-      {"memcpy", TT_MEMCPY},
-      {"gpu_memcpy", TT_MEMCPY},
-      {"memset", TT_MEMSET},
-      {"gpu_memset", TT_MEMSET},
-  };
-  for (size_t i = 0; name && i < sizeof map / sizeof map[0]; i++)
-    if (!sqlite3_stricmp(name, map[i].name)) return map[i].type;
-  return TT_NONE;
+  int c = tb_category_class(name);
+  return c == TB_C_PYFN ? TB_C_NONE : c;
 }
 
 /* What a name is to the plugin: a step, a data-loading call or an operation. */
@@ -130,11 +108,6 @@ typedef struct tv_names {
   tv_name *names;
   size_t nname;
 } tv_names;
-
-static int tvIdCmp(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b; /* both structs start with id */
-  return x < y ? -1 : x > y;
-}
 
 /* TV-3: the step name of "ProfilerStep#<text>": the integer printed back, as Python's
 ** str(int(text)) (spaces and a sign allowed), else the text itself, cut to fit. */
@@ -173,7 +146,7 @@ static int tvNamesLoad(sqlite3 *db, const char *schema, tv_names *nm) {
   rc = hta_prepare(db, schema, "SELECT category_id, name FROM $S.category", &st);
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     tv_cat c = {sqlite3_column_int64(st, 0), tvCatType((const char *)sqlite3_column_text(st, 1))};
-    if (c.type != TT_NONE) HTA_PUSH(nm->cats, nm->ncat, capc, 16, c, names_oom);
+    if (c.type != TB_C_NONE) HTA_PUSH(nm->cats, nm->ncat, capc, 16, c, names_oom);
     rc = SQLITE_OK;
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
@@ -205,8 +178,8 @@ static int tvNamesLoad(sqlite3 *db, const char *schema, tv_names *nm) {
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   sqlite3_finalize(st);
-  if (nm->ncat) qsort(nm->cats, nm->ncat, sizeof *nm->cats, tvIdCmp);
-  if (nm->nname) qsort(nm->names, nm->nname, sizeof *nm->names, tvIdCmp);
+  if (nm->ncat) qsort(nm->cats, nm->ncat, sizeof *nm->cats, hta_i64_cmp);
+  if (nm->nname) qsort(nm->names, nm->nname, sizeof *nm->names, hta_i64_cmp);
   return rc;
 names_oom:
   sqlite3_finalize(st);
@@ -214,12 +187,12 @@ names_oom:
 }
 
 static int tvCatOf(const tv_names *nm, int64_t id) {
-  const tv_cat *c = bsearch(&id, nm->cats, nm->ncat, sizeof *c, tvIdCmp);
-  return c ? c->type : TT_NONE;
+  const tv_cat *c = bsearch(&id, nm->cats, nm->ncat, sizeof *c, hta_i64_cmp);
+  return c ? c->type : TB_C_NONE;
 }
 
 static const tv_name *tvNameOf(const tv_names *nm, int64_t id) {
-  return nm->nname ? bsearch(&id, nm->names, nm->nname, sizeof *nm->names, tvIdCmp) : 0;
+  return nm->nname ? bsearch(&id, nm->names, nm->nname, sizeof *nm->names, hta_i64_cmp) : 0;
 }
 
 /* ", "-joined ids of the categories of TYPE (or of the operation names), "-1" when
@@ -308,8 +281,8 @@ static int tvHostRow(sqlite3_stmt *st, const tv_names *nm, int type, hta_iv iv, 
                      int64_t ext, int has_ext, tv_model *m, tv_load *L) {
   const tv_name *n = tvNameOf(nm, sqlite3_column_int64(st, 1));
   int cls = n ? n->cls : 0, role = TV_CPU_EXEC;
-  if (type == TT_PY && cls != TN_COMM) cls = 0;           /* python: never a step or data loading */
-  if (type == TT_OP || type == TT_PY || cls == TN_STEP) { /* TV-3: the fallback span */
+  if (type == TB_C_PY && cls != TN_COMM) cls = 0; /* python: never a step or data loading */
+  if (type == TB_C_OP || type == TB_C_PY || cls == TN_STEP) { /* TV-3: the fallback span */
     if (!L->has_cpu || iv.start < L->cpu_min) L->cpu_min = iv.start;
     if (!L->has_cpu || iv.end > L->cpu_max) L->cpu_max = iv.end;
     L->has_cpu = 1;
@@ -352,9 +325,9 @@ static int tvDevRow(sqlite3_stmt *st, int type, int flags, hta_iv iv, int64_t se
   d.ext = ext;
   d.has_ext = (unsigned char)has_ext;
   d.rt = -1;
-  d.kind = type == TT_KERNEL ? TV_KERNEL : type == TT_MEMCPY ? TV_MEMCPY : TV_MEMSET;
+  d.kind = type == TB_C_KERNEL ? TV_KERNEL : type == TB_C_MEMCPY ? TV_MEMCPY : TV_MEMSET;
   d.has_device = (unsigned char)hta_value_int64(sqlite3_column_value(st, 6), &d.device);
-  if ((flags & TV_LOAD_KERNEL_ARGS) && type == TT_KERNEL) {
+  if ((flags & TV_LOAD_KERNEL_ARGS) && type == TB_C_KERNEL) {
     int t9 = sqlite3_column_type(st, 9), t10 = sqlite3_column_type(st, 10);
     if (t9 == SQLITE_INTEGER || t9 == SQLITE_FLOAT)
       d.bps = sqlite3_column_double(st, 9), d.has_bps = 1;
@@ -373,7 +346,7 @@ dev_oom:
 static int tvScan(sqlite3 *db, const hta_trace *t, const tv_names *nm, int flags, tv_model *m,
                   tv_load *L) {
   sqlite3_stmt *st = 0;
-  char *kcats = tvIdList(nm, TT_KERNEL), *comms = tvIdList(nm, -1);
+  char *kcats = tvIdList(nm, TB_C_KERNEL), *comms = tvIdList(nm, -1);
   char *sql = kcats && comms ? tvScanSql(kcats, comms, flags) : 0;
   int rc = sql ? hta_prepare(db, t->schema, sql, &st) : SQLITE_NOMEM;
   sqlite3_free(sql);
@@ -385,16 +358,16 @@ static int tvScan(sqlite3 *db, const hta_trace *t, const tv_names *nm, int flags
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int type = tvCatOf(nm, sqlite3_column_int64(st, 0)), has_ext;
     int64_t ts, dur, seq, corr = INT64_MIN, ext = 0;
-    if (type == TT_NONE) continue;
+    if (type == TB_C_NONE) continue;
     ts = sqlite3_column_int64(st, 2);
     dur = sqlite3_column_int64(st, 3); /* NULL reads 0 */
     hta_iv iv = {ts, hta_end(ts, dur > 0 ? dur : 0)};
     seq = sqlite3_column_int64(st, 7);
     has_ext = hta_value_int64(sqlite3_column_value(st, 5), &ext);
     if (sqlite3_column_type(st, 4) != SQLITE_NULL) corr = sqlite3_column_int64(st, 4);
-    if (type == TT_OP || type == TT_ANN || type == TT_PY) {
+    if (type == TB_C_OP || type == TB_C_ANN || type == TB_C_PY) {
       rc = tvHostRow(st, nm, type, iv, seq, ext, has_ext, m, L);
-    } else if (type == TT_RT) {
+    } else if (type == TB_C_RT) {
       tv_rt r = {ts, iv.end, seq, corr, INT64_MAX, INT64_MIN, 0, 0};
       HTA_PUSH(m->role[TV_RUNTIME], m->nrole[TV_RUNTIME], L->cap_role[TV_RUNTIME], 64, iv,
                scan_oom);
@@ -468,11 +441,6 @@ static int tvLink(tv_model *m) {
   return SQLITE_OK;
 }
 
-static int tvI64Cmp(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* TV-6: each kernel to Kernel, or to Communication when its External id is an
 ** operation's. */
 static int tvKernelRoles(tv_model *m, tv_load *L) {
@@ -483,13 +451,13 @@ static int tvKernelRoles(tv_model *m, tv_load *L) {
     if (!ids) return SQLITE_NOMEM;
     for (size_t i = 0; i < m->nops; i++)
       if (m->ops[i].has_ext) ids[n++] = m->ops[i].ext;
-    qsort(ids, n, sizeof *ids, tvI64Cmp);
+    qsort(ids, n, sizeof *ids, hta_i64_cmp);
   }
   for (size_t j = 0; j < m->ndev; j++) {
     tv_dev *d = &m->devs[j];
     int role = TV_KERNEL;
     if (d->kind != TV_KERNEL) continue;
-    if (d->has_ext && n && bsearch(&d->ext, ids, n, sizeof *ids, tvI64Cmp)) {
+    if (d->has_ext && n && bsearch(&d->ext, ids, n, sizeof *ids, hta_i64_cmp)) {
       d->comm = 1;
       role = TV_COMM;
     }

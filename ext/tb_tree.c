@@ -87,30 +87,6 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-/* Category classes (TB-1). */
-enum { C_NONE, C_OP, C_ANN, C_PY, C_PYFN, C_RT, C_KERNEL, C_MEMCPY, C_MEMSET };
-
-static int catClass(const char *lower) {
-  static const struct {
-    const char *name;
-    int cls;
-  } map[] = {
-      {"cpu_op", C_OP},           {"operator", C_OP},
-      {"user_annotation", C_ANN}, {"gpu_user_annotation", C_ANN},
-      {"python", C_PY},           {"python_function", C_PYFN},
-      {"runtime", C_RT},          {"cuda_runtime", C_RT},
-      {"mtia_runtime", C_RT},     {"glow_runtime", C_RT},
-      {"xpu_runtime", C_RT},      {"privateuse1_runtime", C_RT},
-      {"kernel", C_KERNEL},       {"memcpy", C_MEMCPY},
-      {"gpu_memcpy", C_MEMCPY},   {"memset", C_MEMSET},
-      {"gpu_memset", C_MEMSET},
-  };
-  for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
-    if (!strcmp(lower, map[i].name)) return map[i].cls;
-  }
-  return C_NONE;
-}
-
 /* ---------------------------------------------------------------- small helpers */
 
 void tb_tree_free(tb_tree *tr) {
@@ -218,9 +194,9 @@ static int loadCategories(tb_load *l, char **all, char **args, char **nodes) {
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t id = sqlite3_column_int64(st, 0);
     const char *nm = (const char *)sqlite3_column_text(st, 1);
-    int c = nm ? catClass(nm) : C_NONE;
+    int c = tb_category_class(nm);
     rc = SQLITE_OK;
-    if (c == C_NONE || id < 0 || id > INT32_MAX) continue;
+    if (c == TB_C_NONE || id < 0 || id > INT32_MAX) continue;
     if (id >= l->ncls) {
       int64_t n = id + 1 > 2 * l->ncls ? id + 1 : 2 * l->ncls;
       uint8_t *p = sqlite3_realloc64(l->cls, (size_t)n);
@@ -228,13 +204,14 @@ static int loadCategories(tb_load *l, char **all, char **args, char **nodes) {
         rc = SQLITE_NOMEM;
         break;
       }
-      memset(p + l->ncls, C_NONE, (size_t)(n - l->ncls));
+      memset(p + l->ncls, TB_C_NONE, (size_t)(n - l->ncls));
       l->cls = p, l->ncls = n;
     }
     l->cls[id] = (uint8_t)c;
     sqlite3_str_appendf(s[0], ",%lld", (long long)id);
-    if (c == C_KERNEL || c == C_PYFN) sqlite3_str_appendf(s[1], ",%lld", (long long)id);
-    if (c == C_OP || c == C_ANN || c == C_PY) sqlite3_str_appendf(s[2], ",%lld", (long long)id);
+    if (c == TB_C_KERNEL || c == TB_C_PYFN) sqlite3_str_appendf(s[1], ",%lld", (long long)id);
+    if (c == TB_C_OP || c == TB_C_ANN || c == TB_C_PY)
+      sqlite3_str_appendf(s[2], ",%lld", (long long)id);
   }
   sqlite3_finalize(st);
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
@@ -299,17 +276,17 @@ static int addNode(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a, int
   tb_tree *tr = l->tr;
   tb_node n;
   int64_t dur = sqlite3_column_int64(st, S_DUR);
-  if (cls == C_PYFN && isNull(a[A_MODULE])) return SQLITE_OK; /* TB-2: not an nn.Module */
+  if (cls == TB_C_PYFN && isNull(a[A_MODULE])) return SQLITE_OK; /* TB-2: not an nn.Module */
   memset(&n, 0, sizeof n);
   n.ts = sqlite3_column_int64(st, S_TS);
   n.end = hta_end(n.ts, dur > 0 ? dur : 0);
   n.tid = hta_tid_key(sqlite3_column_value(st, S_TID));
-  n.has_ext = cls != C_PYFN && rowExt(st, S_EXT, a, &n.ext); /* a module has none */
+  n.has_ext = cls != TB_C_PYFN && rowExt(st, S_EXT, a, &n.ext); /* a module has none */
   n.ord = ord;
   n.name = rowName(st);
   n.child = n.next = n.merged_into = -1;
   n.type = (uint8_t)cls;
-  if (l->shapes && cls != C_PYFN) {
+  if (l->shapes && cls != TB_C_PYFN) {
     hta_jval v = !isNull(a[A_DIMS]) ? a[A_DIMS] : a[A_DIMS2];
     if (!isNull(v)) {
       sqlite3_str *s = sqlite3_str_new(0);
@@ -360,17 +337,18 @@ static int addDev(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a) {
   d.link_id = sqlite3_column_int64(st, S_LINK); /* 0 when NULL: no event has id 0 */
   d.has_device = sqlite3_column_type(st, S_DEVICE) != SQLITE_NULL;
   d.device = sqlite3_column_int64(st, S_DEVICE);
-  d.kind = cls == C_KERNEL ? TB_K_KERNEL : cls == C_MEMCPY ? TB_K_MEMCPY : TB_K_MEMSET;
+  d.kind = cls == TB_C_KERNEL ? TB_K_KERNEL : cls == TB_C_MEMCPY ? TB_K_MEMCPY : TB_K_MEMSET;
   d.rt = -1;
   d.name = rowName(st);
   d.has_ext = (uint8_t)rowExt(st, S_EXT, a, &d.ext);
-  if (cls == C_KERNEL) {
+  if (cls == TB_C_KERNEL) {
     if (!isNull(a[A_GRID])) rc = arenaAdd(tr, a[A_GRID].p, (size_t)a[A_GRID].n, &d.grid);
     if (rc == SQLITE_OK && !isNull(a[A_BLOCK]))
       rc = arenaAdd(tr, a[A_BLOCK].p, (size_t)a[A_BLOCK].n, &d.block);
     if (rc != SQLITE_OK) return rc;
-    if (hta_json_real(a[A_REGS], &r)) d.regs = (int64_t)r;
-    if (hta_json_real(a[A_SMEM], &r)) d.smem = (int64_t)r;
+    /* an integral value as the plugin prints it; beyond int64 (hostile) it is left out */
+    if (hta_json_real(a[A_REGS], &r) && r > -9.2e18 && r < 9.2e18) d.regs = (int64_t)r;
+    if (hta_json_real(a[A_SMEM], &r) && r > -9.2e18 && r < 9.2e18) d.smem = (int64_t)r;
     if (!hta_json_real(a[A_BPS], &d.blocks)) d.blocks = 0; /* missing counts as 0 */
     if (!hta_json_real(a[A_OCC], &d.occ)) d.occ = 0;
   }
@@ -406,19 +384,19 @@ static int loadRows(tb_load *l) {
   sqlite3_bind_int(st, 3, l->shapes != 0);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t cat = sqlite3_column_int64(st, S_CAT);
-    int cls = cat >= 0 && cat < l->ncls ? l->cls[cat] : C_NONE;
+    int cls = cat >= 0 && cat < l->ncls ? l->cls[cat] : TB_C_NONE;
     hta_jval a[A_N];
     hta_json_members((const char *)sqlite3_column_text(st, S_ARGS),
                      sqlite3_column_bytes(st, S_ARGS), tbArgKeys, A_N, a);
     rc = SQLITE_OK;
-    if (cls == C_RT) {
+    if (cls == TB_C_RT) {
       int64_t ext = 0;
       int has = rowExt(st, S_EXT, a, &ext);
       rc = addRuntime(l, sqlite3_column_int64(st, S_ID), sqlite3_column_value(st, S_TID),
                       sqlite3_column_int64(st, S_TS), sqlite3_column_int64(st, S_DUR), has, ext);
-    } else if (cls >= C_KERNEL) {
+    } else if (cls >= TB_C_KERNEL) {
       rc = addDev(l, st, cls, a);
-    } else if (cls != C_NONE) {
+    } else if (cls != TB_C_NONE) {
       rc = addNode(l, st, cls, a, ord);
     }
     if (rc != SQLITE_OK) break;
@@ -439,11 +417,6 @@ done:
   sqlite3_free(zArgs);
   sqlite3_free(zNodes);
   return rc;
-}
-
-static int i64Cmp(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
 }
 
 /* TB-5: the host rows that launched GPU events but are no runtime-category row
@@ -475,13 +448,13 @@ static int loadLaunches(tb_load *l) {
                        &st)
          : SQLITE_OK;
   l->extra = n > 0;
-  TB_QSORT(ids, n, i64Cmp);
+  TB_QSORT(ids, n, hta_i64_cmp);
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
     if (i && ids[i] == ids[i - 1]) continue; /* one launch, several GPU events */
     sqlite3_bind_int64(st, 1, ids[i]);
     rc = sqlite3_step(st);
     int64_t cat = rc == SQLITE_ROW ? sqlite3_column_int64(st, 5) : -1;
-    if (rc == SQLITE_ROW && cat >= 0 && cat < l->ncls && l->cls[cat] != C_NONE) {
+    if (rc == SQLITE_ROW && cat >= 0 && cat < l->ncls && l->cls[cat] != TB_C_NONE) {
       rc = SQLITE_OK; /* a row the scan read already (a node): not a launch of its own */
     } else if (rc == SQLITE_ROW) {
       hta_jval a[A_N];
@@ -538,12 +511,12 @@ static void classify(tb_tree *tr) {
   for (size_t i = 0; i < tr->nnode; i++) {
     tb_node *n = &tr->nodes[i];
     int f = nameFlags(tr, n->name), cls = n->type;
-    if (cls == C_ANN && !(f & (TB_N_STEP | TB_N_DATALOADER | TB_N_OPTIMIZER | TB_N_COMM)))
+    if (cls == TB_C_ANN && !(f & (TB_N_STEP | TB_N_DATALOADER | TB_N_OPTIMIZER | TB_N_COMM)))
       continue; /* another record_function range: no node */
-    if (cls == C_OP || cls == C_ANN)
-      n->type = (f & TB_N_STEP) ? TB_T_STEP : cls == C_OP ? TB_T_OPERATOR : TB_T_ANNOTATION;
-    else n->type = cls == C_PY ? TB_T_PYTHON : TB_T_MODULE;
-    n->is_op = cls == C_OP && n->type == TB_T_OPERATOR && (f & TB_N_OPERATOR);
+    if (cls == TB_C_OP || cls == TB_C_ANN)
+      n->type = (f & TB_N_STEP) ? TB_T_STEP : cls == TB_C_OP ? TB_T_OPERATOR : TB_T_ANNOTATION;
+    else n->type = cls == TB_C_PY ? TB_T_PYTHON : TB_T_MODULE;
+    n->is_op = cls == TB_C_OP && n->type == TB_T_OPERATOR && (f & TB_N_OPERATOR);
     tr->nodes[k++] = *n;
   }
   tr->nnode = k;
@@ -1221,7 +1194,7 @@ int tb_tc_compute(const tb_tree *tr, tb_tc *out) {
     if (tb_dev_tc(tr, d)) out->tc_ns = hta_add_sat(out->tc_ns, d->dur);
     if (d->has_device) ids[n++] = d->device;
   }
-  TB_QSORT(ids, n, i64Cmp);
+  TB_QSORT(ids, n, hta_i64_cmp);
   out->gpu = sqlite3_malloc64((n ? n : 1) * sizeof *out->gpu);
   if (!out->gpu) goto oom;
   for (size_t i = 0; i < n; i++) {

@@ -158,6 +158,20 @@ void tb_tc_free(tb_tc *tc);
   } while (0)
 
 /* ---------------------------------------------------------------- name rules (tb_rules.c) */
+/* The plugin's event categories (TB-1, TV-1), compared without case. */
+enum {
+  TB_C_NONE,
+  TB_C_OP,
+  TB_C_ANN,
+  TB_C_PY,
+  TB_C_PYFN,
+  TB_C_RT,
+  TB_C_KERNEL,
+  TB_C_MEMCPY,
+  TB_C_MEMSET
+};
+/* The TB_C_* class of category NAME (NULL: TB_C_NONE). */
+int tb_category_class(const char *name);
 /* TB_N_* flags of NAME. */
 int tb_name_flags(const char *name);
 /* Appends Python's str() of the JSON value text [P, P+N) to S (TBR-5). */

@@ -69,13 +69,14 @@ static void fpTime(char *buf, size_t n, double us) {
 static int fpJob(sqlite3 *db, FILE *out, const char *job, int width, char *err, size_t errlen) {
   sqlite3_stmt *st = NULL;
   int n = 0, rc;
-  if (sqlite3_prepare_v2(
-          db,
-          "SELECT f.rank, f.rule, f.title, f.time_us, f.pct_of_step, f.advice,"
-          " f.source, f.trace_id, (SELECT count(*) FROM trace t WHERE t.rank = f.rank"
-          " AND t.job_id = (SELECT trace.job_id FROM trace"
-          " WHERE trace.trace_id = f.trace_id)) FROM hta_findings f WHERE f.job IS ?1",
-          -1, &st, NULL) != SQLITE_OK) {
+  /* job = ?1 hands the job to hta_findings (its xBestIndex takes EQ only: IS would
+  ** analyse every job and filter after) */
+#define FP_SQL                                                                 \
+  "SELECT f.rank, f.rule, f.title, f.time_us, f.pct_of_step, f.advice,"        \
+  " f.source, f.trace_id, (SELECT count(*) FROM trace t WHERE t.rank = f.rank" \
+  " AND t.job_id = (SELECT trace.job_id FROM trace"                            \
+  " WHERE trace.trace_id = f.trace_id)) FROM hta_findings f WHERE f.job "
+  if (sqlite3_prepare_v2(db, job ? FP_SQL "= ?1" : FP_SQL "IS NULL", -1, &st, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "hta_findings: %s", sqlite3_errmsg(db));
     return -1;
   }

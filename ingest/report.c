@@ -131,7 +131,10 @@ static char *hrScoped(hr_ctx *x, const char *sql) {
           e++;
         } while (*e && depth > 0);
       }
-      sqlite3_str_appendf(s, "(SELECT * FROM %.*s WHERE job IS %s)", (int)(e - kw), kw, x->job_q);
+      /* "=" hands the job to the analysis (its xBestIndex takes EQ only); IS would run
+      ** every job of the database and filter after */
+      sqlite3_str_appendf(s, "(SELECT * FROM %.*s WHERE job %s %s)", (int)(e - kw), kw,
+                          strcmp(x->job_q, "NULL") ? "=" : "IS", x->job_q);
       p = e;
     } else if (n == 5 && !strncmp(kw, "trace", 5)) {
       sqlite3_str_appendf(s, "(SELECT * FROM main.trace WHERE job_id = %lld)",

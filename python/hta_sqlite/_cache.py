@@ -36,6 +36,7 @@ import json
 import os
 import sqlite3
 import subprocess
+import stat
 import tempfile
 import warnings
 
@@ -65,7 +66,13 @@ def _writable(cdir):
         pass
     alt = os.path.join(tempfile.gettempdir(), "hta-sqlite-%d" % os.getuid())
     warnings.warn("cannot write the cache %s: using %s (set HTA_SQLITE_CACHE)" % (cdir, alt), stacklevel=4)
-    os.makedirs(alt, exist_ok=True)
+    os.makedirs(alt, mode=0o700, exist_ok=True)
+    # a shared temporary directory: another user could have made that name first (or a link
+    # to elsewhere) and planted databases under the names we look up; use only our own
+    st = os.lstat(alt)
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid() or st.st_mode & 0o022:
+        raise OSError("the fallback cache %s is not a directory of this user that only it can write "
+                      "(set HTA_SQLITE_CACHE)" % alt)
     return alt
 
 

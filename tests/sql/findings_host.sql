@@ -116,7 +116,7 @@ SELECT 'fh_sync_title', (SELECT title FROM hta_findings WHERE rule = 'host_sync'
 SELECT 'fh_alloc_ev', (SELECT json_extract(evidence, '$.allocations') = 1 AND json_extract(evidence, '$.frees') = 1
   AND json_extract(evidence, '$.by_call') = '{"cudaMalloc":1,"cudaFree":1}' AND json_extract(evidence, '$.host_us') = 80
   FROM hta_findings WHERE rule = 'allocator_churn');
-SELECT 'fd_advice', (SELECT count(*) FROM hta_findings WHERE length(advice) > 40) = (SELECT count(*) FROM hta_findings);
+SELECT 'fd_advice', (SELECT count(*) FROM hta_findings) > 0 AND (SELECT count(*) FROM hta_findings WHERE length(advice) > 40) = (SELECT count(*) FROM hta_findings);
 SELECT 'fd_evidence_json', (SELECT count(*) FROM hta_findings WHERE json_valid(evidence) AND json_type(evidence) = 'object')
   = (SELECT count(*) FROM hta_findings);
 
