@@ -543,7 +543,7 @@ static int signatureRow(op_run *r, const hta_trace *t, const opt_trace *ot, cons
   hta_cell_int(&row[OC_CALLS], (int64_t)n);
   for (size_t i = 0; i < n; i++) buf[i] = (double)cs->v[g[i].call].kt_ns / 1000.0;
   int64_t total = 0;
-  for (size_t i = 0; i < n; i++) total += cs->v[g[i].call].kt_ns;
+  for (size_t i = 0; i < n; i++) total = hta_add_sat(total, cs->v[g[i].call].kt_ns);
   hta_describe_doubles(buf, n, &d);
   hta_cell_double(&row[OC_KMEAN], (double)total / 1000.0 / (double)n);
   hta_cell_double(&row[OC_KMEDIAN], d.p50);
@@ -592,7 +592,8 @@ static int signatureRows(op_run *r, const hta_trace *t, const opt_trace *ot, con
     size_t hi = lo + 1;
     while (hi < cs->n && sameKey(&refs[lo], &refs[hi])) hi++;
     gs[ng].first = lo, gs[ng].n = hi - lo, gs[ng].seq = refs[lo].seq, gs[ng].total = 0;
-    for (size_t k = lo; k < hi; k++) gs[ng].total += cs->v[refs[k].call].kt_ns;
+    for (size_t k = lo; k < hi; k++)
+      gs[ng].total = hta_add_sat(gs[ng].total, cs->v[refs[k].call].kt_ns);
     ng++;
     lo = hi;
   }
@@ -701,9 +702,9 @@ static int summaryRows(op_run *r, const hta_trace *t, const opt_trace *ot, const
     }
     sqlite3_free(name);
     g->calls++;
-    g->direct_ns += L->direct_ns;
-    g->subtree_ns += L->subtree_ns;
-    total += L->direct_ns;
+    g->direct_ns = hta_add_sat(g->direct_ns, L->direct_ns); /* hostile times saturate */
+    g->subtree_ns = hta_add_sat(g->subtree_ns, L->subtree_ns);
+    total = hta_add_sat(total, L->direct_ns);
   }
   /* FLOPs: the rows of each model's launcher category (outermost; backward rows under
   ** its _bwd form), or of each name's forward rows */
