@@ -6,8 +6,9 @@
 **  1. gpu_waits_for_host, per trace: the busiest stream is the one with the most
 **     GPU work time (the idle breakdown's kernels: kernel, memcpy and memset rows,
 **     after the last-step cut; ties: the lower stream id). time = its idle time that
-**     hta_idle_time_breakdown (default delay) calls host_wait / the steps; count =
-**     its host_wait gaps (hta_idle_interval_stats). Evidence: the stream's kernels,
+**     HTA's idle breakdown (default delay) calls host_wait / the steps, read as
+**     hta_idle_interval_stats' count * mean_us (hta_idle_time_breakdown's
+**     idle_time_us, to rounding); count = those gaps. Evidence: the stream's kernels,
 **     the share of them (with a launch) shorter than their launch call, the median
 **     kernel and launch durations, the median gap.
 **  2. exposed_communication, per rank: communication kernel time during which no
@@ -71,7 +72,10 @@ static int fgRows(fd_ctx *x, const char *sql, int tcol, fg_row **pa, size_t *pn)
 
 /* ---------------------------------------------------------------- gpu_waits_for_host: FG-1 */
 
-typedef fg_row fg_wait; /* a: trace_id, b: stream, v: its host_wait time (µs) */
+typedef struct fg_wait { /* a stream's host_wait gaps (hta_idle_interval_stats) */
+  int64_t trace_id, stream, count;
+  double us, p50_us; /* their time (count * mean: the idle breakdown's) and median gap */
+} fg_wait;
 
 typedef struct fg_busy { /* a stream's GPU work */
   int64_t stream, ns;
@@ -116,40 +120,18 @@ static double fgMedian(double *v, size_t n) {
   return hta_quantile_sorted(v, n, 0.5);
 }
 
-/* The host_wait gaps of (trace, stream): their count and median (hta_idle_interval_stats). */
-static int fgGaps(fd_ctx *x, const fd_unit *u, int64_t stream, int64_t *count, double *p50) {
-  sqlite3_stmt *st = 0;
-  int rc = fd_query(x,
-                    "SELECT count, p50_us FROM hta_idle_interval_stats"
-                    " WHERE schema = ?1 AND job = ?2 AND rank = ?3 AND trace_id = ?4"
-                    " AND stream = ?5 AND idle_category = 'host_wait'",
-                    &st);
-  *count = -1;
-  *p50 = NAN;
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_int64(st, 3, u->rank);
-  sqlite3_bind_int64(st, 4, u->trace_id);
-  sqlite3_bind_int64(st, 5, stream);
-  rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    *count = sqlite3_column_int64(st, 0);
-    if (sqlite3_column_type(st, 1) != SQLITE_NULL) *p50 = sqlite3_column_double(st, 1);
-  }
-  return fd_done(st, rc);
-}
-
 /* One trace's finding: U's host_wait on its busiest stream (W: its streams' waits). */
 static int fgWaitsOne(fd_ctx *x, const fd_rule *r, const fd_unit *u, const fg_wait *w, size_t nw,
                       hta_classifier *cls) {
   hta_gpu_rows g;
-  int64_t stream = 0, nk = 0, nlaunched = 0, nshort = 0, gaps;
-  double host_us = NAN, *kd = 0, *ld = 0, gap_p50;
+  int64_t stream = 0, nk = 0, nlaunched = 0, nshort = 0, gaps = -1;
+  double host_us = NAN, *kd = 0, *ld = 0, gap_p50 = NAN;
   int rc = hta_gpu_load(x->db, u->t, cls, &g);
   if (rc != SQLITE_OK) return rc;
   int b = fgBusiest(&g, &stream);
   if (b < 0) rc = SQLITE_NOMEM;
   for (size_t i = 0; b > 0 && i < nw; i++) {
-    if (w[i].b == stream) host_us = w[i].v;
+    if (w[i].stream == stream) host_us = w[i].us, gaps = w[i].count, gap_p50 = w[i].p50_us;
   }
   if (rc != SQLITE_OK || b == 0 || isnan(host_us)) goto fg_one_done;
   kd = sqlite3_malloc64((g.n ? g.n : 1) * sizeof *kd);
@@ -167,8 +149,7 @@ static int fgWaitsOne(fd_ctx *x, const fd_rule *r, const fd_unit *u, const fg_wa
       if (k->dur < k->launch_dur) nshort++;
     }
   }
-  rc = fgGaps(x, u, stream, &gaps, &gap_p50);
-  if (rc == SQLITE_OK) {
+  {
     fd_row row = fd_row_init(u);
     char t[32];
     sqlite3_str *e = row.evidence;
@@ -207,22 +188,37 @@ fg_one_done:
 
 int fd_gpu_waits_for_host(fd_ctx *x, const fd_rule *r) {
   fg_wait *w = 0;
-  size_t nw = 0;
+  size_t nw = 0, cap = 0;
   hta_classifier *cls = 0;
-  int rc = fgRows(x,
-                  "SELECT trace_id, stream, idle_time_us FROM hta_idle_time_breakdown"
-                  " WHERE schema = ?1 AND job = ?2 AND idle_category = 'host_wait'"
-                  " ORDER BY trace_id, stream",
-                  0, &w, &nw);
+  sqlite3_stmt *st = 0;
+  /* FG-1: each stream's host_wait gaps; their time is count * mean, the idle breakdown's
+  ** idle_time_us (one analysis read instead of two: the same intervals) */
+  int rc = fd_query(x,
+                    "SELECT trace_id, stream, count * mean_us, count, p50_us"
+                    " FROM hta_idle_interval_stats WHERE schema = ?1 AND job = ?2"
+                    " AND idle_category = 'host_wait' ORDER BY trace_id, stream",
+                    &st);
+  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+    rc = SQLITE_OK; /* a row: carry on unless the body fails */
+    fg_wait v = {sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+                 sqlite3_column_int64(st, 3), sqlite3_column_double(st, 2),
+                 sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4)};
+    if (!fd_unit_of(x, v.trace_id)) continue;
+    HTA_PUSH(w, nw, cap, 16, v, fg_oom);
+    continue;
+  fg_oom:
+    rc = SQLITE_NOMEM;
+  }
+  rc = fd_done(st, rc);
   if (rc == SQLITE_OK && nw) rc = hta_classifier_open(x->db, x->schema, &cls);
   for (size_t i = 0; rc == SQLITE_OK && i < nw;) {
     size_t j = i;
     double max_us = 0;
-    while (j < nw && w[j].a == w[i].a) {
-      if (w[j].v > max_us) max_us = w[j].v;
+    while (j < nw && w[j].trace_id == w[i].trace_id) {
+      if (w[j].us > max_us) max_us = w[j].us;
       j++;
     }
-    const fd_unit *u = fd_unit_of(x, w[i].a);
+    const fd_unit *u = fd_unit_of(x, w[i].trace_id);
     /* The busiest stream waits at most the most any stream waits: below min_pct, no
     ** stream can make a finding, and the GPU rows need not be read. */
     double best_pct = u->step_us > 0 ? 100.0 * max_us / (double)u->nsteps / u->step_us : NAN;

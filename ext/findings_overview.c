@@ -94,7 +94,7 @@ static int foFigures(fd_ctx *x, fo_cache **pc) {
   for (int i = 0; i < x->nu; i++) {
     fo_trace *f = &c->t[i];
     tv_model m;
-    int rc = tv_model_load(x->db, x->u[i].t, TV_LOAD_KERNEL_ARGS, &m);
+    int rc = tv_model_load(x->db, x->u[i].t, 0, &m); /* the device is a column: no args */
     if (rc == SQLITE_OK) {
       for (size_t j = 0; j < m.nsteps; j++) {
         int64_t len = hta_sub_sat(m.steps[j].end, m.steps[j].start);
