@@ -12,9 +12,9 @@ VERSION := $(shell cat VERSION)
 COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 INGEST_SRC := $(filter-out ingest/main.c,$(wildcard ingest/*.c))
-EXT_SRC    := $(wildcard ext/*.c)
+EXT_SRC    := $(wildcard ext/*.c ext/*/*.c)
 INGEST_OBJ := $(INGEST_SRC:%.c=$(BUILD)/%.o)
-# The io entry point (ext/io*.c) re-reads traces with the ingest reader and tokenizer.
+# The io entry point (ext/io/*.c) re-reads traces with the ingest reader and tokenizer.
 EXT_INGEST := ingest/reader.c ingest/json.c
 EXT_PIC    := $(EXT_SRC:%.c=$(BUILD)/pic/%.o) $(EXT_INGEST:%.c=$(BUILD)/pic/%.o)
 # The extension linked statically (SQLITE_CORE) into the CLI and the C tests.
@@ -48,11 +48,11 @@ $(BUILD)/ingest/%.o: ingest/%.c $(wildcard ingest/*.h) $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/pic/ext/%.o: ext/%.c $(wildcard ext/*.h) $(wildcard ingest/*.h) $(GEN_HDR)
+$(BUILD)/pic/ext/%.o: ext/%.c $(wildcard ext/*.h ext/*/*.h) $(wildcard ingest/*.h) $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
 
-$(BUILD)/core/ext/%.o: ext/%.c $(wildcard ext/*.h) $(wildcard ingest/*.h) $(GEN_HDR)
+$(BUILD)/core/ext/%.o: ext/%.c $(wildcard ext/*.h ext/*/*.h) $(wildcard ingest/*.h) $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -DSQLITE_CORE -c $< -o $@
 
@@ -100,7 +100,7 @@ $(FUZZ_DIR)/fuzz_kineto $(FUZZ_DIR)/fuzz_json: $(FUZZ_DIR)/%: tests/fuzz/%.c $(F
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(FUZZ_PARSER) -o $@ -lz -lm
 
-$(FUZZ_DIR)/fuzz_sql: tests/fuzz/fuzz_sql.c tests/fuzz/fuzz_sql_rows.h $(INGEST_SRC) $(EXT_SRC) $(wildcard ingest/*.h ext/*.h) $(GEN_HDR)
+$(FUZZ_DIR)/fuzz_sql: tests/fuzz/fuzz_sql.c tests/fuzz/fuzz_sql_rows.h $(INGEST_SRC) $(EXT_SRC) $(wildcard ingest/*.h ext/*.h ext/*/*.h) $(GEN_HDR)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -DSQLITE_CORE $< $(INGEST_SRC) $(EXT_SRC) -o $@ $(LIBS)
 
@@ -144,10 +144,10 @@ wheel: all
 	@sh python/build_wheel.sh dist $(INGEST) $(EXT)
 
 format:
-	clang-format -i ingest/*.[ch] ext/*.[ch] tests/unit/*.[ch]
+	clang-format -i ingest/*.[ch] ext/*.[ch] ext/*/*.[ch] tests/unit/*.[ch]
 
 lint:
-	clang-format --dry-run --Werror ingest/*.[ch] ext/*.[ch] tests/unit/*.[ch]
+	clang-format --dry-run --Werror ingest/*.[ch] ext/*.[ch] ext/*/*.[ch] tests/unit/*.[ch]
 
 clean:
 	rm -rf build build-asan hta-ingest hta.so dist

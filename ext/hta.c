@@ -13,7 +13,7 @@
 **  2. Each family registers from its own file (hta_register_* in hta_common.h);
 **     the first failure stops the load with "Error registering <family>: <why>".
 */
-#include "hta_common.h"
+#include "core/hta_common.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT1
 #endif

@@ -28,7 +28,7 @@
 
 #include "findings_print.h"
 #include "inputs.h"
-#include "io.h"
+#include "io/io.h"
 #include "list.h"
 #include "merge.h"
 #include "pipeline.h"
@@ -286,7 +286,7 @@ static int report_cmd(cli *c, const char *out, const char *db, const char *job) 
   return rc == HR_OK ? 0 : rc == HR_PARTIAL ? EXIT_FAILED : EXIT_USAGE;
 }
 
-/* --write-counters RANK OUT DB: hta_write_trace_with_counters (ext/io_counters.c).
+/* --write-counters RANK OUT DB: hta_write_trace_with_counters (ext/io/io_counters.c).
 ** Returns the exit status: 1 when the file could not be written (input missing or
 ** changed, output refused or unwritable, no such rank), 2 for a database error. */
 static int write_counters_cmd(cli *c, const char *rank, const char *out, const char *db) {

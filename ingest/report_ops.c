@@ -1,6 +1,6 @@
 /*
 ** report_ops.c: the report's section on GPU kernels and operators (the TensorBoard
-** plugin's GPU Kernel and Operator views, ext/tb_stats.c), called from report.c.
+** plugin's GPU Kernel and Operator views, ext/tb/tb_stats.c), called from report.c.
 **
 **   1. Tensor cores per rank and GPU (hta_tensor_core_summary): a table.
 **   2. Per shown rank (HR-2), a bar chart of the operators with the most device self

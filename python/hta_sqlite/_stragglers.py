@@ -5,7 +5,7 @@ Requirements (tests cite them as ST-n):
         the SQL function hta_potential_stragglers answers); otherwise only the given steps
         that the job has count, and none of them is ValueError, as in HTA.
   ST-2  For a subset of steps the rules of hta_potential_stragglers (R4 of
-        ext/annotations.c: mean iteration time over the kept rows of those steps, the
+        ext/hta/annotations.c: mean iteration time over the kept rows of those steps, the
         ncclKernel / ncclDevKernel GPU rows on streams > 0 lasting >= 1% of it, the last
         one per rank, stream, step and name, the (stream, name) with the largest mean
         across-rank spread, per step the num_candidates latest ranks) are applied to

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Argument errors of the critical path functions (ext/critical_path.c): a bad
+# Argument errors of the critical path functions (ext/critical_path/critical_path.c): a bad
 # instance_id or a non-text annotation is an error naming the function; an unknown
 # annotation is no error (no rows, stats status 'no_annotation'). cwd is scratch.
 set -u

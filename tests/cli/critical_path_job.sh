@@ -1,5 +1,5 @@
 #!/bin/sh
-# The job's critical path across ranks (ext/critical_path_job.c CPJ-1..5) on generated
+# The job's critical path across ranks (ext/critical_path/critical_path_job.c CPJ-1..5) on generated
 # 4-rank jobs (tools/gen_trace.py) with a planted straggler: a 20 ms 'straggler_delay'
 # cpu_op on one rank before its first gradient all-reduce of each step. Every other rank
 # waits for it inside that all-reduce; HTA's per-rank path counts that wait as

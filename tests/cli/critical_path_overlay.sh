@@ -1,5 +1,5 @@
 #!/bin/sh
-# hta_write_critical_path_overlay (ext/io_critical_path.c CO-1..3): the critical
+# hta_write_critical_path_overlay (ext/io/io_critical_path.c CO-1..3): the critical
 # events get args.critical = 1, the path's launch-delay / dependency / sync edges
 # become flow events; io entry point only. cwd is a scratch directory.
 set -u

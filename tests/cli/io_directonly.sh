@@ -1,5 +1,5 @@
 #!/bin/sh
-# DIRECTONLY (ext/io.c): the io functions and hta_trace_events run only from top-level
+# DIRECTONLY (ext/io/io.c): the io functions and hta_trace_events run only from top-level
 # SQL. A view, a trigger or a DEFAULT clause that calls them fails with SQLite's "unsafe
 # use of ..." and writes or reads nothing; a generated column cannot be declared; the
 # default entry point does not register them at all. cwd is a scratch directory.
@@ -48,7 +48,7 @@ check "default: unsafe use" unsafe "INSERT INTO d(x) VALUES (1)" "hta_write_trac
 r=$(vgrun $VG sqlite3 d.db -cmd ".load $HTA_EXT sqlite3_hta_io_init" "CREATE TABLE g(x, y AS (hta_write_trace_with_counters(0, 'from_gen.json')))")
 check "generated column refused" has 'non-deterministic functions prohibited in generated columns' "$r"
 # (SQLite 3.40.1 does not apply DIRECTONLY to CHECK constraints, for its own writefile()
-# as for these: see ext/io.c. Not asserted here either way.)
+# as for these: see ext/io/io.c. Not asserted here either way.)
 check "nothing written" [ -z "$(ls | grep '^from_')" ]
 check "trigger rolled back" [ "$(sqlite3 d.db 'SELECT count(*) FROM t')" = 0 ]
 io() { vgrun $VG sqlite3 d.db -cmd ".load $HTA_EXT sqlite3_hta_io_init" "$@"; }

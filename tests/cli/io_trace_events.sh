@@ -1,5 +1,5 @@
 #!/bin/sh
-# hta_trace_events(path) (ext/io_events.c EV-n): a raw trace file as a table, plain and
+# hta_trace_events(path) (ext/io/io_events.c EV-n): a raw trace file as a table, plain and
 # gzip, both layouts, the value rules, and errors with the file and the byte offset.
 # cwd is a scratch directory; HTA_EXT is the extension under test.
 set -u

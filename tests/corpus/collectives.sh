@@ -1,5 +1,5 @@
 #!/bin/sh
-# The collective analysis (ext/collectives.c, ext/collectives_out.c) against TraceLens's
+# The collective analysis (ext/collectives/collectives.c, ext/collectives/collectives_out.c) against TraceLens's
 # NcclAnalyser outputs: for every job with collectives_long.csv in $HTA_SHARED/expected/<job>/,
 # ingest $HTA_SHARED/corpus/<job>/ and compare hta_collectives, hta_collective_instances,
 # hta_collective_summary and hta_collective_ranks with its collectives_*.csv

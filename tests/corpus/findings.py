@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Corpus check of hta_findings' TensorBoard-plugin rules (ext/findings_tb.c) against the plugin's
+"""Corpus check of hta_findings' TensorBoard-plugin rules (ext/findings/findings_tb.c) against the plugin's
 recommendations, tb_recommendations_rank<r>.csv of every expected folder.
 
   findings.py [JOB ...]      env: HTA_SHARED HTA_TMP HTA_INGEST HTA_EXT (check_expected.py's)

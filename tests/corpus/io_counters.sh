@@ -1,5 +1,5 @@
 #!/bin/sh
-# hta_write_trace_with_counters (ext/io_counters.c) against HTA's generate_trace_with_counters
+# hta_write_trace_with_counters (ext/io/io_counters.c) against HTA's generate_trace_with_counters
 # on the corpus: for every job with trace_counters_rank<r>.csv in $HTA_SHARED/expected/<job>/
 # (the small jobs), ingest the job, write rank r's trace with counters, and compare the
 # counter events appended at the end of traceEvents with the CSV (expected/README.md 3, 5, 6):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Corpus check of the memory analyses (ext/memory.c, MEM-n) on every corpus job with
+"""Corpus check of the memory analyses (ext/memory/memory.c, MEM-n) on every corpus job with
 [memory] events.
 
   memory.py SHARED TMP INGEST EXT [JOB...]

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The memory analyses (ext/memory.c) on every corpus job with [memory] events: peaks and
+# The memory analyses (ext/memory/memory.c) on every corpus job with [memory] events: peaks and
 # record counts against the raw JSON, and the TensorBoard plugin's reference CSVs
 # (memory.py says how). One ingest per job, cached in HTA_TMP.
 # env: HTA_INGEST, HTA_EXT (absolute), HTA_SHARED (default ../shared of the repo), HTA_TMP.

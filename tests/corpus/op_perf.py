@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Corpus check of the operator performance model (ext/op_perf.c, OP-n) against
+"""Corpus check of the operator performance model (ext/perf/op_perf.c, OP-n) against
 AMD TraceLens's perf report on every corpus job it ran on.
 
   op_perf.py SHARED TMP INGEST EXT [JOB...]
@@ -23,7 +23,7 @@ within 2 * n * u (n GPU events, u the float64 spacing of the trace's largest ts 
 sums and means within the sum of the calls' bounds, rates relatively within bound /
 time; FLOPs, bytes, FLOPS/Byte and roofline times within 1e-12 relative.
 
-Where we deliberately differ (docs/deviations.md; OP-6 of ext/op_perf.c), the row is
+Where we deliberately differ (docs/deviations.md; OP-6 of ext/perf/op_perf.c), the row is
 checked against the right value, computed here on its own from the call's recorded
 args (read back from the database) rather than against TraceLens:
   a  reductions: output elements from the reduced dims;

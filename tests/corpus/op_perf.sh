@@ -1,5 +1,5 @@
 #!/bin/sh
-# The operator performance model (ext/op_perf.c) against AMD TraceLens's perf report on
+# The operator performance model (ext/perf/op_perf.c) against AMD TraceLens's perf report on
 # every corpus job it ran on (op_perf.py says how). The job databases are the ones
 # check_expected.py caches in HTA_TMP (one ingest per job, shared with the other checks).
 # env: HTA_INGEST, HTA_EXT (absolute), HTA_SHARED (default ../shared of the repo), HTA_TMP.

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Corpus check of the TensorBoard plugin's GPU Kernel and Operator views and its
-tensor-core figures (ext/tb_stats.c, TS-n; ext/tb_tree.c, TB-n) against the plugin's
+tensor-core figures (ext/tb/tb_stats.c, TS-n; ext/tb/tb_tree.c, TB-n) against the plugin's
 files in ../shared/expected/<job>/ (expected README section 14).
 
   tb_tree.py [--moves] [JOB...]

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The TensorBoard plugin's GPU Kernel and Operator views and tensor-core figures
-# (ext/tb_stats.c) against its reference files in $HTA_SHARED/expected; tb_tree.py says
+# (ext/tb/tb_stats.c) against its reference files in $HTA_SHARED/expected; tb_tree.py says
 # how. Its databases are check_expected.py's, cached in HTA_TMP (one ingest per job).
 # env: HTA_INGEST, HTA_EXT (absolute), HTA_SHARED (default ../shared of the repo), HTA_TMP.
 # exit 0 pass, 1 fail, 77 skip (no corpus, no python3).

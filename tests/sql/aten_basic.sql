@@ -1,4 +1,4 @@
--- hta_aten_op_kernels (ext/aten_ops.c, requirements AOK-n): hand-made traces,
+-- hta_aten_op_kernels (ext/hta/aten_ops.c, requirements AOK-n): hand-made traces,
 -- hand-computed answers (ns in the database, us in the output).
 CREATE TEMP TABLE ev(t, seq, cat, name, tid, ts, dur, stream, corr, link);
 INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash, event_count)

@@ -1,4 +1,4 @@
--- hta_cupti_counters (ext/cupti.c, requirements CUP-n): hand-made traces, hand-computed
+-- hta_cupti_counters (ext/hta/cupti.c, requirements CUP-n): hand-made traces, hand-computed
 -- answers. cuda_profiler_range kernels carry no correlation: they pair with the
 -- cudaLaunchKernel* launches by position in ts order.
 CREATE TEMP TABLE ev(t, seq, cat, name, pid, tid, ts, dur, parent, depth, args);

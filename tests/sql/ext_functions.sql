@@ -1,6 +1,6 @@
 -- Scalar and aggregate functions of hta.so, the registered names, and error messages.
 -- Every line of output is "label|1". Requirement ids (SC-n, AG-n, KT-n, IV-n, ST-n)
--- refer to the header comments of ext/scalars.c, aggregates.c, classify.c, interval.c, stats.c.
+-- refer to the header comments of ext/core/scalars.c, aggregates.c, classify.c, interval.c, stats.c.
 
 -- Registered names: the default entry point has exactly DESIGN 4's scalar and
 -- aggregate functions, and only DESIGN 4's table-valued functions (no I/O).

@@ -1,4 +1,4 @@
--- hta_frequent_kernel_sequences (ext/sequences.c, requirements FKS-n): hand-made traces,
+-- hta_frequent_kernel_sequences (ext/hta/sequences.c, requirements FKS-n): hand-made traces,
 -- hand-computed answers. Times are ns in the database, us (REAL) in the output; every
 -- duration here is below 1 us, so the sub-us path is exercised throughout.
 --

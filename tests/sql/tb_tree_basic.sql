@@ -1,5 +1,5 @@
--- The TensorBoard plugin's host tree and attribution (ext/tb_tree.c TB-n) through
--- hta_operator_stats and hta_kernel_stats (ext/tb_stats.c TS-n), on one hand-made trace
+-- The TensorBoard plugin's host tree and attribution (ext/tb/tb_tree.c TB-n) through
+-- hta_operator_stats and hta_kernel_stats (ext/tb/tb_stats.c TS-n), on one hand-made trace
 -- of rank 0, with our rules (plugin_quirks 0) and the plugin's (bits of tb_tree.h).
 -- Times are ns; output is us.
 --

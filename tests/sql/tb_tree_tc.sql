@@ -1,6 +1,6 @@
 -- Tensor cores, eligibility, launch-configuration means, input shapes and several ranks in
--- hta_kernel_stats, hta_operator_stats and hta_tensor_core_summary (ext/tb_stats.c TS-n,
--- ext/tb_tree.c TB-n, ext/tb_rules.c TBR-n), on three hand-made traces. Times in ns.
+-- hta_kernel_stats, hta_operator_stats and hta_tensor_core_summary (ext/tb/tb_stats.c TS-n,
+-- ext/tb/tb_tree.c TB-n, ext/tb/tb_rules.c TBR-n), on three hand-made traces. Times in ns.
 --
 -- Trace 1, rank 0, thread 10, GPU 0 (every runtime's External id is its node's):
 --   ProfilerStep#1 [0, 20000)

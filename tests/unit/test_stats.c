@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "hta_common.h"
+#include "core/hta_common.h"
 #include "schema_sql.h"
 #include "testutil.h"
 

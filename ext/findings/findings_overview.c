@@ -1,0 +1,287 @@
+/*
+** findings_overview.c: the TensorBoard plugin's recommendations that read its
+** Overview and its tensor-core figures, as findings (findings.h), source
+** 'tb_plugin': dataloader, communication, gpu_low_utilization and
+** tensor_cores_unused. Each reads the analysis that shows its numbers
+** (hta_step_time_breakdown, hta_gpu_metrics, hta_tensor_core_summary) on the
+** plugin's own steps, so pct_of_step is a share of the plugin's step time, not of
+** the host ProfilerStep mean.
+**
+** A step here is a step of hta_step_time_breakdown whose window has a length: the
+** zero-length GPU-side copies of a step (recent PyTorch writes ProfilerStep#N on
+** the GPU timeline too; the plugin lists each as a step) are not steps of their
+** own. The plugin's Average Step Time divides by them as well, so its means per
+** step shrink by the number of copies while its shares do not: the shares below are
+** the plugin's (a ratio of sums is the ratio of its means), the times are per step.
+**
+** Requirements (tests cite them as FO-n):
+**  1. dataloader: the DataLoader role's time over the steps' time (the plugin's
+**     mean over its Average Step Time) > 0.05 (strict, as the plugin). time_us =
+**     the role's time / the steps; pct_of_step = 100 * that share.
+**  2. communication: likewise for the Communication role, > 0.10.
+**  3. gpu_low_utilization: one finding per trace listing every GPU of
+**     hta_gpu_metrics whose gpu_utilization < 0.5 (a GPU without a utilization,
+**     e.g. a trace with no step window, is never listed). evidence.utilization =
+**     the lowest of them (a fraction), evidence.gpus = [{device, utilization}].
+**     time_us = (1 - utilization) * the mean step: the idle share of the step;
+**     pct_of_step = 100 * (1 - utilization).
+**  4. tensor_cores_unused: the trace's first device (lowest device_id of its
+**     device properties; none: no finding) has compute capability >= 7, no kernel
+**     time on tensor-core kernels (tensor_core_used_pct exactly 0, not NULL) and
+**     eligible operators' kernel time > 0 (tensor_core_eligible_pct > 0).
+**     evidence.eligible_pct = tensor_core_eligible_pct; time_us = the eligible
+**     operators' kernel time / the steps; pct_of_step = 100 * time_us / the mean
+**     step. Tensor-core kernels are those of hta_kernel_stats
+**     (AMD matrix-core kernels included), so the rule fires where nothing runs on
+**     tensor cores, not merely where no NVIDIA library name matched.
+**  5. The numbers are those the three analyses show, from the same C code: each
+**     trace's plugin model (tb_steps.c) is built once per run for the four rules
+**     (the step sums of hta_step_time_breakdown, the GPUs' busy time of
+**     hta_gpu_metrics), and the operator tree's tensor-core figures (tb_tree.c, those
+**     of hta_tensor_core_summary) only for a trace that passes the cheaper tests, so
+**     hta_findings does not build each model three times through SQL.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "findings/findings.h"
+#include "tb/tb_model.h"
+#include "tb/tb_tree.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+/* ---------------------------------------------------------------- the plugin's figures: FO-5 */
+
+/* One trace's figures from its plugin model. */
+typedef struct fo_trace {
+  int64_t nsteps;         /* kept steps with a window (a length > 0) */
+  int64_t total;          /* their windows' time, ns */
+  int64_t role[TV_NROLE]; /* each role's time in them, ns (hta_step_time_breakdown) */
+  int64_t window;         /* W: first kept step's start to the last's end, ns */
+  tv_gpu *gpu;            /* each GPU's busy time in W (hta_gpu_metrics) */
+  size_t ngpu;
+} fo_trace;
+
+struct fo_cache {
+  fo_trace *t; /* one per unit of the run, same order */
+  int n;
+};
+
+void fo_cache_free(fo_cache *c) {
+  if (!c) return;
+  for (int i = 0; i < c->n; i++) sqlite3_free(c->t[i].gpu);
+  sqlite3_free(c->t);
+  sqlite3_free(c);
+}
+
+/* The figures of every unit of X, built on the first call of a run (FO-5). */
+static int foFigures(fd_ctx *x, fo_cache **pc) {
+  if (x->fo) {
+    *pc = x->fo;
+    return SQLITE_OK;
+  }
+  fo_cache *c = sqlite3_malloc64(sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  c->n = x->nu;
+  c->t = sqlite3_malloc64((x->nu ? (size_t)x->nu : 1) * sizeof *c->t);
+  if (!c->t) {
+    sqlite3_free(c);
+    return SQLITE_NOMEM;
+  }
+  memset(c->t, 0, (x->nu ? (size_t)x->nu : 1) * sizeof *c->t);
+  x->fo = c; /* freed with the run, whatever happens below */
+  for (int i = 0; i < x->nu; i++) {
+    fo_trace *f = &c->t[i];
+    tv_model m;
+    int rc = tv_model_load(x->db, x->u[i].t, 0, &m); /* the device is a column: no args */
+    if (rc == SQLITE_OK) {
+      for (size_t j = 0; j < m.nsteps; j++) {
+        int64_t len = hta_sub_sat(m.steps[j].end, m.steps[j].start);
+        if (len <= 0) continue; /* a GPU-side copy of a step: no step of its own */
+        f->nsteps++;
+        f->total = hta_add_sat(f->total, len);
+        for (int k = 0; k < TV_NROLE; k++) f->role[k] = hta_add_sat(f->role[k], m.steps[j].cost[k]);
+      }
+      if (m.nsteps) f->window = hta_sub_sat(m.steps[m.nsteps - 1].end, m.steps[0].start);
+      rc = tv_gpu_busy(&m, &f->gpu, &f->ngpu);
+    }
+    tv_model_free(&m);
+    if (rc != SQLITE_OK) return rc;
+  }
+  *pc = c;
+  return SQLITE_OK;
+}
+
+/* The mean step of F in µs (0 without steps). */
+static double foStepUs(const fo_trace *f) {
+  return f->nsteps ? (double)f->total / (double)f->nsteps / 1000.0 : 0.0;
+}
+
+/* ---------------------------------------------------------------- dataloader, communication */
+
+static const char foDataloaderAdvice[] =
+    "The GPU waits for input: give the DataLoader worker processes (num_workers), "
+    "pin_memory=True, persistent_workers=True and a prefetch_factor, and move decoding "
+    "and augmentation off the training process.";
+static const char foCommAdvice[] =
+    "Collectives take a large share of each step: overlap them with computation "
+    "(DistributedDataParallel's bucketing, FSDP prefetch), send less (gradient "
+    "compression, larger batches per step), or check the interconnect.";
+
+/* FO-1, FO-2: role ROLE (TV_DATALOADER or TV_COMM) over THRESHOLD of the step time. */
+static int foRole(fd_ctx *x, const fd_rule *r, int role, double threshold) {
+  fo_cache *c;
+  int rc = foFigures(x, &c);
+  for (int i = 0; rc == SQLITE_OK && i < c->n; i++) {
+    const fo_trace *f = &c->t[i];
+    if (!f->nsteps || f->total <= 0) continue;
+    double share = (double)f->role[role] / (double)f->total;
+    if (!(share > threshold)) continue;
+    char b1[32], b2[32];
+    double step = foStepUs(f);
+    fd_row row = fd_row_init(&x->u[i]);
+    row.time_us = (double)f->role[role] / (double)f->nsteps / 1000.0;
+    row.pct = 100.0 * share;
+    sqlite3_str_appendall(row.evidence, "{\"role_us\":");
+    fd_json_num(row.evidence, row.time_us);
+    sqlite3_str_appendall(row.evidence, ",\"step_us\":");
+    fd_json_num(row.evidence, step);
+    sqlite3_str_appendf(row.evidence, ",\"steps\":%lld,\"share_pct\":", (long long)f->nsteps);
+    fd_json_num(row.evidence, row.pct);
+    sqlite3_str_appendchar(row.evidence, 1, '}');
+    row.title = sqlite3_mprintf("%s takes %.1f%% of each step (%s of %s)",
+                                role == TV_DATALOADER ? "The DataLoader" : "Communication", row.pct,
+                                fd_fmt_us(row.time_us, b1), fd_fmt_us(step, b2));
+    row.advice = role == TV_DATALOADER ? foDataloaderAdvice : foCommAdvice;
+    rc = fd_emit(x, r, &row);
+  }
+  return rc;
+}
+
+int fd_dataloader(fd_ctx *x, const fd_rule *r) { return foRole(x, r, TV_DATALOADER, 0.05); }
+
+int fd_communication(fd_ctx *x, const fd_rule *r) { return foRole(x, r, TV_COMM, 0.10); }
+
+/* ---------------------------------------------------------------- gpu_low_utilization: FO-3 */
+
+int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r) {
+  fo_cache *c;
+  int rc = foFigures(x, &c);
+  for (int i = 0; rc == SQLITE_OK && i < c->n; i++) {
+    const fo_trace *f = &c->t[i];
+    double low = 1.0, step = foStepUs(f);
+    int nlow = 0;
+    if (f->window <= 0) continue; /* no window: no utilization (GM-2) */
+    fd_row row = fd_row_init(&x->u[i]);
+    sqlite3_str *e = row.evidence;
+    sqlite3_str_appendall(e, "{\"gpus\":[");
+    for (size_t g = 0; g < f->ngpu; g++) {
+      double u = (double)f->gpu[g].busy / (double)f->window;
+      if (!(u < 0.5)) continue;
+      sqlite3_str_appendf(e, "%s{\"device\":%lld,\"utilization\":", nlow++ ? "," : "",
+                          (long long)f->gpu[g].device);
+      fd_json_num(e, u);
+      sqlite3_str_appendchar(e, 1, '}');
+      if (u < low) low = u;
+    }
+    if (!nlow) {
+      sqlite3_free(sqlite3_str_finish(e));
+      continue;
+    }
+    sqlite3_str_appendall(e, "],\"utilization\":");
+    fd_json_num(e, low);
+    sqlite3_str_appendall(e, ",\"step_us\":");
+    fd_json_num(e, step > 0 ? step : NAN);
+    sqlite3_str_appendchar(e, 1, '}');
+    if (step > 0) { /* a time and its share together (FD-3: else neither) */
+      row.time_us = (1.0 - low) * step;
+      row.pct = 100.0 * (1.0 - low);
+    }
+    row.title = sqlite3_mprintf("GPU busy only %.1f%% of the step%s", 100.0 * low,
+                                nlow > 1 ? " (lowest of its GPUs)" : "");
+    row.advice =
+        "The GPU idles most of each step: feed it more work per launch (a larger batch), "
+        "remove host stalls (data loading, synchronizations) and launch overhead (CUDA "
+        "graphs, torch.compile); the other findings say which.";
+    rc = fd_emit(x, r, &row);
+  }
+  return rc;
+}
+
+/* ---------------------------------------------------------------- tensor_cores_unused: FO-4 */
+
+/* 1 in *USED when some kernel of trace T with a tensor-core name ran for a time: then
+** the tree's tensor-core time is not 0 and the rule cannot fire (FO-5: the tree is
+** not built for nothing). */
+static int foTensorCoreTime(fd_ctx *x, const hta_trace *t, int *used) {
+  sqlite3_stmt *st;
+  *used = 0;
+  int rc = hta_prepare(x->db, x->schema,
+                       "SELECT s.value FROM (SELECT name_id, sum(dur) AS d FROM $S.event"
+                       " WHERE trace_id = ?1 AND stream IS NOT NULL AND category_id IN"
+                       " (SELECT category_id FROM $S.category WHERE lower(name) = 'kernel')"
+                       " GROUP BY name_id) k JOIN $S.string s ON s.string_id = k.name_id"
+                       " WHERE k.d > 0",
+                       &st);
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(st, 1, t->trace_id);
+  while (!*used && (rc = sqlite3_step(st)) == SQLITE_ROW)
+    *used = (tb_name_flags((const char *)sqlite3_column_text(st, 0)) & TB_N_TC) != 0;
+  return fd_done(st, rc == SQLITE_ROW ? SQLITE_OK : rc);
+}
+
+int fd_tensor_cores_unused(fd_ctx *x, const fd_rule *r) {
+  fo_cache *c;
+  sqlite3_stmt *cc = 0;
+  int rc = foFigures(x, &c);
+  if (rc == SQLITE_OK)
+    rc = hta_prepare(x->db, x->schema,
+                     "SELECT compute_major, compute_minor FROM $S.device WHERE trace_id = ?1"
+                     " ORDER BY device_id LIMIT 1",
+                     &cc);
+  for (int i = 0; rc == SQLITE_OK && i < c->n; i++) {
+    const fd_unit *u = &x->u[i];
+    const fo_trace *f = &c->t[i];
+    int64_t major = -1, minor = 0;
+    sqlite3_bind_int64(cc, 1, u->trace_id);
+    if ((rc = sqlite3_step(cc)) == SQLITE_ROW && sqlite3_column_type(cc, 0) != SQLITE_NULL) {
+      major = sqlite3_column_int64(cc, 0);
+      minor = sqlite3_column_int64(cc, 1);
+    }
+    sqlite3_reset(cc);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) break;
+    rc = SQLITE_OK;
+    if (major < 7) continue; /* no tensor cores, or no device properties */
+    int used;
+    if ((rc = foTensorCoreTime(x, u->t, &used)) != SQLITE_OK) break;
+    if (used) continue;
+    tb_tc tc;
+    rc = tb_tc_figures(x->db, u->t, &tc);
+    if (rc == SQLITE_OK && tc.kernel_view && tc.tc_ns == 0 && tc.op_ns > 0 && tc.eligible_ns > 0) {
+      double pct = 100.0 * ((double)tc.eligible_ns / (double)tc.op_ns);
+      double step = foStepUs(f);
+      fd_row row = fd_row_init(u);
+      if (f->nsteps && step > 0) {
+        row.time_us = (double)tc.eligible_ns / (double)f->nsteps / 1000.0;
+        row.pct = 100.0 * row.time_us / step;
+      }
+      sqlite3_str_appendall(row.evidence, "{\"eligible_pct\":");
+      fd_json_num(row.evidence, pct);
+      sqlite3_str_appendall(row.evidence, ",\"eligible_kernel_us\":");
+      fd_json_us(row.evidence, tc.eligible_ns);
+      sqlite3_str_appendf(row.evidence, ",\"compute_capability\":\"%lld.%lld\"}", (long long)major,
+                          (long long)minor);
+      row.title = sqlite3_mprintf(
+          "%.1f%% of kernel time is in tensor-core eligible operators, none on tensor cores", pct);
+      row.advice =
+          "Matrix multiplications and convolutions run in float32 on the CUDA cores: use "
+          "automatic mixed precision (torch.autocast with bfloat16 or float16), or allow TF32 "
+          "(torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32).";
+      rc = fd_emit(x, r, &row);
+    }
+    tb_tc_free(&tc);
+  }
+  sqlite3_finalize(cc);
+  return rc;
+}
