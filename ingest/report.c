@@ -60,8 +60,10 @@
 ** job IS 'NAME')). Each analysis that feeds a chart runs once into temp.hr_*
 ** (hrMat); the chart reads that copy with a prepared statement, and its tables
 ** are rendered by one generic function (hrTableOf) from a SELECT over the copy,
-** shown as the same SELECT over the analysis. The whole page is built in an
-** sv_buf (svg.h) and written once.
+** shown as the same SELECT over the analysis. Charts are drawn by the helpers of
+** report_charts.c, one per chart shape (bars, pies, step lines, log histograms),
+** from a statement over that copy. The whole page is built in an sv_buf (svg.h) and
+** written once.
 */
 #include "report.h"
 
@@ -567,39 +569,6 @@ static void hrOverview(hr_ctx *x) {
   hrEndSection(x);
 }
 
-/* ---------------------------------------------------------------- per-trace bars */
-
-/* Draws a percent bar chart of the rows of ST: trace_id, then one value per series
-** (NSER), one bar group per trace; finalizes ST (NULL: nothing). */
-static void hrTraceBars(hr_ctx *x, sqlite3_stmt *st, const char *what, const char *title,
-                        const char *ylabel, int nser, const char *const *sers,
-                        const char *const *cols) {
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (st && hrStep(x, st, what) == SQLITE_ROW) {
-    bad |= hrPushStr(&cats, hrLabel(x, sqlite3_column_int64(st, 0)));
-    for (int k = 1; k <= nser; k++) bad |= hrPush(&v, hrCol(st, k));
-  }
-  sqlite3_finalize(st);
-  if (bad) hrOom(x);
-  if (st && !bad) {
-    sv_bars c = {.title = title,
-                 .ylabel = ylabel,
-                 .ncat = (int)cats.n,
-                 .nser = nser,
-                 .cats = (const char *const *)cats.v,
-                 .sers = sers,
-                 .colors = cols,
-                 .v = v.v,
-                 .ymax = 100,
-                 .unit = "%"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v.v);
-  hrStrsFree(&cats);
-}
-
 /* ---------------------------------------------------------------- 2. temporal */
 
 static void hrTemporal(hr_ctx *x) {
@@ -616,11 +585,18 @@ static void hrTemporal(hr_ctx *x) {
   sqlite3_stmt *st =
       !ok ? NULL
           : hrPrep(x,
-                   "SELECT trace_id, compute_time_pctg, non_compute_time_pctg, idle_time_pctg"
+                   "SELECT trace_id, NULL, compute_time_pctg, non_compute_time_pctg, idle_time_pctg"
                    " FROM temp.hr_tb",
                    src);
-  hrTraceBars(x, st, src, "Temporal breakdown per rank (% of kernel time)", "% of kernel time", 3,
-              sers, cols);
+  hr_bars c = {.title = "Temporal breakdown per rank (% of kernel time)",
+               .ylabel = "% of kernel time",
+               .nser = 3,
+               .sers = sers,
+               .colors = cols,
+               .ymax = 100,
+               .unit = "%",
+               .draw_empty = 1};
+  hrBarsOf(x, st, src, &c);
   if (ok)
     hrTableOf(x,
               "SELECT rank, trace_id, idle_time_us, compute_time_us, non_compute_time_us, "
@@ -652,50 +628,23 @@ static void hrKernelTypes(hr_ctx *x) {
             "the slices add up to the time any analysed kernel runs.");
   static const char src[] = "hta_kernel_type_breakdown";
   int ok = hrMat(x, "hr_ktb", src) == 0;
-  sqlite3_stmt *st = ok ? hrPrep(x, "SELECT kernel_type, sum_us FROM temp.hr_ktb", src) : NULL;
-  hr_vec v = {0};
-  hr_strs labels = {0};
-  const char *colors[32];
-  int bad = 0;
-  while (st && hrStep(x, st, "hta_kernel_type_breakdown") == SQLITE_ROW) {
-    if (labels.n == 32) break;
-    bad |= hrPushStr(&labels, (const char *)sqlite3_column_text(st, 0));
-    bad |= hrPush(&v, hrCol(st, 1));
-  }
-  sqlite3_finalize(st);
-  if (bad) hrOom(x);
-  if (st && !bad) {
-    for (size_t i = 0; i < labels.n; i++) colors[i] = hrTypeColor(labels.v[i]);
-    sv_pie c = {.title = "Kernel type breakdown, all ranks",
-                .n = (int)labels.n,
-                .labels = (const char *const *)labels.v,
-                .colors = colors,
-                .v = v.v,
-                .unit = " \xC2\xB5s",
-                .width = 760};
+  sqlite3_stmt *st =
+      ok ? hrPrep(x, "SELECT NULL, NULL, kernel_type, NULL, sum_us FROM temp.hr_ktb", src) : NULL;
+  if (st) {
+    hr_pies c = {.title = "Kernel type breakdown, all ranks",
+                 .color = hrTypeColor,
+                 .unit = " \xC2\xB5s",
+                 .width = 760,
+                 .draw_empty = 1};
     sv_puts(x->o, "<div class=\"pies\">");
-    sv_pie_chart(x->o, &c);
+    hrPiesOf(x, st, "hta_kernel_type_breakdown", &c);
     sv_puts(x->o, "</div>\n");
   }
-  free(v.v);
-  hrStrsFree(&labels);
   if (ok) hrTableOf(x, "SELECT kernel_type, sum_us, percentage FROM {src}", src, "hr_ktb", src);
   hrEndSection(x);
 }
 
 /* ---------------------------------------------------------------- 4. top kernels */
-
-/* Draws the pie of the rows [from, to) gathered for one (trace, kernel type). */
-static void hrKernelPie(hr_ctx *x, const char *title, hr_strs *names, hr_strs *full, hr_vec *v,
-                        size_t from) {
-  sv_pie c = {.title = title,
-              .n = (int)(names->n - from),
-              .labels = (const char *const *)names->v + from,
-              .hover = (const char *const *)full->v + from,
-              .v = v->v + from,
-              .unit = " \xC2\xB5s"};
-  sv_pie_chart(x->o, &c);
-}
 
 static void hrTopKernels(hr_ctx *x) {
   hrSection(
@@ -711,54 +660,17 @@ static void hrTopKernels(hr_ctx *x) {
   }
   sv_puts(x->o, "<div class=\"pies\">");
   for (int r = 0; r < x->nshown && !x->fatal; r++) {
+    /* a kernel's label: its name as HTA shortens it (the full name on hover) */
     sqlite3_stmt *st = hrPrep(x,
-                              "SELECT trace_id, kernel_type, name, hta_shorten_name(name), sum_us"
+                              "SELECT trace_id, kernel_type,"
+                              " coalesce(nullif(hta_shorten_name(name), ''), name), name, sum_us"
                               " FROM temp.hr_kb WHERE rank = ?1"
                               " ORDER BY trace_id, kernel_type, sum_us DESC",
                               src);
     if (!st) break;
     sqlite3_bind_int64(st, 1, x->shown[r]);
-    hr_strs names = {0}, full = {0}, raw = {0}; /* raw: the shortened names as they came */
-    hr_vec v = {0};
-    int64_t cur_trace = -1;
-    char cur_type[32] = "", title[128];
-    size_t from = 0;
-    int bad = 0;
-    for (;;) {
-      int rc = hrStep(x, st, "hta_kernel_breakdown");
-      int64_t t = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -2;
-      const char *type = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 1) : "";
-      if (names.n > from && (t != cur_trace || strcmp(type ? type : "", cur_type))) {
-        snprintf(title, sizeof title, "%s \xE2\x80\x94 %s", hrLabel(x, cur_trace), cur_type);
-        hrKernelPie(x, title, &names, &full, &v, from);
-        from = names.n;
-      }
-      if (rc != SQLITE_ROW) break;
-      cur_trace = t;
-      snprintf(cur_type, sizeof cur_type, "%s", type ? type : "");
-      const char *shortname = (const char *)sqlite3_column_text(st, 3);
-      const char *name = (const char *)sqlite3_column_text(st, 2);
-      const char *label = shortname && *shortname ? shortname : name;
-      int same = 0; /* two kernels may shorten alike (cutlass::Kernel2): number them */
-      for (size_t k = from; label && k < raw.n; k++) same += !strcmp(raw.v[k], label);
-      bad |= hrPushStr(&raw, label);
-      if (same && label) {
-        char *numbered = sqlite3_mprintf("%s (%d)", label, same + 1);
-        bad |= !numbered || hrPushStr(&names, numbered);
-        sqlite3_free(numbered);
-      } else {
-        bad |= hrPushStr(&names, label);
-      }
-      bad |= hrPushStr(&full, name);
-      bad |= hrPush(&v, hrCol(st, 4));
-      if (bad) break;
-    }
-    sqlite3_finalize(st);
-    if (bad) hrOom(x);
-    hrStrsFree(&names);
-    hrStrsFree(&full);
-    hrStrsFree(&raw);
-    free(v.v);
+    hr_pies c = {.unit = " \xC2\xB5s"};
+    hrPiesOf(x, st, "hta_kernel_breakdown", &c);
   }
   sv_puts(x->o, "</div>\n");
   hrTableOf(
@@ -817,22 +729,15 @@ static void hrAcross(hr_ctx *x) {
       sv_puts(x->o, ": ");
       sv_esc_cut(x->o, cur_short, 70);
       sv_puts(x->o, "</figcaption>");
-      static const char *const ser[] = {"mean"};
       const char *col[] = {hrTypeColor(cur_type)};
-      sv_bars c = {.title = cur,
+      hr_bars c = {.title = cur,
                    .ylabel = "mean duration (\xC2\xB5s)",
-                   .ncat = (int)cats.n,
                    .nser = 1,
-                   .cats = (const char *const *)cats.v,
-                   .sers = ser,
                    .colors = col,
-                   .v = mean.v,
-                   .lo = lo.v,
-                   .hi = hi.v,
                    .unit = " \xC2\xB5s",
                    .width = 520,
                    .height = 260};
-      sv_bar_chart(x->o, &c);
+      hrBarsDraw(x, &c, (int)cats.n, (const char *const *)cats.v, mean.v, lo.v, hi.v);
       sv_puts(x->o, "</figure>\n");
       hrStrsFree(&cats);
       mean.n = lo.n = hi.n = 0;
@@ -874,61 +779,30 @@ static void hrIdle(hr_ctx *x) {
       "<b>other</b>.");
   hrShownNote(x);
   static const char src[] = "hta_idle_time_breakdown(30)";
-  char *run = hrSub(x,
-                    "SELECT trace_id, stream, idle_category, idle_time_us, idle_time_ratio"
-                    " FROM temp.hr_it WHERE rank IN {ranks}",
-                    "");
-  int ok = run && hrMat(x, "hr_it", src) == 0;
-  sqlite3_stmt *st = ok ? hrPrep(x, run, src) : NULL;
-  sqlite3_free(run);
-  hr_strs cats = {0};
-  hr_vec abs = {0}, pct = {0};
-  int64_t ct = -1, cs = INT64_MIN;
-  int bad = 0;
-  while (st && hrStep(x, st, src) == SQLITE_ROW) {
-    int64_t t = sqlite3_column_int64(st, 0), s = sqlite3_column_int64(st, 1);
-    if (t != ct || s != cs || !cats.n) {
-      char lab[80];
-      snprintf(lab, sizeof lab, "%s stream %lld", hrLabel(x, t), (long long)s);
-      bad |= hrPushStr(&cats, lab);
-      for (int k = 0; k < 3; k++) bad |= hrPush(&abs, NAN) | hrPush(&pct, NAN);
-      ct = t, cs = s;
-    }
-    if (bad) break;
-    const char *cat = (const char *)sqlite3_column_text(st, 2);
-    int k = !cat                          ? -1
-            : !strcmp(cat, "host_wait")   ? 0
-            : !strcmp(cat, "kernel_wait") ? 1
-            : !strcmp(cat, "other")       ? 2
-                                          : -1;
-    if (k < 0) continue;
-    abs.v[abs.n - 3 + (size_t)k] = hrCol(st, 3);
-    pct.v[pct.n - 3 + (size_t)k] = 100 * hrCol(st, 4);
-  }
-  sqlite3_finalize(st);
-  if (bad) hrOom(x);
-  if (st && !bad) {
-    sv_puts(x->o, "<h3>Idle time (\xC2\xB5s)</h3>\n");
-    sv_bars c = {.title = "Idle time per stream (us)",
-                 .ylabel = "idle time (\xC2\xB5s)",
-                 .ncat = (int)cats.n,
+  int ok = hrMat(x, "hr_it", src) == 0;
+  /* one bar per stream, in the analysis' order: its idle time by category in µs, then in % */
+  static const char *const val[] = {"idle_time_us", "100 * idle_time_ratio"};
+  for (int k = 0; k < 2 && ok && !x->fatal; k++) {
+    char sql[640];
+    snprintf(sql, sizeof sql,
+             "SELECT trace_id, 'stream ' || stream,"
+             " max(CASE idle_category WHEN 'host_wait' THEN %s END),"
+             " max(CASE idle_category WHEN 'kernel_wait' THEN %s END),"
+             " max(CASE idle_category WHEN 'other' THEN %s END)"
+             " FROM temp.hr_it WHERE rank IN %s GROUP BY trace_id, stream ORDER BY min(rowid)",
+             val[k], val[k], val[k], x->in_shown);
+    hr_bars c = {.title = k ? "Idle time per stream (%)" : "Idle time per stream (us)",
+                 .ylabel = k ? "% of idle time" : "idle time (\xC2\xB5s)",
                  .nser = 3,
-                 .cats = (const char *const *)cats.v,
                  .sers = sers,
                  .colors = cols,
-                 .v = abs.v,
-                 .unit = " \xC2\xB5s"};
-    sv_bar_chart(x->o, &c);
-    sv_puts(x->o, "<h3>Idle time (% of the stream's idle time)</h3>\n");
-    c.title = "Idle time per stream (%)";
-    c.ylabel = "% of idle time";
-    c.v = pct.v;
-    c.ymax = 100;
-    c.unit = "%";
-    sv_bar_chart(x->o, &c);
+                 .ymax = k ? 100 : 0,
+                 .unit = k ? "%" : " \xC2\xB5s",
+                 .heading = k ? "<h3>Idle time (% of the stream's idle time)</h3>\n"
+                              : "<h3>Idle time (\xC2\xB5s)</h3>\n",
+                 .draw_empty = 1};
+    hrBarsOf(x, hrPrep(x, sql, src), src, &c);
   }
-  hrStrsFree(&cats);
-  free(abs.v), free(pct.v);
   if (ok)
     hrTableOf(x,
               x->dup
@@ -964,11 +838,16 @@ static void hrOverlap(hr_ctx *x) {
   static const char src[] = "hta_comm_comp_overlap";
   int ok = hrMat(x, "hr_cc", src) == 0;
   sqlite3_stmt *st =
-      ok ? hrPrep(x, "SELECT trace_id, comp_comm_overlap_pctg FROM temp.hr_cc", src) : NULL;
-  static const char *const ser[] = {"overlap"};
+      ok ? hrPrep(x, "SELECT trace_id, NULL, comp_comm_overlap_pctg FROM temp.hr_cc", src) : NULL;
   static const char *const col[] = {"#ab63fa"};
-  hrTraceBars(x, st, src, "Communication overlapped by computation (%)", "% of communication time",
-              1, ser, col);
+  hr_bars c = {.title = "Communication overlapped by computation (%)",
+               .ylabel = "% of communication time",
+               .nser = 1,
+               .colors = col,
+               .ymax = 100,
+               .unit = "%",
+               .draw_empty = 1};
+  hrBarsOf(x, st, src, &c);
   if (ok)
     hrTableOf(x, "SELECT rank, trace_id, comp_comm_overlap_pctg FROM {src}", src, "hr_cc", src);
   hrEndSection(x);
@@ -980,69 +859,17 @@ static void hrOverlap(hr_ctx *x) {
 ** key (stream or kind), ts_us, value), downsampled (HR-3). */
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
               const char *ylabel, const char *unit) {
-  int ms = x->span_us > 20000;
-  double scale = ms ? 1e-3 : 1;
   for (int r = 0; r < x->nshown && !x->fatal; r++) {
     sqlite3_stmt *st = hrPrep(x, sql, what);
     if (!st) return;
     sqlite3_bind_int64(st, 1, x->shown[r]);
-    sv_ds ds[HR_MAX_SERIES];
-    sv_series ser[HR_MAX_SERIES];
-    char names[HR_MAX_SERIES][96];
-    int n = 0, dropped = 0, cur = -1; /* cur: the series of the current key, -1 when not drawn */
-    int64_t ct = INT64_MIN;
-    char ckey[64] = "";
-    int have = 0;
-    while (hrStep(x, st, what) == SQLITE_ROW) {
-      int64_t t = sqlite3_column_int64(st, 0);
-      const char *key = (const char *)sqlite3_column_text(st, 1);
-      if (!key) key = "";
-      if (!have || t != ct || strncmp(key, ckey, sizeof ckey - 1)) {
-        have = 1, ct = t;
-        snprintf(ckey, sizeof ckey, "%s", key);
-        if (n == HR_MAX_SERIES) {
-          dropped++, cur = -1;
-        } else {
-          sv_ds_init(&ds[n], 0, x->span_us * scale, HR_BUCKETS);
-          if (x->dup)
-            snprintf(names[n], sizeof names[n], "trace %lld %s%s", (long long)t, key_prefix, key);
-          else snprintf(names[n], sizeof names[n], "%s%s", key_prefix, key);
-          cur = n++;
-        }
-      }
-      if (cur >= 0)
-        sv_ds_add(&ds[cur], sqlite3_column_double(st, 2) * scale, sqlite3_column_double(st, 3));
-    }
-    sqlite3_finalize(st);
-    int oom = 0;
-    for (int i = 0; i < n; i++) {
-      sv_ds_finish(&ds[i]);
-      oom |= ds[i].oom;
-      ser[i].name = names[i], ser[i].d = &ds[i];
-    }
     char title[160];
     snprintf(title, sizeof title, "%s, rank %lld", ylabel, (long long)x->shown[r]);
     sv_printf(x->o, "<h3>Rank %lld</h3>\n", (long long)x->shown[r]);
-    if (oom) {
-      hrOom(x);
-    } else if (n == 0) {
+    hr_lines c = {
+        .title = title, .ylabel = ylabel, .unit = unit, .xwhat = "", .key_prefix = key_prefix};
+    if (hrLinesOf(x, st, what, &c) == 0)
       sv_puts(x->o, "<p class=\"note\">No series for this rank.</p>\n");
-    } else {
-      sv_lines c = {.title = title,
-                    .xlabel = ms ? "time since the job's first event (ms)"
-                                 : "time since the job's first event (\xC2\xB5s)",
-                    .ylabel = ylabel,
-                    .nser = n,
-                    .s = ser,
-                    .x0 = 0,
-                    .x1 = x->span_us * scale,
-                    .unit = unit};
-      sv_step_chart(x->o, &c);
-      if (dropped)
-        sv_printf(x->o, "<p class=\"note\">%d more series not drawn (at most %d per chart).</p>\n",
-                  dropped, HR_MAX_SERIES);
-    }
-    for (int i = 0; i < n; i++) sv_ds_free(&ds[i]);
   }
 }
 
@@ -1093,34 +920,6 @@ static void hrMemBw(hr_ctx *x) {
 
 /* ---------------------------------------------------------------- 10. launches */
 
-#define HR_HBINS 33 /* edges 10^(k/4) µs for k = -4 .. 28: 0.1 µs .. 10 s */
-
-static void hrHistogram(hr_ctx *x, const char *title, const char *xlabel, const double *count,
-                        double cutoff, const char *cutoff_label, const char *color) {
-  double edges[HR_HBINS];
-  for (int k = 0; k < HR_HBINS; k++) edges[k] = pow(10, (k - 4) / 4.0);
-  int last = 1;
-  for (int k = 0; k < HR_HBINS; k++)
-    if (count[k] > 0) last = k;
-  int n = last + 1 < 2 ? 2 : last + 1;
-  sv_printf(x->o, "<h3>%s</h3>\n", title); /* static text */
-  sv_hist c = {.title = title,
-               .xlabel = xlabel,
-               .nbins = n,
-               .edges = edges,
-               .count = count,
-               .cutoff = cutoff,
-               .cutoff_label = cutoff_label,
-               .color = color};
-  sv_hist_chart(x->o, &c);
-}
-
-static int hrBin(double v) {
-  if (!(v >= 0.1)) return 0;
-  int k = (int)floor(4 * log10(v)) + 5; /* v in [10^((k-5)/4), 10^((k-4)/4)) */
-  return k < 1 ? 1 : k > HR_HBINS - 1 ? HR_HBINS - 1 : k;
-}
-
 static void hrLaunch(hr_ctx *x) {
   hrSection(x, 9,
             "Each CPU launch call (cudaLaunchKernel, cudaMemcpyAsync, hipLaunchKernel, ...) with "
@@ -1142,18 +941,18 @@ static void hrLaunch(hr_ctx *x) {
                    src);
   double cpu[HR_HBINS] = {0}, delay[HR_HBINS] = {0}, shortk[HR_HBINS] = {0};
   while (st && hrStep(x, st, src) == SQLITE_ROW) {
-    cpu[hrBin(hrCol(st, 0))]++;
-    delay[hrBin(hrCol(st, 1))]++;
-    if (sqlite3_column_int(st, 3)) shortk[hrBin(hrCol(st, 2))]++;
+    cpu[hrLogBin(hrCol(st, 0))]++;
+    delay[hrLogBin(hrCol(st, 1))]++;
+    if (sqlite3_column_int(st, 3)) shortk[hrLogBin(hrCol(st, 2))]++;
   }
   sqlite3_finalize(st);
   if (st) {
-    hrHistogram(x, "Launch delay", "launch delay (\xC2\xB5s, log scale)", delay, 100,
-                "launch_delay_cutoff_us = 100", "#636efa");
-    hrHistogram(x, "CPU duration of the launch calls", "CPU duration (\xC2\xB5s, log scale)", cpu,
-                50, "runtime_cutoff_us = 50", "#00cc96");
-    hrHistogram(x, "GPU duration of short kernels", "GPU duration (\xC2\xB5s, log scale)", shortk,
-                0, NULL, "#ffa15a");
+    hrLogHistogram(x, "Launch delay", "launch delay (\xC2\xB5s, log scale)", delay, 100,
+                   "launch_delay_cutoff_us = 100", "#636efa");
+    hrLogHistogram(x, "CPU duration of the launch calls", "CPU duration (\xC2\xB5s, log scale)",
+                   cpu, 50, "runtime_cutoff_us = 50", "#00cc96");
+    hrLogHistogram(x, "GPU duration of short kernels", "GPU duration (\xC2\xB5s, log scale)",
+                   shortk, 0, NULL, "#ffa15a");
   }
   if (!ok) {
     hrEndSection(x);

@@ -2,7 +2,8 @@
 ** report_int.h: what the parts of the HTML report share (report.c, report_more.c).
 ** Internal to hta-ingest: the page context, the job-scoped SQL helpers (every
 ** statement goes through hrPrep / hrMat / hrTableOf, which put the job's filter on
-** every analysis: HR-8) and the section functions kept outside report.c.
+** every analysis: HR-8), the chart helpers (report_charts.c, one per chart shape: a
+** new section draws through them) and the section functions kept outside report.c.
 */
 #ifndef HTA_REPORT_INT_H
 #define HTA_REPORT_INT_H
@@ -84,6 +85,68 @@ void hrSectionLink(hr_ctx *x, const char *id);
 void hrShownNote(hr_ctx *x);
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
               const char *ylabel, const char *unit);
+
+/* ---------------------------------------------------------------- charts (report_charts.c) */
+/* Each helper reads the rows of ST, draws and finalizes ST (NULL: nothing); WHAT names
+** the analysis in messages. */
+
+/* Bars, one per row: column 0 a trace_id or NULL, column 1 a label or NULL, then nser
+** values stacked (NULL or <= 0 draws nothing), then with whiskers their low and high
+** ends. The bar's label: the trace's (hrLabel, HR-7), sep, the row's (HRC-1). */
+typedef struct hr_bars {
+  const char *title;         /* aria-label */
+  const char *ylabel;        /* y axis title */
+  int nser;                  /* values per bar */
+  const char *const *sers;   /* nser series names (the legend when nser > 1) */
+  const char *const *colors; /* nser colours, or NULL for the palette */
+  double ymax;               /* 0: from the data */
+  const char *unit;          /* after the numbers on hover, e.g. " µs", "%" */
+  const char *sep;           /* between the trace's label and the row's; NULL: " " */
+  const char *heading;       /* HTML written above the chart when it is drawn, or NULL */
+  int whiskers;              /* 1: a row has two more columns, the whisker's ends */
+  int width, height;         /* 0: svg.c's defaults */
+  int draw_empty;            /* 1: no rows still draws the chart ("no data", HRC-3) */
+} hr_bars;
+void hrBarsOf(hr_ctx *x, sqlite3_stmt *st, const char *what, const hr_bars *c);
+/* The same chart from arrays: N bars CATS, values V (n * nser), whiskers LO, HI or NULL. */
+void hrBarsDraw(hr_ctx *x, const hr_bars *c, int n, const char *const *cats, const double *v,
+                const double *lo, const double *hi);
+
+/* Pies, one per run of rows with the same trace and group: column 0 a trace_id or NULL,
+** column 1 the group or NULL, column 2 the slice's label, column 3 its full name for the
+** hover text or NULL, column 4 its value. A pie's title is title, else the trace's label
+** and the group ("rank 0 — COMPUTATION"); repeated labels are numbered (HRC-2). */
+typedef struct hr_pies {
+  const char *title;
+  const char *(*color)(const char *label); /* a slice's colour, or NULL for the palette */
+  const char *unit;
+  int width;      /* 0: svg.c's default */
+  int draw_empty; /* 1 (with title): no rows draws the empty pie (HRC-3) */
+} hr_pies;
+void hrPiesOf(hr_ctx *x, sqlite3_stmt *st, const char *what, const hr_pies *c);
+
+/* Step lines over the job's time (x from 0 to span_us, in ms when the job is longer than
+** 20 ms), one per run of rows with the same trace and key: column 0 a trace_id or NULL,
+** column 1 the key (a stream, a memory kind), column 2 the time in µs since the job's
+** first event, column 3 the value; x ascending within a key. Each line is downsampled
+** (HR-3); at most HR_MAX_SERIES, a note says how many more were not drawn. Returns the
+** lines drawn (0: no chart), -1 on OOM. */
+typedef struct hr_lines {
+  const char *title, *ylabel, *unit;
+  const char *xwhat;      /* before "time since the job's first event": "" or "instance start, " */
+  const char *key_prefix; /* before each key in the legend: "" or "stream " */
+  const char *single;     /* one line of this name (column 1 unread), drawn even without points */
+} hr_lines;
+int hrLinesOf(hr_ctx *x, sqlite3_stmt *st, const char *what, const hr_lines *c);
+
+/* A histogram of durations on log bins, 4 a decade: bin 0 below 0.1, bin k (1 .. HR_HBINS
+** - 1) [10^((k-5)/4), 10^((k-4)/4)), the last one open. hrLogBin gives a value's bin;
+** hrLogHistogram draws COUNT under an <h3> TITLE (static text), with a dashed line at
+** CUTOFF (> 0) labelled CUTOFF_LABEL. */
+#define HR_HBINS 33 /* edges 10^(k/4) µs for k = -4 .. 28: 0.1 µs .. 10 s */
+int hrLogBin(double v);
+void hrLogHistogram(hr_ctx *x, const char *title, const char *xlabel, const double *count,
+                    double cutoff, const char *cutoff_label, const char *color);
 
 /* report_findings.c: section 1, the findings. */
 void hrFindings(hr_ctx *x);

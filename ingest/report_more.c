@@ -104,84 +104,35 @@ static void hrBusBw(hr_ctx *x, const char *src) {
     return;
   }
   if (!exact) sv_puts(x->o, "<p class=\"note\">Message sizes grouped by powers of two.</p>\n");
-  sv_bars c = {.title = "Bus bandwidth by message size (GiB/s)",
+  hr_bars c = {.title = "Bus bandwidth by message size (GiB/s)",
                .ylabel = "bus bandwidth (GiB/s)",
-               .ncat = n,
                .nser = 1,
-               .cats = cats,
-               .v = v,
-               .lo = vlo,
-               .hi = vhi,
                .unit = " GiB/s"};
-  sv_bar_chart(x->o, &c);
+  hrBarsDraw(x, &c, n, cats, v, vlo, vhi);
 }
 
 /* The start skew of each instance at its start time (step line, downsampled). */
 static void hrSkew(hr_ctx *x, const char *src) {
-  int ms = x->span_us > 20000;
-  double scale = ms ? 1e-3 : 1;
   sqlite3_stmt *st = hrPrep(x,
-                            "SELECT ts_us, start_skew_us FROM temp.hr_ci"
+                            "SELECT NULL, NULL, ts_us, start_skew_us FROM temp.hr_ci"
                             " WHERE ts_us IS NOT NULL AND start_skew_us IS NOT NULL ORDER BY ts_us",
                             src);
-  if (!st) return;
-  sv_ds ds;
-  sv_ds_init(&ds, 0, x->span_us * scale, HR_BUCKETS);
-  while (hrStep(x, st, src) == SQLITE_ROW)
-    sv_ds_add(&ds, sqlite3_column_double(st, 0) * scale, sqlite3_column_double(st, 1));
-  sqlite3_finalize(st);
-  sv_ds_finish(&ds);
-  if (ds.oom) {
-    hrOom(x);
-  } else {
-    sv_series s = {.name = "start skew", .d = &ds};
-    sv_lines c = {.title = "Start skew of each collective instance (\xC2\xB5s)",
-                  .xlabel = ms ? "instance start, time since the job's first event (ms)"
-                               : "instance start, time since the job's first event (\xC2\xB5s)",
-                  .ylabel = "start skew (\xC2\xB5s)",
-                  .nser = 1,
-                  .s = &s,
-                  .x0 = 0,
-                  .x1 = x->span_us * scale,
-                  .unit = " \xC2\xB5s"};
-    sv_step_chart(x->o, &c);
-  }
-  sv_ds_free(&ds);
-}
-
-/* A one-series bar chart of CATS and V (when they have bars: BAD says an append ran
-** out of memory), then frees both. */
-static void hrBars1(hr_ctx *x, hr_strs *cats, hr_vec *v, int bad, const char *title,
-                    const char *ylabel) {
-  if (bad) {
-    hrOom(x);
-  } else if (cats->n) {
-    sv_bars c = {.title = title,
-                 .ylabel = ylabel,
-                 .ncat = (int)cats->n,
-                 .nser = 1,
-                 .cats = (const char *const *)cats->v,
-                 .v = v->v,
-                 .unit = " \xC2\xB5s"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v->v);
-  hrStrsFree(cats);
+  hr_lines c = {.title = "Start skew of each collective instance (\xC2\xB5s)",
+                .ylabel = "start skew (\xC2\xB5s)",
+                .unit = " \xC2\xB5s",
+                .xwhat = "instance start, ",
+                .key_prefix = "",
+                .single = "start skew"};
+  hrLinesOf(x, st, src, &c);
 }
 
 /* Total wait per rank (hta_collective_ranks, in temp.hr_cr). */
 static void hrWaits(hr_ctx *x, const char *src) {
-  sqlite3_stmt *st = hrPrep(x, "SELECT trace_id, total_wait_us FROM temp.hr_cr", src);
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (st && hrStep(x, st, src) == SQLITE_ROW) {
-    bad |= hrPushStr(&cats, hrLabel(x, sqlite3_column_int64(st, 0)));
-    bad |= hrPush(&v, hrCol(st, 1));
-  }
-  sqlite3_finalize(st);
-  hrBars1(x, &cats, &v, bad, "Total wait in collectives per rank (\xC2\xB5s)",
-          "total wait (\xC2\xB5s)");
+  hr_bars c = {.title = "Total wait in collectives per rank (\xC2\xB5s)",
+               .ylabel = "total wait (\xC2\xB5s)",
+               .nser = 1,
+               .unit = " \xC2\xB5s"};
+  hrBarsOf(x, hrPrep(x, "SELECT trace_id, NULL, total_wait_us FROM temp.hr_cr", src), src, &c);
 }
 
 /* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 with NOTE (static HTML) shown
@@ -321,45 +272,33 @@ void hrMemory(hr_ctx *x) {
 
 /* ---------------------------------------------------------------- 13. critical path */
 
-/* A short label for the bound_by value B. */
-static const char *hrBoundLabel(const char *b) {
-  static const struct {
-    const char *b, *label;
-  } m[] = {{"", "dependency / sync"},
-           {"cpu_bound", "CPU"},
-           {"gpu_compute_bound", "GPU compute"},
-           {"gpu_communication_bound", "GPU communication"},
-           {"gpu_kernel_kernel_overhead", "kernel-kernel gap"},
-           {"gpu_kernel_launch_overhead", "launch overhead"}};
-  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-    if (!strcmp(b ? b : "", m[i].b)) return m[i].label;
-  return b;
-}
-
-/* Bars of the time on the critical path by bound_by, for RANK (temp.hr_cpsum). */
+/* Bars of the time on the critical path by bound_by, for RANK (temp.hr_cpsum), each
+** bound_by under a short label (the trace's before it when a rank has several). */
 static void hrCritBars(hr_ctx *x, int64_t rank, const char *src) {
   sqlite3_stmt *st = hrPrep(x,
-                            "SELECT trace_id, bound_by, duration_us FROM temp.hr_cpsum"
-                            " WHERE rank = ?1 ORDER BY trace_id, bound_by",
+                            "SELECT CASE WHEN ?2 THEN trace_id END,"
+                            " CASE coalesce(bound_by, '')"
+                            "  WHEN '' THEN 'dependency / sync'"
+                            "  WHEN 'cpu_bound' THEN 'CPU'"
+                            "  WHEN 'gpu_compute_bound' THEN 'GPU compute'"
+                            "  WHEN 'gpu_communication_bound' THEN 'GPU communication'"
+                            "  WHEN 'gpu_kernel_kernel_overhead' THEN 'kernel-kernel gap'"
+                            "  WHEN 'gpu_kernel_launch_overhead' THEN 'launch overhead'"
+                            "  ELSE bound_by END, duration_us"
+                            " FROM temp.hr_cpsum WHERE rank = ?1 ORDER BY trace_id, bound_by",
                             src);
   if (!st) return;
   sqlite3_bind_int64(st, 1, rank);
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (hrStep(x, st, src) == SQLITE_ROW) {
-    const char *b = (const char *)sqlite3_column_text(st, 1);
-    char label[128];
-    snprintf(label, sizeof label, "%s%s%s", x->dup ? hrLabel(x, sqlite3_column_int64(st, 0)) : "",
-             x->dup ? ": " : "", hrBoundLabel(b));
-    bad |= hrPushStr(&cats, label);
-    bad |= hrPush(&v, hrCol(st, 2));
-  }
-  sqlite3_finalize(st);
+  sqlite3_bind_int(st, 2, x->dup);
   char title[96];
   snprintf(title, sizeof title, "Critical path by bound_by, rank %lld (\xC2\xB5s)",
            (long long)rank);
-  hrBars1(x, &cats, &v, bad, title, "time on the critical path (\xC2\xB5s)");
+  hr_bars c = {.title = title,
+               .ylabel = "time on the critical path (\xC2\xB5s)",
+               .nser = 1,
+               .unit = " \xC2\xB5s",
+               .sep = ": "};
+  hrBarsOf(x, st, src, &c);
 }
 
 /* The job's path across ranks (hta_critical_path_job), for a job of several ranks:
@@ -379,23 +318,16 @@ static void hrCritPathJob(hr_ctx *x) {
             "SELECT status, ranks, ranks_left_out, collectives_joined, path_nodes, path_length_us,"
             " path_ranks\nFROM {src}",
             "hta_critical_path_job_stats", "hr_cpjst", "hta_critical_path_job_stats");
-  sqlite3_stmt *st = hrPrep(x,
-                            "SELECT rank, sum(duration_us) FROM temp.hr_cpjs GROUP BY rank"
-                            " ORDER BY rank",
-                            "hta_critical_path_job_summary");
-  if (!st) return;
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (hrStep(x, st, "hta_critical_path_job_summary") == SQLITE_ROW) {
-    char label[32];
-    snprintf(label, sizeof label, "rank %lld", (long long)sqlite3_column_int64(st, 0));
-    bad |= hrPushStr(&cats, label);
-    bad |= hrPush(&v, hrCol(st, 1));
-  }
-  sqlite3_finalize(st);
-  hrBars1(x, &cats, &v, bad, "The job's critical path by rank (\xC2\xB5s)",
-          "time on the job's path (\xC2\xB5s)");
+  hr_bars c = {.title = "The job's critical path by rank (\xC2\xB5s)",
+               .ylabel = "time on the job's path (\xC2\xB5s)",
+               .nser = 1,
+               .unit = " \xC2\xB5s"};
+  hrBarsOf(x,
+           hrPrep(x,
+                  "SELECT NULL, 'rank ' || rank, sum(duration_us) FROM temp.hr_cpjs"
+                  " GROUP BY rank ORDER BY rank",
+                  "hta_critical_path_job_summary"),
+           "hta_critical_path_job_summary", &c);
   hrTableOf(x, "SELECT rank, bound_by, duration_us, percentage\nFROM {src}",
             "hta_critical_path_job_summary", "hr_cpjs", "hta_critical_path_job_summary");
   hrTableOf(x,
