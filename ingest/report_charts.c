@@ -249,6 +249,24 @@ int hrLinesOf(hr_ctx *x, sqlite3_stmt *st, const char *what, const hr_lines *c) 
   return oom ? -1 : n;
 }
 
+/* One chart per shown rank of the series of SQL (?1 = rank; columns trace_id,
+** key (stream or kind), ts_us, value), downsampled (HR-3). */
+void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
+              const char *ylabel, const char *unit) {
+  for (int r = 0; r < x->nshown && !x->fatal; r++) {
+    sqlite3_stmt *st = hrPrep(x, sql, what);
+    if (!st) return;
+    sqlite3_bind_int64(st, 1, x->shown[r]);
+    char title[160];
+    snprintf(title, sizeof title, "%s, rank %lld", ylabel, (long long)x->shown[r]);
+    sv_printf(x->o, "<h3>Rank %lld</h3>\n", (long long)x->shown[r]);
+    hr_lines c = {
+        .title = title, .ylabel = ylabel, .unit = unit, .xwhat = "", .key_prefix = key_prefix};
+    if (hrLinesOf(x, st, what, &c) == 0)
+      sv_puts(x->o, "<p class=\"note\">No series for this rank.</p>\n");
+  }
+}
+
 /* ---------------------------------------------------------------- log histogram */
 
 int hrLogBin(double v) {

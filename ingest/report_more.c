@@ -1,18 +1,18 @@
 /*
-** report_more.c: sections 11-13 of the HTML report (report.c has the page, the
-** helpers and sections 1-10; report_int.h what they share).
+** report_more.c: sections 12-14 of the HTML report as numbered on the page (report.c
+** has the page, report_hta.c sections 2-11, report_int.h what they share).
 **
-**  11. Collectives: bus bandwidth by message size (power-of-two buckets, mean
+**  12. Collectives: bus bandwidth by message size (power-of-two buckets, mean
 **      with min/max whiskers), start skew of each instance over time, total wait
 **      per rank; or a note when the job has no collective kernels.
-**  12. Memory: per shown rank, allocated and reserved bytes over time per device
+**  13. Memory: per shown rank, allocated and reserved bytes over time per device
 **      (downsampled like the other series, the peak marked), the peak per device
 **      and the per-step summary.
-**  13. Critical path: per shown rank, the time on HTA's critical path by bound_by
+**  14. Critical path: per shown rank, the time on HTA's critical path by bound_by
 **      (default parameters: annotation 'ProfilerStep', its first instance), the
 **      top 10 events on the path; a rank without a path says why (its status).
 **
-** Every statement goes through hrPrep / hrMat / hrTableOf (report.c), so each
+** Every statement goes through hrPrep / hrMat / hrTableOf (report_ctx.c), so each
 ** reads the current job only (HR-8); charts read the temp.hr_* copy that the
 ** tables under them show the SQL of (HR-1).
 */
@@ -24,15 +24,6 @@
 #include "report_int.h"
 
 #define HR_CP_TOP 10 /* events per rank in the critical path's top table */
-
-/* One value of a single query (NAN when it fails or is NULL). */
-double hrScalar(hr_ctx *x, const char *sql, const char *what) {
-  double v = NAN;
-  sqlite3_stmt *st = hrPrep(x, sql, what);
-  if (st && hrStep(x, st, what) == SQLITE_ROW) v = hrCol(st, 0);
-  sqlite3_finalize(st);
-  return v;
-}
 
 /* BYTES readably: "4 B", "24 MiB", "27.04 MiB". */
 static void hrBytesLabel(char *out, size_t n, double bytes) {
@@ -133,19 +124,6 @@ static void hrWaits(hr_ctx *x, const char *src) {
                .nser = 1,
                .unit = " \xC2\xB5s"};
   hrBarsOf(x, hrPrep(x, "SELECT trace_id, NULL, total_wait_us FROM temp.hr_cr", src), src, &c);
-}
-
-/* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 with NOTE (static HTML) shown
-** when nothing failed. */
-int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note) {
-  if (hrMat(x, name, src) != 0) return 0;
-  char *sql = sqlite3_mprintf("SELECT count(*) FROM temp.%s", name);
-  double n = sql ? hrScalar(x, sql, src) : 0;
-  sqlite3_free(sql);
-  if (!sql) hrOom(x);
-  if (n > 0) return 1;
-  if (!x->fatal) sv_printf(x->o, "<p class=\"note\">%s</p>\n", note);
-  return 0;
 }
 
 void hrCollectives(hr_ctx *x) {

@@ -1,6 +1,6 @@
 /*
 ** report_tb.c: the report's section on the PyTorch TensorBoard profiler plugin's
-** views (report.c has the page and the helpers; report_int.h what they share):
+** views (report.c has the page, report_ctx.c and report_charts.c the helpers):
 **
 **   - Overview: the mean step time of each rank split into the plugin's eight roles
 **     (stacked bars), each shown rank's steps the same way, the execution summary
@@ -10,7 +10,7 @@
 **     communication and other per rank, data transfer against waiting per rank, and
 **     the collectives' table; else a note saying why there is none.
 **
-** Every statement goes through hrPrep / hrMat / hrTableOf (report.c), so each reads the
+** Every statement goes through hrPrep / hrMat / hrTableOf (report_ctx.c), so each reads the
 ** current job only (HR-8); charts read the temp.hr_* copy whose SQL the tables show.
 */
 #include <math.h>
@@ -20,7 +20,7 @@
 
 #include "report_int.h"
 
-#define HR_TB_SECTION 15 /* its place in report.c's hr_sections */
+#define HR_TB_SECTION 15 /* its place in report_ctx.c's hr_sections */
 #define HR_TB_STEPS 64   /* steps per rank in the per-step chart */
 
 static const char *const hr_roles[] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
