@@ -58,7 +58,6 @@
 #include <sys/stat.h>
 
 #include "io/io.h"
-#include "critical_path/critical_path.h" /* hta_io_critical_path_func */
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif

@@ -82,6 +82,7 @@ void ioResult(sqlite3_context *ctx, const char *fn, const char *out, int rc, int
 /* The SQL functions (registered by io.c). */
 void hta_io_counters_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void hta_io_overlay_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void hta_io_critical_path_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* hta_trace_events (io_events.c). */
 int hta_register_io_events(sqlite3 *db);
 
