@@ -392,7 +392,7 @@ const hta_tvf hta_memory_bw_summary_tvf = {
 /* ---------------------------------------------------------------- points for writers */
 
 /* Trace T's series (MB-1..5 with the default parameters) as C points for
-** hta_write_trace_with_counters (io.c): one per row of hta_memory_bw WHERE
+** hta_write_trace_with_counters (io_counters.c): one per row of hta_memory_bw WHERE
 ** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
 int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
   hta_classifier *cls = 0;

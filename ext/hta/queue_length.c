@@ -504,7 +504,7 @@ const hta_tvf hta_queue_full_time_tvf = {
 /* ---------------------------------------------------------------- points for writers */
 
 /* Trace T's series (QL-2..4, default tie order QL-3) as C points for
-** hta_write_trace_with_counters (io.c): one per row of hta_queue_length WHERE
+** hta_write_trace_with_counters (io_counters.c): one per row of hta_queue_length WHERE
 ** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
 int hta_queue_length_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
   hta_classifier *cls = 0;

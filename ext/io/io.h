@@ -1,5 +1,5 @@
 /*
-** io.h: the io entry point of hta.so (io.c, io_overlay.c, io_events.c) as a C
+** io.h: the io entry point of hta.so (io.c and the io_*.c files) as a C
 ** interface, for hta-ingest --write-counters and for the files of the family.
 **
 **   hta_io_sel sel = {.has_rank = 1, .rank = 0};
@@ -31,7 +31,7 @@ typedef struct hta_io_sel {
   int64_t trace_id;
 } hta_io_sel;
 
-/* hta_write_trace_with_counters (io.c): writes OUT; *pcount = counter events. */
+/* hta_write_trace_with_counters (io_counters.c): writes OUT; *pcount = counter events. */
 int hta_io_write_counters(sqlite3 *db, const hta_io_sel *sel, const char *out, int64_t *pcount,
                           char **pzErr);
 
@@ -39,7 +39,7 @@ int hta_io_write_counters(sqlite3 *db, const hta_io_sel *sel, const char *out, i
 int hta_io_write_overlay(sqlite3 *db, const hta_io_sel *sel, const char *opname, int64_t top_k,
                          const char *out, int64_t *pcount, char **pzErr);
 
-/* ---------------------------------------------------------------- shared by io*.c */
+/* ---------------------------------------------------------------- shared by the writers (io_rewrite.c) */
 
 /* The trace a writer re-reads. Free with ioTraceFree. */
 typedef struct io_trace {
