@@ -291,6 +291,13 @@ int hrMat(hr_ctx *x, const char *name, const char *src) {
   return 0;
 }
 
+/* hrMat of SRC into temp.NAME, then SQL (over it) prepared: the statement, or NULL;
+** *OK says whether the copy exists (the tables under a chart read it). */
+sqlite3_stmt *hrMatPrep(hr_ctx *x, const char *name, const char *src, const char *sql, int *ok) {
+  *ok = hrMat(x, name, src) == 0;
+  return *ok ? hrPrep(x, sql, src) : NULL;
+}
+
 /* The table of TMPL (hrSub): shown with SRC, run over temp.NAME (hrMat) when
 ** NAME is not NULL, else over SRC itself (HR-1). */
 void hrTableOf(hr_ctx *x, const char *tmpl, const char *src, const char *name, const char *what) {

@@ -63,13 +63,11 @@ void hrTemporal(hr_ctx *x) {
             "<b>idle</b> "
             "(nothing runs). Percentages of <code>kernel_time_us</code>.");
   static const char src[] = "hta_temporal_breakdown";
-  int ok = hrMat(x, "hr_tb", src) == 0;
-  sqlite3_stmt *st =
-      !ok ? NULL
-          : hrPrep(x,
-                   "SELECT trace_id, NULL, compute_time_pctg, non_compute_time_pctg, idle_time_pctg"
-                   " FROM temp.hr_tb",
-                   src);
+  int ok;
+  sqlite3_stmt *st = hrMatPrep(x, "hr_tb", src,
+                               "SELECT trace_id, NULL, compute_time_pctg, non_compute_time_pctg, "
+                               "idle_time_pctg FROM temp.hr_tb",
+                               &ok);
   hr_bars c = {.title = "Temporal breakdown per rank (% of kernel time)",
                .ylabel = "% of kernel time",
                .nser = 3,
@@ -109,9 +107,9 @@ void hrKernelTypes(hr_ctx *x) {
             "COMMUNICATION</i>), so "
             "the slices add up to the time any analysed kernel runs.");
   static const char src[] = "hta_kernel_type_breakdown";
-  int ok = hrMat(x, "hr_ktb", src) == 0;
-  sqlite3_stmt *st =
-      ok ? hrPrep(x, "SELECT NULL, NULL, kernel_type, NULL, sum_us FROM temp.hr_ktb", src) : NULL;
+  int ok;
+  sqlite3_stmt *st = hrMatPrep(
+      x, "hr_ktb", src, "SELECT NULL, NULL, kernel_type, NULL, sum_us FROM temp.hr_ktb", &ok);
   if (st) {
     hr_pies c = {.title = "Kernel type breakdown, all ranks",
                  .color = hrTypeColor,
@@ -318,9 +316,9 @@ void hrOverlap(hr_ctx *x) {
             "rank without "
             "communication kernels.");
   static const char src[] = "hta_comm_comp_overlap";
-  int ok = hrMat(x, "hr_cc", src) == 0;
-  sqlite3_stmt *st =
-      ok ? hrPrep(x, "SELECT trace_id, NULL, comp_comm_overlap_pctg FROM temp.hr_cc", src) : NULL;
+  int ok;
+  sqlite3_stmt *st = hrMatPrep(
+      x, "hr_cc", src, "SELECT trace_id, NULL, comp_comm_overlap_pctg FROM temp.hr_cc", &ok);
   static const char *const col[] = {"#ab63fa"};
   hr_bars c = {.title = "Communication overlapped by computation (%)",
                .ylabel = "% of communication time",
@@ -394,13 +392,11 @@ void hrLaunch(hr_ctx *x) {
             "on the GPU "
             "than their launch took on the CPU. All ranks; logarithmic axes, 4 bins per decade.");
   static const char src[] = "hta_kernel_launch_stats(1, 50, 100)";
-  int ok = hrMat(x, "hr_ls", src) == 0;
-  sqlite3_stmt *st =
-      !ok ? NULL
-          : hrPrep(x,
-                   "SELECT cpu_duration_us, launch_delay_us, gpu_duration_us, is_short_kernel"
-                   " FROM temp.hr_ls",
-                   src);
+  int ok;
+  sqlite3_stmt *st = hrMatPrep(
+      x, "hr_ls", src,
+      "SELECT cpu_duration_us, launch_delay_us, gpu_duration_us, is_short_kernel FROM temp.hr_ls",
+      &ok);
   double cpu[HR_HBINS] = {0}, delay[HR_HBINS] = {0}, shortk[HR_HBINS] = {0};
   while (st && hrStep(x, st, src) == SQLITE_ROW) {
     cpu[hrLogBin(hrCol(st, 0))]++;

@@ -82,6 +82,8 @@ void hrTable(hr_ctx *x, const char *sql, const char *what);
 ** sqlite3_malloc'd, NULL on OOM (recorded). */
 char *hrSub(hr_ctx *x, const char *tmpl, const char *src);
 int hrMat(hr_ctx *x, const char *name, const char *src);
+/* hrMat, then SQL over the copy prepared (what: SRC); *ok: the copy exists. */
+sqlite3_stmt *hrMatPrep(hr_ctx *x, const char *name, const char *src, const char *sql, int *ok);
 void hrTableOf(hr_ctx *x, const char *tmpl, const char *src, const char *name, const char *what);
 double hrScalar(hr_ctx *x, const char *sql, const char *what); /* NAN: failed or NULL */
 /* hrMat into temp.NAME; 1 when it has rows, else 0 with NOTE (static HTML) shown. */
