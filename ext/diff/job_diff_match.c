@@ -33,11 +33,24 @@ typedef struct jd_memo {
   size_t n, nslot;
 } jd_memo;
 
+/* ---------------------------------------------------------------- node lists */
+typedef struct jd_list {
+  int32_t *v;
+  size_t n, cap;
+} jd_list;
+
+/* The lists one level of the recursion works on, kept from one pair to the next. */
+typedef struct jd_frame {
+  jd_list c1, c2, kids, ch;
+  jd_ops ops;
+} jd_frame;
+
 typedef struct jd_ctx {
   sqlite3 *db;
   const jd_side *s[2];
   jd_merged *m;
   jd_memo memo;
+  jd_frame *frames; /* JD_MAX_DEPTH of them, by depth */
   int rc;
   size_t visits; /* nodes since the last interrupt check */
 } jd_ctx;
@@ -84,12 +97,6 @@ static int jdMemoPut(jd_memo *m, int64_t key, int32_t val) {
   m->n++;
   return SQLITE_OK;
 }
-
-/* ---------------------------------------------------------------- node lists */
-typedef struct jd_list {
-  int32_t *v;
-  size_t n, cap;
-} jd_list;
 
 static int jdPush(jd_list *l, int32_t u) {
   HTA_PUSH(l->v, l->n, l->cap, 16, u, lpush_oom);
@@ -171,14 +178,19 @@ static int jdChildren(jd_ctx *x, int32_t u1, int32_t u2, jd_list *c1, jd_list *c
   int32_t *n1 = 0, *n2 = 0;
   size_t nn1 = 0, nn2 = 0;
   int rc = SQLITE_OK;
+  int same = 1;
   if (u1 >= 0) rc = jdGpuKids(s1, u1, c1);
   if (rc == SQLITE_OK && u2 >= 0) rc = jdGpuKids(s2, u2, c2);
+  same = c1->n == c2->n;
+  for (size_t i = 0; same && i < c1->n; i++) same = s1->name[c1->v[i]] == s2->name[c2->v[i]];
+  if (same) goto kids_sort; /* the same names: none is missing on either side */
   if (rc == SQLITE_OK) rc = jdNameSet(s1, c1, &n1, &nn1);
   if (rc == SQLITE_OK) rc = jdNameSet(s2, c2, &n2, &nn2);
   if (rc == SQLITE_OK) rc = jdAddMissing(s2, u2, c2, n2, nn2, n1, nn1);
   if (rc == SQLITE_OK) rc = jdAddMissing(s1, u1, c1, n1, nn1, n2, nn2);
   sqlite3_free(n1);
   sqlite3_free(n2);
+kids_sort:
   if (rc == SQLITE_OK) rc = jdSortTs(s1, c1);
   if (rc == SQLITE_OK) rc = jdSortTs(s2, c2);
   return rc;
@@ -510,8 +522,7 @@ new_oom:
 static int32_t jdMerge(jd_ctx *x, int32_t u1, int32_t u2, int32_t parent, int32_t depth) {
   int64_t key = ((int64_t)(u1 + 1) << 32) | (int64_t)(uint32_t)(u2 + 1);
   int32_t mid = jdMemoGet(&x->memo, key);
-  jd_list c1 = {0, 0, 0}, c2 = {0, 0, 0}, kids = {0, 0, 0}, ch = {0, 0, 0};
-  jd_ops ops = {0, 0, 0};
+  jd_frame *f = &x->frames[depth];
   int rc = SQLITE_OK, changed = 0;
   if (mid >= 0 || x->rc != SQLITE_OK) return mid; /* a pair met twice is one node */
   if (++x->visits >= 4096) {
@@ -524,49 +535,46 @@ static int32_t jdMerge(jd_ctx *x, int32_t u1, int32_t u2, int32_t parent, int32_
   if ((mid = jdNewNode(x, u1, u2, parent, depth)) < 0) return -1;
   if ((rc = jdMemoPut(&x->memo, key, mid)) != SQLITE_OK) goto merge_end;
   if (depth + 1 >= JD_MAX_DEPTH) goto merge_end;
-  rc = jdChildren(x, u1, u2, &c1, &c2);
+  f->c1.n = f->c2.n = f->kids.n = f->ch.n = f->ops.n = 0;
+  rc = jdChildren(x, u1, u2, &f->c1, &f->c2);
   /* phase 1: one child against several: descend the one through its wrappers */
-  if (rc == SQLITE_OK && c1.n != c2.n && (c1.n == 1 || c2.n == 1)) {
-    int side = c1.n == 1 ? 0 : 1;
-    jd_list *c = side ? &c2 : &c1;
-    int32_t cur = jdCollapse(x->s[side], c->v[0], &kids, &rc);
-    if (rc == SQLITE_OK && kids.n) {
+  if (rc == SQLITE_OK && f->c1.n != f->c2.n && (f->c1.n == 1 || f->c2.n == 1)) {
+    int side = f->c1.n == 1 ? 0 : 1;
+    jd_list *c = side ? &f->c2 : &f->c1;
+    int32_t cur = jdCollapse(x->s[side], c->v[0], &f->kids, &rc);
+    if (rc == SQLITE_OK && f->kids.n) {
       if (side) u2 = cur;
       else u1 = cur;
       jd_list t = *c;
-      *c = kids;
-      kids = t;
+      *c = f->kids;
+      f->kids = t;
     }
   }
-  if (rc == SQLITE_OK) rc = jdAlignLists(x, c1.v, c1.n, c2.v, c2.n, &ops); /* phase 2 */
+  if (rc == SQLITE_OK)
+    rc = jdAlignLists(x, f->c1.v, f->c1.n, f->c2.v, f->c2.n, &f->ops); /* phase 2 */
   int unmatched = 0;
-  for (size_t k = 0; k < ops.n; k++) unmatched |= ops.a[k].op != JD_MATCH;
-  if (rc == SQLITE_OK && unmatched) rc = jdReconcile(x, &c1, &c2, &ops, &changed); /* 3 */
-  if (rc == SQLITE_OK && unmatched) rc = jdCanonical(x, &c1, &c2, &ops);           /* 4 */
-  for (size_t k = 0; k < ops.n && rc == SQLITE_OK && x->rc == SQLITE_OK; k++) {
-    const jd_op *o = &ops.a[k];
-    int32_t c = jdMerge(x, o->op != JD_INSERT ? c1.v[o->i] : -1,
-                        o->op != JD_DELETE ? c2.v[o->j] : -1, mid, depth + 1);
-    if (c >= 0) rc = jdPush(&ch, c);
+  for (size_t k = 0; k < f->ops.n; k++) unmatched |= f->ops.a[k].op != JD_MATCH;
+  if (rc == SQLITE_OK && unmatched) rc = jdReconcile(x, &f->c1, &f->c2, &f->ops, &changed); /* 3 */
+  if (rc == SQLITE_OK && unmatched) rc = jdCanonical(x, &f->c1, &f->c2, &f->ops);           /* 4 */
+  for (size_t k = 0; k < f->ops.n && rc == SQLITE_OK && x->rc == SQLITE_OK; k++) {
+    const jd_op *o = &f->ops.a[k];
+    int32_t c = jdMerge(x, o->op != JD_INSERT ? f->c1.v[o->i] : -1,
+                        o->op != JD_DELETE ? f->c2.v[o->j] : -1, mid, depth + 1);
+    if (c >= 0) rc = jdPush(&f->ch, c);
   }
   if (rc == SQLITE_OK && x->rc == SQLITE_OK) {
     jd_node *nd = &x->m->nodes[mid];
     nd->u1 = u1, nd->u2 = u2;
     nd->cfirst = (int32_t)x->m->nkids;
-    nd->nchild = (int32_t)ch.n;
-    for (size_t k = 0; k < ch.n; k++)
-      HTA_PUSH(x->m->kids, x->m->nkids, x->m->capkids, 1024, ch.v[k], merge_oom);
+    nd->nchild = (int32_t)f->ch.n;
+    for (size_t k = 0; k < f->ch.n; k++)
+      HTA_PUSH(x->m->kids, x->m->nkids, x->m->capkids, 1024, f->ch.v[k], merge_oom);
   }
   goto merge_end;
 merge_oom:
   rc = SQLITE_NOMEM;
 merge_end:
   if (rc != SQLITE_OK && x->rc == SQLITE_OK) x->rc = rc;
-  sqlite3_free(c1.v);
-  sqlite3_free(c2.v);
-  sqlite3_free(kids.v);
-  sqlite3_free(ch.v);
-  sqlite3_free(ops.a);
   return mid;
 }
 
@@ -766,6 +774,9 @@ int jd_merge(sqlite3 *db, const jd_side *s1, const jd_side *s2, jd_merged *m) {
   x.db = db;
   x.s[0] = s1, x.s[1] = s2;
   x.m = m;
+  x.frames = sqlite3_malloc64(JD_MAX_DEPTH * sizeof *x.frames);
+  if (!x.frames) return SQLITE_NOMEM;
+  memset(x.frames, 0, JD_MAX_DEPTH * sizeof *x.frames);
   x.rc = jdRootPairs(&x, &pairs);
   for (size_t k = 0; k < pairs.n && x.rc == SQLITE_OK; k++) {
     const jd_op *o = &pairs.a[k];
@@ -788,6 +799,15 @@ int jd_merge(sqlite3 *db, const jd_side *s1, const jd_side *s2, jd_merged *m) {
   sqlite3_free(roots.v);
   sqlite3_free(x.memo.key);
   sqlite3_free(x.memo.val);
+  for (int d = 0; d < JD_MAX_DEPTH; d++) {
+    jd_frame *f = &x.frames[d];
+    sqlite3_free(f->c1.v);
+    sqlite3_free(f->c2.v);
+    sqlite3_free(f->kids.v);
+    sqlite3_free(f->ch.v);
+    sqlite3_free(f->ops.a);
+  }
+  sqlite3_free(x.frames);
   if (x.rc != SQLITE_OK) jd_merged_free(m);
   return x.rc;
 }
