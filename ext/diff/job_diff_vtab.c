@@ -180,8 +180,8 @@ static int jdResolve(sqlite3 *db, const char *fn, jd_pair *p, int k, char **pzEr
   int64_t bind[2] = {p->job_id[k], p->rank[k]};
   if (p->has_rank[k]) {
     rc = hta_query_int64(db, p->schema[k],
-                         "SELECT 1 FROM $S.trace WHERE job_id = ?1 AND rank = ?2 LIMIT 1", 2, bind,
-                         &v, &isnull);
+                         "SELECT 1 FROM $T WHERE job_id = ?1 AND rank = ?2 LIMIT 1", 2, bind, &v,
+                         &isnull);
     if (rc == SQLITE_OK && isnull) {
       *pzErr = sqlite3_mprintf("%s: %s_rank %lld is not a rank of job '%s'", fn, side[k],
                                (long long)p->rank[k], p->job[k] ? p->job[k] : "");
@@ -192,15 +192,15 @@ static int jdResolve(sqlite3 *db, const char *fn, jd_pair *p, int k, char **pzEr
   if (k == 1) { /* the control's rank when this job has it */
     bind[1] = p->rank[0];
     rc = hta_query_int64(db, p->schema[k],
-                         "SELECT 1 FROM $S.trace WHERE job_id = ?1 AND rank = ?2 LIMIT 1", 2, bind,
-                         &v, &isnull);
+                         "SELECT 1 FROM $T WHERE job_id = ?1 AND rank = ?2 LIMIT 1", 2, bind, &v,
+                         &isnull);
     if (rc == SQLITE_OK && !isnull) {
       p->rank[k] = p->rank[0];
       return SQLITE_OK;
     }
   }
-  rc = hta_query_int64(db, p->schema[k], "SELECT min(rank) FROM $S.trace WHERE job_id = ?1", 1,
-                       bind, &v, &isnull);
+  rc = hta_query_int64(db, p->schema[k], "SELECT min(rank) FROM $T WHERE job_id = ?1", 1, bind, &v,
+                       &isnull);
   if (rc == SQLITE_OK) p->rank[k] = isnull ? 0 : v;
   return rc;
 }
