@@ -39,10 +39,12 @@
 **  4. Roots: every cpu_op without a cpu_op above it, taken to its top ancestor,
 **     then down while that has one child that is neither a cpu_op nor a runtime call
 **     (graph launches and GPU events are descended into); each once, in (ts, seq)
-**     order. The two root lists are aligned as a child list is (JD-5's names), and
-**     the unmatched roots between two matches are paired in order; the rest are
-**     one-sided (TraceDiff pairs roots by position: deviation JD-b). A pair met
-**     twice is one node. A node 256 levels deep gets no children.
+**     order. The two root lists are aligned as a child list is (JD-5's names); roots
+**     left unmatched on both sides under one name are paired (a call moved: the k-th
+**     with the k-th); the unmatched roots between two matches are paired in order
+**     when there are as many on each side (renamed in place), else one-sided
+**     (TraceDiff pairs roots by position: deviation JD-b). A pair met twice is one
+**     node. A node 256 levels deep gets no children.
 **  5. A pair's children (TraceDiff's traverse_and_merge): each side's GPU-path
 **     children, plus the last child of a name that is a GPU-path child name only on
 **     the other side; both sorted by ts (stable). Phase 1: when the counts differ

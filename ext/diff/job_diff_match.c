@@ -632,8 +632,8 @@ moves_oom:
 }
 
 /* JD-4: the roots aligned by names as a child list is, roots moved paired, then the
-** unmatched of each gap between two matches paired in order (TraceDiff pairs all
-** roots by position). */
+** unmatched of a gap between two matches paired in order when the gap holds as many
+** of each side (TraceDiff pairs all roots by position). */
 static int jdRootPairs(jd_ctx *x, jd_ops *pairs) {
   const jd_side *s1 = x->s[0], *s2 = x->s[1];
   jd_ops ops = {0, 0, 0};
@@ -643,8 +643,8 @@ static int jdRootPairs(jd_ctx *x, jd_ops *pairs) {
   pairs->n = 0;
   for (size_t k = 0; k <= ops.n && rc == SQLITE_OK; k++) {
     if (k == ops.n || ops.a[k].op == JD_MATCH) { /* close the gap */
-      size_t np = d.n < in.n ? d.n : in.n, a = 0, b = 0;
-      /* in control order: pairs, and the extra ones where they fall */
+      /* as many on each side: renamed in place, paired in order; else one-sided */
+      size_t np = d.n == in.n ? d.n : 0, a = 0, b = 0;
       while ((a < d.n || b < in.n) && rc == SQLITE_OK) {
         if (a < np && b < np) rc = jd_ops_push(pairs, JD_MATCH, d.v[a++], in.v[b++]);
         else if (a < d.n) rc = jd_ops_push(pairs, JD_DELETE, d.v[a++], -1);
