@@ -74,8 +74,8 @@ static int cmpFail(sqlite3 *db, const char *what, char *err, size_t errlen) {
 }
 
 /* CMP-3: one split's table. */
-static int cmpSplit(sqlite3 *db, FILE *out, const char *split,
-                    const cmp_unit *u, int width, char *err, size_t errlen) {
+static int cmpSplit(sqlite3 *db, FILE *out, const char *split, const cmp_unit *u, int width,
+                    char *err, size_t errlen) {
   sqlite3_stmt *st = NULL;
   int namew = width - 2 - 4 * 13 - 8, rc;
   char nb[512];
@@ -90,8 +90,8 @@ static int cmpSplit(sqlite3 *db, FILE *out, const char *split,
   sqlite3_bind_text(st, 1, split, -1, SQLITE_STATIC);
   fprintf(out, "\nThe step difference by %s, parts adding up to it exactly:\n",
           !strcmp(split, "role") ? "role (the TensorBoard plugin's roles)" : split);
-  fprintf(out, "  %s %13s %13s %13s %7s\n", cmpFit(nb, sizeof nb, "part", namew), "control",
-          "test", "delta", "share");
+  fprintf(out, "  %s %13s %13s %13s %7s\n", cmpFit(nb, sizeof nb, "part", namew), "control", "test",
+          "delta", "share");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     fprintf(out, "  %s ", cmpFit(nb, sizeof nb, (const char *)sqlite3_column_text(st, 0), namew));
     cmpTime(out, u, sqlite3_column_double(st, 1), 13, 0);
@@ -106,8 +106,8 @@ static int cmpSplit(sqlite3 *db, FILE *out, const char *split,
 }
 
 /* CMP-4. */
-static int cmpOperators(sqlite3 *db, FILE *out, const cmp_unit *u,
-                        int width, char *err, size_t errlen) {
+static int cmpOperators(sqlite3 *db, FILE *out, const cmp_unit *u, int width, char *err,
+                        size_t errlen) {
   sqlite3_stmt *st = NULL;
   int namew = width - 2 - 3 * 13 - 22, rc;
   char nb[512];
@@ -134,8 +134,7 @@ static int cmpOperators(sqlite3 *db, FILE *out, const cmp_unit *u,
 }
 
 /* CMP-5. */
-static int cmpTree(sqlite3 *db, FILE *out, int width, char *err,
-                   size_t errlen) {
+static int cmpTree(sqlite3 *db, FILE *out, int width, char *err, size_t errlen) {
   sqlite3_stmt *st = NULL;
   int rc, namew = width - 53; /* node, name, three times */
   char nb[512];
@@ -197,7 +196,8 @@ static int cmpCompute(sqlite3 *db, const char *a, const char *b, char *err, size
       rc = sqlite3_step(st);
     }
     sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) return cmpFail(db, k ? "hta_job_diff" : "hta_job_diff_summary", err, errlen);
+    if (rc != SQLITE_DONE)
+      return cmpFail(db, k ? "hta_job_diff" : "hta_job_diff_summary", err, errlen);
   }
   return 0;
 }
@@ -270,7 +270,8 @@ static int cmpPrint(sqlite3 *db, FILE *out, const char *a, const char *b, int wi
   while ((rc = sqlite3_step(st)) == SQLITE_ROW && ns < 8)
     snprintf(splits[ns++], sizeof splits[0], "%s", (const char *)sqlite3_column_text(st, 0));
   sqlite3_finalize(st);
-  if (rc != SQLITE_DONE && rc != SQLITE_ROW) return cmpFail(db, "hta_job_diff_summary", err, errlen);
+  if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+    return cmpFail(db, "hta_job_diff_summary", err, errlen);
   if (nc && nt) {
     for (int k = 0; k < ns; k++)
       if (cmpSplit(db, out, splits[k], &unit, width, err, errlen)) return -1;
