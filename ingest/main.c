@@ -147,8 +147,9 @@ static void usage(FILE *out) {
           ",\n"
           "                  0: never; never on one core)\n"
           "  --report OUT    write an HTML report of DB to OUT instead (no PATH), a part\n"
-          "                  per job, or only job NAME with --job NAME:\n"
-          "                  hta-ingest --report report.html DB [--job NAME]\n"
+          "                  per job, or only job NAME with --job NAME; with --compare A B,\n"
+          "                  opened by the comparison of jobs A and B:\n"
+          "                  hta-ingest --report report.html DB [--job NAME] [--compare A B]\n"
           "  --write-counters RANK OUT\n"
           "                  write RANK's trace with its queue-length and memory-bandwidth\n"
           "                  counter events to OUT (.gz: gzip) instead (no PATH):\n"
@@ -282,14 +283,16 @@ static sqlite3 *open_ro(const char *db) {
   return NULL;
 }
 
-/* --report OUT DB [--job NAME]: the HTML report of DB, every job or JOB (report.c).
+/* --report OUT DB [--job NAME] [--compare A B]: the HTML report of DB, every job or JOB
+** (report.c), opened by the comparison of jobs A and B (report_compare.c) when asked.
 ** Returns the exit status. */
-static int report_cmd(cli *c, const char *out, const char *db, const char *job) {
+static int report_cmd(cli *c, const char *out, const char *db, const char *job, const char *cmp_a,
+                      const char *cmp_b) {
   sqlite3 *h = NULL;
   char err[HR_ERR_MAX];
   double t0 = now_s();
   if (!(h = open_ro(db))) return EXIT_USAGE;
-  int rc = hr_write_report(h, out, job, err, sizeof err);
+  int rc = hr_write_report_cmp(h, out, job, cmp_a, cmp_b, err, sizeof err);
   sqlite3_close(h);
   if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
   else if (rc == HR_PARTIAL)
@@ -772,8 +775,12 @@ int main(int argc, char **argv) {
     if (db && npaths == 0) code = write_counters_cmd(&c, wc_rank, wc_out, db);
     else code = bad_param("%s", "--write-counters RANK OUT takes one database and no trace PATH");
   } else if (report) {
-    if (db && npaths == 0) code = report_cmd(&c, report, db, job);
-    else code = bad_param("%s", "--report OUT takes one database and no trace PATH");
+    if (db && npaths == 0 && !compare) code = report_cmd(&c, report, db, job, NULL, NULL);
+    else if (db && npaths == 2 && compare)
+      code = report_cmd(&c, report, db, job, paths[0], paths[1]);
+    else
+      code = bad_param("%s", compare ? "--report OUT DB --compare takes two job names"
+                                     : "--report OUT takes one database and no trace PATH");
   } else if (list || upgrade) {
     if (db && npaths == 0) code = list ? list_cmd(db) : upgrade_cmd(&c, db);
     else

@@ -54,6 +54,32 @@ grep -A2 'Largest changes there' out.txt | tail -n 1 | grep -q 'gemm' || fail "l
 wide=$(python3 -c 'import sys; print(sum(len(l.rstrip("\n")) > 100 for l in open(sys.argv[1], encoding="utf-8")))' out.txt)
 [ "$wide" = 0 ] || fail "$wide lines wider than 100 columns"
 
+# the report's comparison part (ingest/report_compare.c HRC-1..4): before the job's part,
+# its waterfall (one bar per part and the two steps), the parts' table with the SQL over the
+# function, the operators and the matched trees; the page passes the report's static checks
+$ING -q --report cmp.html runs.db --job before --compare before after 2> err.txt; rc=$?
+[ $rc = 0 ] || fail "report: exit $rc: $(cat err.txt)"
+grep -q '<h1 id="compare">Comparison: before → after</h1>' cmp.html || fail "report: no comparison heading"
+[ "$(grep -o '<h1 id="compare">' cmp.html | wc -l)" = 1 ] || fail "report: one comparison part"
+python3 - cmp.html <<'PY' || fail "report: the comparison part's content"
+import re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+part = html[html.index('id="compare"'):html.index("Findings: what to fix")]
+svg = re.search(r'<svg class="chart"[^>]*aria-label="The mean step from one run to the other, part by part">(.*?)</svg>', part, re.S)
+assert svg, "no waterfall"
+titles = re.findall(r"<title>([^<]*)</title>", svg.group(1))
+assert titles[0].startswith("control step: ") and titles[-1].startswith("test step: "), titles
+parts = [t.split(":")[0] for t in titles[1:-1]]
+assert "Kernel" in parts and "COMPUTATION" in titles[1], titles  # "Kernel: COMPUTATION: +..."
+assert "hta_job_diff_summary(&#39;before&#39;, &#39;after&#39;)" in part or "hta_job_diff_summary('before', 'after')" in part, "no SQL"
+for h in ("The operators whose GPU time per step changed most", "The call trees matched node by node"):
+    assert h in part, h
+assert re.search(r"<td>aten::mm</td>", part), "aten::mm in the operators' table"
+PY
+sh "$here/report_cli.sh" check cmp.html > check.txt 2>&1 || fail "report: static checks: $(tail -n 3 check.txt)"
+$ING --report cmp.html runs.db --compare before > /dev/null 2> err.txt; rc=$?
+[ $rc = 2 ] || fail "report with one job to compare: exit $rc"
+
 # errors
 $ING --compare runs.db before nope > /dev/null 2> err.txt; rc=$?
 [ $rc = 2 ] || fail "unknown job: exit $rc"
