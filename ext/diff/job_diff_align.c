@@ -155,7 +155,7 @@ static int jdLevels(const jd_side *s, int32_t u, jd_levels *L) {
         HTA_PUSH(L->v, nv, av, 8, s->name[ch], lv_oom);
       }
     }
-    qsort(L->v + L->off[d], nv - L->off[d], sizeof *L->v, hta_i32_cmp);
+    if (nv > L->off[d]) qsort(L->v + L->off[d], nv - L->off[d], sizeof *L->v, hta_i32_cmp);
     L->off[d + 1] = nv;
     L->n = d + 1;
     int32_t *t = front;
@@ -265,7 +265,7 @@ static int jdDisambiguate(const jd_side *s1, const int32_t *a, size_t na, const 
     }
     if (o->op == JD_MATCH) match_of[o->i] = o->j;
   }
-  qsort(c, nc, sizeof *c, jdCandCmp);
+  if (nc) qsort(c, nc, sizeof *c, jdCandCmp);
   for (size_t lo = 0; lo < nc && rc == SQLITE_OK;) {
     size_t hi = lo, mid;
     int matched = 0;

@@ -605,8 +605,8 @@ static int jdRootMoves(jd_ctx *x, jd_ops *ops) {
       HTA_PUSH(in, ni, ai, 16, p, moves_oom);
     }
   }
-  qsort(d, nd, sizeof *d, jdPendCmp);
-  qsort(in, ni, sizeof *in, jdPendCmp);
+  if (nd) qsort(d, nd, sizeof *d, jdPendCmp);
+  if (ni) qsort(in, ni, sizeof *in, jdPendCmp);
   for (size_t a = 0, b = 0; a < nd && b < ni;) {
     if (d[a].name != in[b].name) {
       if (d[a].name < in[b].name) a++;

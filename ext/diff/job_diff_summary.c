@@ -258,7 +258,7 @@ static int jsOperators(const jd_pair *p, const jd_side *s, const js_roles *r, ht
     sqlite3_free(slot);
     goto ops_oom;
   }
-  qsort(v, nv, sizeof *v, jsOpCmp);
+  if (nv) qsort(v, nv, sizeof *v, jsOpCmp);
   o = sqlite3_malloc64((nv ? nv : 1) * sizeof *o);
   if (!o) goto ops_oom;
   for (size_t i = 0; i < nv; i++) {
@@ -270,7 +270,7 @@ static int jsOperators(const jd_pair *p, const jd_side *s, const js_roles *r, ht
     o[no - 1].us[v[i].side] = (double)v[i].ns / (double)steps / 1000.0;
     o[no - 1].count[v[i].side] = v[i].count;
   }
-  qsort(o, no, sizeof *o, jsOutCmp);
+  if (no) qsort(o, no, sizeof *o, jsOutCmp);
   for (size_t i = 0; i < no && rc == SQLITE_OK; i++) {
     hta_cell *row = hta_table_add_row(out);
     if (!row) goto ops_oom;
