@@ -239,6 +239,12 @@ static void hrJobs(hr_ctx *x, const char *job) {
     has_job_table = sqlite3_step(st) == SQLITE_ROW;
   sqlite3_finalize(st);
   st = NULL;
+  if (sqlite3_prepare_v2(x->db,
+                         "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'capture'",
+                         -1, &st, NULL) == SQLITE_OK)
+    x->has_capture = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  st = NULL;
   if (sqlite3_prepare_v2(
           x->db,
           has_job_table ? "SELECT t.job_id, j.name FROM trace t"
@@ -358,6 +364,11 @@ int hr_use_extension(sqlite3 *db, char *err, size_t errlen) {
 }
 
 int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen) {
+  return hr_write_report_cmp(db, out_path, job, NULL, NULL, err, errlen);
+}
+
+int hr_write_report_cmp(sqlite3 *db, const char *out_path, const char *job, const char *cmp_a,
+                        const char *cmp_b, char *err, size_t errlen) {
   hr_ctx x = {.db = db};
   sv_buf out;
   sv_init(&out);
@@ -365,7 +376,8 @@ int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *er
   if (errlen) err[0] = 0;
   if (hr_use_extension(db, err, errlen)) return HR_FAILED;
   hrHead(&x);
-  hrJobs(&x, job);
+  if (cmp_a && cmp_b) hrCompare(&x, cmp_a, cmp_b); /* report_compare.c */
+  if (!x.fatal) hrJobs(&x, job);
   if (!x.fatal) hrFoot(&x);
   hrJobReset(&x);
   sqlite3_exec(db,

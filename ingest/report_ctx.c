@@ -43,6 +43,11 @@ static size_t hrIdent(const char *p) {
   return n;
 }
 
+/* The traces a section shows are its job's profiled ones: a graph capture (schema.sql,
+** capture) is no window of its rank. Indexed by hr_ctx.has_capture. */
+static const char *const hr_no_captures[2] = {
+    "", " AND trace_id NOT IN (SELECT trace_id FROM main.capture)"};
+
 /* SQL with the job's filter on every source after FROM or JOIN (HR-8): a
 ** table-valued function hta_x or hta_x(...), trace, device, ingest_issue. The
 ** report's SQL never quotes these words, so a plain scan is enough. NULL on OOM. */
@@ -59,7 +64,8 @@ static char *hrScoped(hr_ctx *x, const char *sql) {
     }
     size_t n = hrIdent(kw);
     sqlite3_str_append(s, p, (int)(kw - p));
-    if (n > 4 && !strncmp(kw, "hta_", 4)) {
+    /* the two-run functions (hta_job_diff...) name their jobs themselves */
+    if (n > 4 && !strncmp(kw, "hta_", 4) && strncmp(kw, "hta_job_diff", 12)) {
       const char *e = kw + n;
       if (*e == '(') { /* the arguments, balanced */
         int depth = 0;
@@ -75,15 +81,15 @@ static char *hrScoped(hr_ctx *x, const char *sql) {
                           strcmp(x->job_q, "NULL") ? "=" : "IS", x->job_q);
       p = e;
     } else if (n == 5 && !strncmp(kw, "trace", 5)) {
-      sqlite3_str_appendf(s, "(SELECT * FROM main.trace WHERE job_id = %lld)",
-                          (long long)x->job_id);
+      sqlite3_str_appendf(s, "(SELECT * FROM main.trace WHERE job_id = %lld%s)",
+                          (long long)x->job_id, hr_no_captures[x->has_capture]);
       p = kw + n;
     } else if ((n == 6 && !strncmp(kw, "device", 6)) ||
                (n == 12 && !strncmp(kw, "ingest_issue", 12))) {
       sqlite3_str_appendf(s,
                           "(SELECT * FROM main.%.*s WHERE trace_id IN"
-                          " (SELECT trace_id FROM main.trace WHERE job_id = %lld))",
-                          (int)n, kw, (long long)x->job_id);
+                          " (SELECT trace_id FROM main.trace WHERE job_id = %lld%s))",
+                          (int)n, kw, (long long)x->job_id, hr_no_captures[x->has_capture]);
       p = kw + n;
     } else {
       p = kw;

@@ -35,10 +35,11 @@ typedef struct hr_trace {
 typedef struct hr_ctx {
   sqlite3 *db;
   sv_buf *o;
-  int64_t job_id; /* the job of this part of the page (HR-8) */
-  char *job_q;    /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
-  char idp[24];   /* prefix of the section ids: "" for one job, "jN-" for several */
-  hr_trace *tr;   /* traces with analysable events, by (rank, trace_id) */
+  int64_t job_id;  /* the job of this part of the page (HR-8) */
+  int has_capture; /* the database has the capture table: graph captures are no ranks' traces */
+  char *job_q;     /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
+  char idp[24];    /* prefix of the section ids: "" for one job, "jN-" for several */
+  hr_trace *tr;    /* traces with analysable events, by (rank, trace_id) */
   int ntr;
   struct hr_idref {
     int64_t trace_id;
@@ -194,5 +195,8 @@ void hrPerf(hr_ctx *x);
 
 /* report_tb.c: section 17, the TensorBoard plugin's Overview, GPU summary, Distributed view. */
 void hrTbViews(hr_ctx *x);
+
+/* report_compare.c: the comparison of two jobs, before the jobs' parts (--compare). */
+void hrCompare(hr_ctx *x, const char *a, const char *b);
 
 #endif
