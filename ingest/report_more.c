@@ -1,18 +1,18 @@
 /*
-** report_more.c: sections 11-13 of the HTML report (report.c has the page, the
-** helpers and sections 1-10; report_int.h what they share).
+** report_more.c: sections 12-14 of the HTML report as numbered on the page (report.c
+** has the page, report_hta.c sections 2-11, report_int.h what they share).
 **
-**  11. Collectives: bus bandwidth by message size (power-of-two buckets, mean
+**  12. Collectives: bus bandwidth by message size (power-of-two buckets, mean
 **      with min/max whiskers), start skew of each instance over time, total wait
 **      per rank; or a note when the job has no collective kernels.
-**  12. Memory: per shown rank, allocated and reserved bytes over time per device
+**  13. Memory: per shown rank, allocated and reserved bytes over time per device
 **      (downsampled like the other series, the peak marked), the peak per device
 **      and the per-step summary.
-**  13. Critical path: per shown rank, the time on HTA's critical path by bound_by
+**  14. Critical path: per shown rank, the time on HTA's critical path by bound_by
 **      (default parameters: annotation 'ProfilerStep', its first instance), the
 **      top 10 events on the path; a rank without a path says why (its status).
 **
-** Every statement goes through hrPrep / hrMat / hrTableOf (report.c), so each
+** Every statement goes through hrPrep / hrMat / hrTableOf (report_ctx.c), so each
 ** reads the current job only (HR-8); charts read the temp.hr_* copy that the
 ** tables under them show the SQL of (HR-1).
 */
@@ -24,15 +24,6 @@
 #include "report_int.h"
 
 #define HR_CP_TOP 10 /* events per rank in the critical path's top table */
-
-/* One value of a single query (NAN when it fails or is NULL). */
-double hrScalar(hr_ctx *x, const char *sql, const char *what) {
-  double v = NAN;
-  sqlite3_stmt *st = hrPrep(x, sql, what);
-  if (st && hrStep(x, st, what) == SQLITE_ROW) v = hrCol(st, 0);
-  sqlite3_finalize(st);
-  return v;
-}
 
 /* BYTES readably: "4 B", "24 MiB", "27.04 MiB". */
 static void hrBytesLabel(char *out, size_t n, double bytes) {
@@ -104,97 +95,35 @@ static void hrBusBw(hr_ctx *x, const char *src) {
     return;
   }
   if (!exact) sv_puts(x->o, "<p class=\"note\">Message sizes grouped by powers of two.</p>\n");
-  sv_bars c = {.title = "Bus bandwidth by message size (GiB/s)",
+  hr_bars c = {.title = "Bus bandwidth by message size (GiB/s)",
                .ylabel = "bus bandwidth (GiB/s)",
-               .ncat = n,
                .nser = 1,
-               .cats = cats,
-               .v = v,
-               .lo = vlo,
-               .hi = vhi,
                .unit = " GiB/s"};
-  sv_bar_chart(x->o, &c);
+  hrBarsDraw(x, &c, n, cats, v, vlo, vhi);
 }
 
 /* The start skew of each instance at its start time (step line, downsampled). */
 static void hrSkew(hr_ctx *x, const char *src) {
-  int ms = x->span_us > 20000;
-  double scale = ms ? 1e-3 : 1;
   sqlite3_stmt *st = hrPrep(x,
-                            "SELECT ts_us, start_skew_us FROM temp.hr_ci"
+                            "SELECT NULL, NULL, ts_us, start_skew_us FROM temp.hr_ci"
                             " WHERE ts_us IS NOT NULL AND start_skew_us IS NOT NULL ORDER BY ts_us",
                             src);
-  if (!st) return;
-  sv_ds ds;
-  sv_ds_init(&ds, 0, x->span_us * scale, HR_BUCKETS);
-  while (hrStep(x, st, src) == SQLITE_ROW)
-    sv_ds_add(&ds, sqlite3_column_double(st, 0) * scale, sqlite3_column_double(st, 1));
-  sqlite3_finalize(st);
-  sv_ds_finish(&ds);
-  if (ds.oom) {
-    hrOom(x);
-  } else {
-    sv_series s = {.name = "start skew", .d = &ds};
-    sv_lines c = {.title = "Start skew of each collective instance (\xC2\xB5s)",
-                  .xlabel = ms ? "instance start, time since the job's first event (ms)"
-                               : "instance start, time since the job's first event (\xC2\xB5s)",
-                  .ylabel = "start skew (\xC2\xB5s)",
-                  .nser = 1,
-                  .s = &s,
-                  .x0 = 0,
-                  .x1 = x->span_us * scale,
-                  .unit = " \xC2\xB5s"};
-    sv_step_chart(x->o, &c);
-  }
-  sv_ds_free(&ds);
-}
-
-/* A one-series bar chart of CATS and V (when they have bars: BAD says an append ran
-** out of memory), then frees both. */
-static void hrBars1(hr_ctx *x, hr_strs *cats, hr_vec *v, int bad, const char *title,
-                    const char *ylabel) {
-  if (bad) {
-    hrOom(x);
-  } else if (cats->n) {
-    sv_bars c = {.title = title,
-                 .ylabel = ylabel,
-                 .ncat = (int)cats->n,
-                 .nser = 1,
-                 .cats = (const char *const *)cats->v,
-                 .v = v->v,
-                 .unit = " \xC2\xB5s"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v->v);
-  hrStrsFree(cats);
+  hr_lines c = {.title = "Start skew of each collective instance (\xC2\xB5s)",
+                .ylabel = "start skew (\xC2\xB5s)",
+                .unit = " \xC2\xB5s",
+                .xwhat = "instance start, ",
+                .key_prefix = "",
+                .single = "start skew"};
+  hrLinesOf(x, st, src, &c);
 }
 
 /* Total wait per rank (hta_collective_ranks, in temp.hr_cr). */
 static void hrWaits(hr_ctx *x, const char *src) {
-  sqlite3_stmt *st = hrPrep(x, "SELECT trace_id, total_wait_us FROM temp.hr_cr", src);
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (st && hrStep(x, st, src) == SQLITE_ROW) {
-    bad |= hrPushStr(&cats, hrLabel(x, sqlite3_column_int64(st, 0)));
-    bad |= hrPush(&v, hrCol(st, 1));
-  }
-  sqlite3_finalize(st);
-  hrBars1(x, &cats, &v, bad, "Total wait in collectives per rank (\xC2\xB5s)",
-          "total wait (\xC2\xB5s)");
-}
-
-/* hrMat of SRC into temp.NAME; 1 when it has rows, else 0 with NOTE (static HTML) shown
-** when nothing failed. */
-int hrMatRows(hr_ctx *x, const char *name, const char *src, const char *note) {
-  if (hrMat(x, name, src) != 0) return 0;
-  char *sql = sqlite3_mprintf("SELECT count(*) FROM temp.%s", name);
-  double n = sql ? hrScalar(x, sql, src) : 0;
-  sqlite3_free(sql);
-  if (!sql) hrOom(x);
-  if (n > 0) return 1;
-  if (!x->fatal) sv_printf(x->o, "<p class=\"note\">%s</p>\n", note);
-  return 0;
+  hr_bars c = {.title = "Total wait in collectives per rank (\xC2\xB5s)",
+               .ylabel = "total wait (\xC2\xB5s)",
+               .nser = 1,
+               .unit = " \xC2\xB5s"};
+  hrBarsOf(x, hrPrep(x, "SELECT trace_id, NULL, total_wait_us FROM temp.hr_cr", src), src, &c);
 }
 
 void hrCollectives(hr_ctx *x) {
@@ -321,45 +250,33 @@ void hrMemory(hr_ctx *x) {
 
 /* ---------------------------------------------------------------- 13. critical path */
 
-/* A short label for the bound_by value B. */
-static const char *hrBoundLabel(const char *b) {
-  static const struct {
-    const char *b, *label;
-  } m[] = {{"", "dependency / sync"},
-           {"cpu_bound", "CPU"},
-           {"gpu_compute_bound", "GPU compute"},
-           {"gpu_communication_bound", "GPU communication"},
-           {"gpu_kernel_kernel_overhead", "kernel-kernel gap"},
-           {"gpu_kernel_launch_overhead", "launch overhead"}};
-  for (size_t i = 0; i < sizeof m / sizeof m[0]; i++)
-    if (!strcmp(b ? b : "", m[i].b)) return m[i].label;
-  return b;
-}
-
-/* Bars of the time on the critical path by bound_by, for RANK (temp.hr_cpsum). */
+/* Bars of the time on the critical path by bound_by, for RANK (temp.hr_cpsum), each
+** bound_by under a short label (the trace's before it when a rank has several). */
 static void hrCritBars(hr_ctx *x, int64_t rank, const char *src) {
   sqlite3_stmt *st = hrPrep(x,
-                            "SELECT trace_id, bound_by, duration_us FROM temp.hr_cpsum"
-                            " WHERE rank = ?1 ORDER BY trace_id, bound_by",
+                            "SELECT CASE WHEN ?2 THEN trace_id END,"
+                            " CASE coalesce(bound_by, '')"
+                            "  WHEN '' THEN 'dependency / sync'"
+                            "  WHEN 'cpu_bound' THEN 'CPU'"
+                            "  WHEN 'gpu_compute_bound' THEN 'GPU compute'"
+                            "  WHEN 'gpu_communication_bound' THEN 'GPU communication'"
+                            "  WHEN 'gpu_kernel_kernel_overhead' THEN 'kernel-kernel gap'"
+                            "  WHEN 'gpu_kernel_launch_overhead' THEN 'launch overhead'"
+                            "  ELSE bound_by END, duration_us"
+                            " FROM temp.hr_cpsum WHERE rank = ?1 ORDER BY trace_id, bound_by",
                             src);
   if (!st) return;
   sqlite3_bind_int64(st, 1, rank);
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (hrStep(x, st, src) == SQLITE_ROW) {
-    const char *b = (const char *)sqlite3_column_text(st, 1);
-    char label[128];
-    snprintf(label, sizeof label, "%s%s%s", x->dup ? hrLabel(x, sqlite3_column_int64(st, 0)) : "",
-             x->dup ? ": " : "", hrBoundLabel(b));
-    bad |= hrPushStr(&cats, label);
-    bad |= hrPush(&v, hrCol(st, 2));
-  }
-  sqlite3_finalize(st);
+  sqlite3_bind_int(st, 2, x->dup);
   char title[96];
   snprintf(title, sizeof title, "Critical path by bound_by, rank %lld (\xC2\xB5s)",
            (long long)rank);
-  hrBars1(x, &cats, &v, bad, title, "time on the critical path (\xC2\xB5s)");
+  hr_bars c = {.title = title,
+               .ylabel = "time on the critical path (\xC2\xB5s)",
+               .nser = 1,
+               .unit = " \xC2\xB5s",
+               .sep = ": "};
+  hrBarsOf(x, st, src, &c);
 }
 
 /* The job's path across ranks (hta_critical_path_job), for a job of several ranks:
@@ -379,23 +296,16 @@ static void hrCritPathJob(hr_ctx *x) {
             "SELECT status, ranks, ranks_left_out, collectives_joined, path_nodes, path_length_us,"
             " path_ranks\nFROM {src}",
             "hta_critical_path_job_stats", "hr_cpjst", "hta_critical_path_job_stats");
-  sqlite3_stmt *st = hrPrep(x,
-                            "SELECT rank, sum(duration_us) FROM temp.hr_cpjs GROUP BY rank"
-                            " ORDER BY rank",
-                            "hta_critical_path_job_summary");
-  if (!st) return;
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (hrStep(x, st, "hta_critical_path_job_summary") == SQLITE_ROW) {
-    char label[32];
-    snprintf(label, sizeof label, "rank %lld", (long long)sqlite3_column_int64(st, 0));
-    bad |= hrPushStr(&cats, label);
-    bad |= hrPush(&v, hrCol(st, 1));
-  }
-  sqlite3_finalize(st);
-  hrBars1(x, &cats, &v, bad, "The job's critical path by rank (\xC2\xB5s)",
-          "time on the job's path (\xC2\xB5s)");
+  hr_bars c = {.title = "The job's critical path by rank (\xC2\xB5s)",
+               .ylabel = "time on the job's path (\xC2\xB5s)",
+               .nser = 1,
+               .unit = " \xC2\xB5s"};
+  hrBarsOf(x,
+           hrPrep(x,
+                  "SELECT NULL, 'rank ' || rank, sum(duration_us) FROM temp.hr_cpjs"
+                  " GROUP BY rank ORDER BY rank",
+                  "hta_critical_path_job_summary"),
+           "hta_critical_path_job_summary", &c);
   hrTableOf(x, "SELECT rank, bound_by, duration_us, percentage\nFROM {src}",
             "hta_critical_path_job_summary", "hr_cpjs", "hta_critical_path_job_summary");
   hrTableOf(x,

@@ -18,51 +18,40 @@
 
 #define HR_TOP_OPS 10 /* operators per rank chart */
 
-/* Rank R's top operators by device self time, as stacked bars: tensor cores, the rest. */
+/* Rank R's top operators by device self time (of its first trace), as stacked bars:
+** tensor cores, the rest. */
 static void hrOpBars(hr_ctx *x, int64_t rank, const char *src) {
   sqlite3_stmt *st = hrPrep(x,
-                            "SELECT trace_id, name, device_self_us,"
-                            " device_self_us * tensor_cores_self_pct / 100.0 FROM temp.hr_os"
-                            " WHERE rank = ?1 AND device_self_us > 0"
-                            " ORDER BY trace_id, device_self_us DESC",
+                            "SELECT trace_id FROM temp.hr_os WHERE rank = ?1 AND device_self_us > 0"
+                            " ORDER BY trace_id LIMIT 1",
                             src);
-  hr_strs cats = {0};
-  hr_vec v = {0};
-  int bad = 0;
-  int64_t trace = -1;
   if (!st) return;
   sqlite3_bind_int64(st, 1, rank);
-  while (hrStep(x, st, src) == SQLITE_ROW) {
-    if (trace < 0) trace = sqlite3_column_int64(st, 0);
-    if (sqlite3_column_int64(st, 0) != trace || cats.n >= HR_TOP_OPS) continue; /* first trace */
-    double all = hrCol(st, 2), tc = hrCol(st, 3);
-    bad |= hrPushStr(&cats, (const char *)sqlite3_column_text(st, 1));
-    bad |= hrPush(&v, tc);
-    bad |= hrPush(&v, all - tc);
-  }
+  int has = hrStep(x, st, src) == SQLITE_ROW;
+  int64_t trace = has ? sqlite3_column_int64(st, 0) : -1;
   sqlite3_finalize(st);
-  if (bad) {
-    hrOom(x);
-  } else if (cats.n) {
-    static const char *const sers[] = {"tensor-core kernels", "other GPU work"};
-    static const char *const colors[] = {"#59a14f", "#4e79a7"};
-    char title[96];
-    snprintf(title, sizeof title, "%s: operators by device self time (\xC2\xB5s)",
-             trace >= 0 ? hrLabel(x, trace) : "");
-    sv_printf(x->o, "<h3>%s</h3>\n", trace >= 0 ? hrLabel(x, trace) : ""); /* a label we made */
-    sv_bars c = {.title = title,
-                 .ylabel = "device self time (\xC2\xB5s)",
-                 .ncat = (int)cats.n,
-                 .nser = 2,
-                 .cats = (const char *const *)cats.v,
-                 .sers = sers,
-                 .colors = colors,
-                 .v = v.v,
-                 .unit = " \xC2\xB5s"};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v.v);
-  hrStrsFree(&cats);
+  if (!has) return;
+  st = hrPrep(x,
+              "SELECT NULL, name, device_self_us * tensor_cores_self_pct / 100.0,"
+              " device_self_us - device_self_us * tensor_cores_self_pct / 100.0 FROM temp.hr_os"
+              " WHERE trace_id = ?1 AND device_self_us > 0"
+              " ORDER BY trace_id, device_self_us DESC LIMIT " HR_XSTR(HR_TOP_OPS),
+              src);
+  if (!st) return;
+  sqlite3_bind_int64(st, 1, trace);
+  static const char *const sers[] = {"tensor-core kernels", "other GPU work"};
+  static const char *const colors[] = {"#59a14f", "#4e79a7"};
+  char title[96], heading[96];
+  snprintf(title, sizeof title, "%s: operators by device self time (\xC2\xB5s)", hrLabel(x, trace));
+  snprintf(heading, sizeof heading, "<h3>%s</h3>\n", hrLabel(x, trace)); /* a label we made */
+  hr_bars c = {.title = title,
+               .ylabel = "device self time (\xC2\xB5s)",
+               .nser = 2,
+               .sers = sers,
+               .colors = colors,
+               .unit = " \xC2\xB5s",
+               .heading = heading};
+  hrBarsOf(x, st, src, &c);
 }
 
 void hrOps(hr_ctx *x) {

@@ -10,7 +10,7 @@
 **      peak; the launchers' time per category. A job without modelled operators
 **      (no record_shapes) gets a note saying so.
 **
-** Every statement goes through hrPrep / hrMat / hrTableOf (report.c), so each reads
+** Every statement goes through hrPrep / hrMat / hrTableOf (report_ctx.c), so each reads
 ** the current job only (HR-8); the chart reads the temp.hr_op copy that the table
 ** under it shows the SQL of (HR-1).
 */

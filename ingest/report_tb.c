@@ -1,6 +1,6 @@
 /*
 ** report_tb.c: the report's section on the PyTorch TensorBoard profiler plugin's
-** views (report.c has the page and the helpers; report_int.h what they share):
+** views (report.c has the page, report_ctx.c and report_charts.c the helpers):
 **
 **   - Overview: the mean step time of each rank split into the plugin's eight roles
 **     (stacked bars), each shown rank's steps the same way, the execution summary
@@ -10,7 +10,7 @@
 **     communication and other per rank, data transfer against waiting per rank, and
 **     the collectives' table; else a note saying why there is none.
 **
-** Every statement goes through hrPrep / hrMat / hrTableOf (report.c), so each reads the
+** Every statement goes through hrPrep / hrMat / hrTableOf (report_ctx.c), so each reads the
 ** current job only (HR-8); charts read the temp.hr_* copy whose SQL the tables show.
 */
 #include <math.h>
@@ -20,7 +20,7 @@
 
 #include "report_int.h"
 
-#define HR_TB_SECTION 15 /* its place in report.c's hr_sections */
+#define HR_TB_SECTION 15 /* its place in report_ctx.c's hr_sections */
 #define HR_TB_STEPS 64   /* steps per rank in the per-step chart */
 
 static const char *const hr_roles[] = {"Kernel",  "Memcpy",     "Memset",   "Communication",
@@ -30,44 +30,6 @@ static const char *const hr_role_cols[] = {"#636efa", "#00cc96", "#19d3f3", "#ef
 #define HR_ROLE_US                                                                              \
   "kernel_us, memcpy_us, memset_us, communication_us, runtime_us, dataloader_us, cpu_exec_us, " \
   "other_us"
-
-/* A stacked bar chart of the rows of ST (finalized here; NULL: nothing): a trace_id
-** (or NULL), a label suffix (or NULL), then NSER values. A bar's label is the trace's
-** (report.c's hrLabel: "rank R", HR-7) followed by the suffix. */
-static void hrTbBars(hr_ctx *x, sqlite3_stmt *st, const char *what, const char *title,
-                     const char *ylabel, int nser, const char *const *sers, const char *const *cols,
-                     double ymax, const char *unit) {
-  hr_vec v = {0};
-  hr_strs cats = {0};
-  int bad = 0;
-  while (st && hrStep(x, st, what) == SQLITE_ROW) {
-    const char *suffix = (const char *)sqlite3_column_text(st, 1);
-    char label[160];
-    int has_trace = sqlite3_column_type(st, 0) != SQLITE_NULL;
-    snprintf(label, sizeof label, "%s%s%s",
-             has_trace ? hrLabel(x, sqlite3_column_int64(st, 0)) : "",
-             has_trace && suffix ? " " : "", suffix ? suffix : "");
-    bad |= hrPushStr(&cats, label);
-    for (int k = 2; k < nser + 2; k++) bad |= hrPush(&v, hrCol(st, k));
-  }
-  sqlite3_finalize(st);
-  if (bad) hrOom(x);
-  if (st && !bad && cats.n) {
-    sv_bars c = {.title = title,
-                 .ylabel = ylabel,
-                 .ncat = (int)cats.n,
-                 .nser = nser,
-                 .cats = (const char *const *)cats.v,
-                 .sers = nser > 1 ? sers : NULL,
-                 .colors = cols,
-                 .v = v.v,
-                 .ymax = ymax,
-                 .unit = unit};
-    sv_bar_chart(x->o, &c);
-  }
-  free(v.v);
-  hrStrsFree(&cats);
-}
 
 static void hrTbOverview(hr_ctx *x) {
   static const char es[] = "hta_execution_summary", sb[] = "hta_step_time_breakdown";
@@ -86,7 +48,13 @@ static void hrTbOverview(hr_ctx *x) {
                  "operator or python event), so the plugin's views have no window "
                  "(<code>hta_step_time_breakdown</code> is empty)."))
     return;
-  hrTbBars(x,
+  hr_bars roles = {.title = "Mean step time by role, per rank (\xC2\xB5s)",
+                   .ylabel = "mean step time (\xC2\xB5s)",
+                   .nser = 8,
+                   .sers = hr_roles,
+                   .colors = hr_role_cols,
+                   .unit = " \xC2\xB5s"};
+  hrBarsOf(x,
            hrPrep(x,
                   "SELECT trace_id, NULL,"
                   " max(CASE role WHEN 'Kernel' THEN mean_us END),"
@@ -99,8 +67,7 @@ static void hrTbOverview(hr_ctx *x) {
                   " max(CASE role WHEN 'Other' THEN mean_us END)"
                   " FROM temp.hr_tbes GROUP BY trace_id ORDER BY rank, trace_id",
                   es),
-           es, "Mean step time by role, per rank (\xC2\xB5s)", "mean step time (\xC2\xB5s)", 8,
-           hr_roles, hr_role_cols, 0, " \xC2\xB5s");
+           es, &roles);
   hrTableOf(x,
             "SELECT rank, trace_id, max(steps) AS steps,\n"
             "       max(CASE role WHEN 'Average Step Time' THEN mean_us END) AS step_us,\n"
@@ -128,7 +95,9 @@ static void hrTbOverview(hr_ctx *x) {
     sv_printf(x->o, "<p class=\"what\"><b>Steps of rank %lld</b></p>\n", (long long)x->shown[r]);
     snprintf(title, sizeof title, "Step time breakdown, rank %lld (\xC2\xB5s)",
              (long long)x->shown[r]);
-    hrTbBars(x, st, sb, title, "step time (\xC2\xB5s)", 8, hr_roles, hr_role_cols, 0, " \xC2\xB5s");
+    roles.title = title;
+    roles.ylabel = "step time (\xC2\xB5s)";
+    hrBarsOf(x, st, sb, &roles);
   }
   sv_puts(x->o,
           "<p class=\"note\">Steps of zero length (GPU-side copies of a step that the plugin "
@@ -143,8 +112,13 @@ static void hrTbOverview(hr_ctx *x) {
 
 static void hrTbGpu(hr_ctx *x) {
   static const char src[] = "hta_gpu_metrics";
-  static const char *const ser[] = {"utilization"};
   static const char *const col[] = {"#636efa"};
+  hr_bars c = {.title = "GPU utilization over the steps (%)",
+               .ylabel = "% of the window",
+               .nser = 1,
+               .colors = col,
+               .ymax = 100,
+               .unit = "%"};
   sv_puts(x->o,
           "<h3>GPU summary</h3>\n<p class=\"what\">Per GPU, over the window from the first step's "
           "start to the last step's end: <b>utilization</b> (time with a kernel running), "
@@ -153,12 +127,12 @@ static void hrTbGpu(hr_ctx *x) {
           "plugin's GPU Summary.</p>\n");
   if (hrMat(x, "hr_tbgm", src)) return;
   if (hrScalar(x, "SELECT count(gpu_utilization) FROM temp.hr_tbgm", src) > 0)
-    hrTbBars(x,
+    hrBarsOf(x,
              hrPrep(x,
                     "SELECT trace_id, 'GPU ' || device, 100 * gpu_utilization FROM temp.hr_tbgm"
                     " ORDER BY rank, trace_id, device",
                     src),
-             src, "GPU utilization over the steps (%)", "% of the window", 1, ser, col, 100, "%");
+             src, &c);
   hrTableOf(
       x,
       "SELECT rank, trace_id, device, name, gpu_utilization, sm_efficiency, achieved_occupancy,"
@@ -184,20 +158,32 @@ static void hrTbDistributed(hr_ctx *x) {
                  "operations (<code>nccl:*</code> or <code>gloo:*</code> host events) on every "
                  "rank, the same number of operations on each, and one library per file."))
     return;
-  hrTbBars(x,
+  hr_bars split = {.title = "Computation and communication per rank, mean step (\xC2\xB5s)",
+                   .ylabel = "mean step (\xC2\xB5s)",
+                   .nser = 4,
+                   .sers = sers,
+                   .colors = cols,
+                   .unit = " \xC2\xB5s"};
+  hrBarsOf(x,
            hrPrep(x,
                   "SELECT trace_id, NULL, computation_us, overlapping_us, communication_us,"
                   " other_us FROM temp.hr_tbdo WHERE step = 'all' ORDER BY rank, trace_id",
                   ov),
-           ov, "Computation and communication per rank, mean step (\xC2\xB5s)",
-           "mean step (\xC2\xB5s)", 4, sers, cols, 0, " \xC2\xB5s");
-  hrTbBars(x,
+           ov, &split);
+  hr_bars wait = {.title =
+                      "Collectives: data transfer and synchronizing per rank, mean step "
+                      "(\xC2\xB5s)",
+                  .ylabel = "mean per step (\xC2\xB5s)",
+                  .nser = 2,
+                  .sers = wsers,
+                  .colors = wcols,
+                  .unit = " \xC2\xB5s"};
+  hrBarsOf(x,
            hrPrep(x,
                   "SELECT trace_id, NULL, transfer_us, wait_us FROM temp.hr_tbdo"
                   " WHERE step = 'all' ORDER BY rank, trace_id",
                   ov),
-           ov, "Collectives: data transfer and synchronizing per rank, mean step (\xC2\xB5s)",
-           "mean per step (\xC2\xB5s)", 2, wsers, wcols, 0, " \xC2\xB5s");
+           ov, &wait);
   hrTableOf(x,
             "SELECT rank, trace_id, step, computation_us, overlapping_us, communication_us, "
             "other_us,\n       transfer_us, wait_us\nFROM {src}",

@@ -15,6 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tmpfile.h"
+
 #define SO_IO (1u << 20) /* file buffer */
 
 struct so_spool {
@@ -62,13 +64,7 @@ long long so_spilled(const so_spool *s) { return s->spilled; }
 /* ------------------------------------------------------------ the byte stream */
 
 static int so_flush(so_spool *s) {
-  size_t at = 0;
-  while (at < s->ion) {
-    ssize_t k = write(s->fd, s->io + at, s->ion - at);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return so_fail(s, "temporary file: cannot write", k < 0 ? errno : ENOSPC);
-    at += (size_t)k;
-  }
+  if (tf_write_all(s->fd, s->io, s->ion)) return so_fail(s, "temporary file: cannot write", errno);
   s->spilled += (long long)s->ion;
   s->ion = 0;
   return 0;
@@ -89,13 +85,8 @@ static int so_write(so_spool *s, const void *p, size_t n) {
     return 0;
   }
   if (!s->file_used) {
-    const char *dir = getenv("TMPDIR");
-    char path[4096], what[160];
-    if (!dir || !*dir) dir = "/tmp";
-    snprintf(path, sizeof path, "%s/hta-spool-XXXXXX", dir);
-    snprintf(what, sizeof what, "temporary file in %.100s: cannot create", dir);
-    if ((s->fd = mkstemp(path)) < 0) return so_fail(s, what, errno);
-    unlink(path); /* gone with the descriptor, whatever happens */
+    char what[160];
+    if ((s->fd = tf_open("hta-spool", what, sizeof what)) < 0) return so_fail(s, what, errno);
     if (!(s->io = malloc(SO_IO))) return so_fail(s, "out of memory", 0);
     s->file_used = 1;
   }

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "tmpfile.h"
+
 #define XS_CHUNK (1u << 20)    /* bytes sorted together */
 #define XS_WINDOW (256u << 10) /* bytes a reader holds of each run on disk */
 #define XS_QUEUE 8             /* full chunks waiting for the helper thread */
@@ -319,26 +321,15 @@ const void *xs_next(xs_reader *r) {
 /* ------------------------------------------------------------ writing */
 
 static int xs_write(xs_sorter *s, const char *p, size_t n) {
-  while (n) {
-    ssize_t k = write(s->fd, p, n);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) return xs_fail(s, "temporary file: cannot write", k < 0 ? errno : ENOSPC);
-    p += k, n -= (size_t)k;
-  }
-  return 0;
+  return tf_write_all(s->fd, p, n) ? xs_fail(s, "temporary file: cannot write", errno) : 0;
 }
 
 /* Merges the chunks into one run at the end of the file; their buffers become spare. */
 static int xs_spill(xs_sorter *s) {
   xs_drain(s);
   if (s->fd < 0) {
-    const char *dir = getenv("TMPDIR");
-    char path[4096], what[160];
-    if (!dir || !*dir) dir = "/tmp";
-    snprintf(path, sizeof path, "%s/hta-sort-XXXXXX", dir);
-    snprintf(what, sizeof what, "temporary file in %.100s: cannot create", dir);
-    if ((s->fd = mkstemp(path)) < 0) return xs_fail(s, what, errno);
-    unlink(path); /* gone with the descriptor, whatever happens */
+    char what[160];
+    if ((s->fd = tf_open("hta-sort", what, sizeof what)) < 0) return xs_fail(s, what, errno);
   }
   if (s->nruns == s->capruns) {
     size_t c = s->capruns ? 2 * s->capruns : 16;

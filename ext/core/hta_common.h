@@ -454,7 +454,7 @@ int hta_register_findings(sqlite3 *db); /* hta_findings: what to fix (findings.c
 int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
-/* What the trace writers of the io entry point (io.c, io_overlay.c) take from the
+/* What the trace writers of the io entry point (io_counters.c, io_overlay.c) take from the
 ** analyses, computed by the analyses' own code, never copied. */
 
 /* One point of a counter series. */

@@ -1,6 +1,6 @@
 /*
 ** critical_path.c: HTA's lightweight critical path analysis, one rank at a time
-** (spec hta_semantics.md 5; the graph: critical_path_graph.c).
+** (spec hta_semantics.md 5; the graph: critical_path_build.c).
 **
 **   SELECT * FROM hta_critical_path WHERE rank = 0;          -- ProfilerStep, instance 0
 **   SELECT * FROM hta_critical_path('ProfilerStep', 1);      -- the second instance

@@ -1,11 +1,11 @@
 /*
 ** critical_path_gpu.c: pass 3 of the critical path graph (spec hta_semantics.md
-** 5.6), for critical_path_graph.c: GPU kernels, memcpy and memset rows and the
+** 5.6), run by critical_path_build.c: GPU kernels, memcpy and memset rows and the
 ** cuda_sync rows, with the queue length series of each launch, the launches by
 ** time (L), each cudaEventRecord's previous launch (R) and each
 ** cudaStreamWaitEvent's next launch (W).
 **
-** Requirements (tests cite them as CPG-n of critical_path_graph.c, and):
+** Requirements (tests cite them as CPG-n of critical_path_build.c, and):
 **  1. Queue length (spec 2.7, D15 launch names): +1 at each launch, -1 at the
 **     start of its GPU row, per stream by (ts, +1 before -1): qrt = the value after
 **     the launch's change, qk = after the row's. No such change: HTA's assertion,
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "critical_path/critical_path.h"
+#include "critical_path/critical_path_passes.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif

@@ -1,6 +1,6 @@
 /*
 ** critical_path_job.c: the job's critical path across ranks (beyond HTA, which
-** analyses one rank at a time). Every rank's graph (critical_path_graph.c, HTA's
+** analyses one rank at a time). Every rank's graph (critical_path_build.c, HTA's
 ** rules unchanged) for the same instances of the annotation, put side by side and
 ** joined at each collective matched across ranks (collectives.c), then one
 ** longest path over the whole.

@@ -168,23 +168,13 @@ static void cupOpsFree(cup_ops *o) {
 /* Appends an op; NAME is copied. */
 static int cupOpsPush(cup_ops *o, sqlite3_int64 id, sqlite3_int64 ts, sqlite3_int64 depth,
                       size_t launch, int is_cpu_op, const char *name) {
-  if (o->n == o->nalloc) {
-    size_t na = o->nalloc ? 2 * o->nalloc : 64;
-    cup_op *p = sqlite3_realloc64(o->a, na * sizeof *p);
-    if (!p) return SQLITE_NOMEM;
-    o->a = p;
-    o->nalloc = na;
-  }
-  cup_op *x = &o->a[o->n];
-  x->id = id;
-  x->ts = ts;
-  x->depth = depth;
-  x->launch = launch;
-  x->is_cpu_op = is_cpu_op;
-  x->name = sqlite3_mprintf("%s", name ? name : "");
-  if (!x->name) return SQLITE_NOMEM;
-  o->n++;
+  cup_op x = {id, ts, depth, launch, is_cpu_op, sqlite3_mprintf("%s", name ? name : "")};
+  if (!x.name) return SQLITE_NOMEM;
+  HTA_PUSH(o->a, o->n, o->nalloc, 64, x, oom);
   return SQLITE_OK;
+oom:
+  sqlite3_free(x.name);
+  return SQLITE_NOMEM;
 }
 
 /* Stack order (CUP-4): launch, then ts, depth, event_id. */

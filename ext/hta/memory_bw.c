@@ -54,15 +54,16 @@
 **
 ** HOW IT WORKS: hta_gpu_load() gives each trace's classified GPU rows after the
 ** cut. For each MEMORY row the arguments are read by its rowid with
-** json_extract. The changes of a trace go into one array, sorted by (kind, ts,
-** MB-4), and a running sum per kind makes the points.
-** hta_memory_bw_points() hands the same points, as a C array, to
+** json_extract. The changes of a trace are a stepwise series (step_series.h,
+** shared with queue_length.c) keyed by kind, the keys numbered in the kinds' byte
+** order; sorted by (kind, ts, MB-4) and summed per kind into the points, which
+** become the rows, the summary, or (hta_memory_bw_points) C points for
 ** hta_write_trace_with_counters (io_counters.c).
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hta_common.h"
+#include "hta/step_series.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
@@ -106,60 +107,6 @@ static const char msSchema[] =
     " include_last_profiler_step HIDDEN, bw_from_bytes HIDDEN, collapse_ties HIDDEN,"
     " hta_tie_order HIDDEN)";
 
-/* One change of a kind's bandwidth; after mbBuild also the point it makes. */
-typedef struct mb_point {
-  char kind[16];    /* hta_memory_kind() */
-  int64_t ts;       /* ns, absolute */
-  int64_t event_id; /* the copy */
-  int is_start;     /* 1: +bw at the start; 0: -bw at the end */
-  int computed;     /* the copy's bandwidth came from bytes / dur (MB-2) */
-  size_t pos;       /* position in HTA's sorted order (hta_tie_order = 1) */
-  double delta;
-  double bw; /* the running sum after this change */
-} mb_point;
-
-typedef struct mb_series {
-  mb_point *a;
-  size_t n;
-} mb_series;
-
-/* MB-4: kind, ts, ends before starts, event_id. */
-static int mbCmpStable(const void *a, const void *b) {
-  const mb_point *x = a, *y = b;
-  int c = strcmp(x->kind, y->kind);
-  if (c != 0) return c;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  if (x->is_start != y->is_start) return x->is_start < y->is_start ? -1 : 1;
-  return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
-}
-
-/* MB-4 with hta_tie_order = 1: kind, then HTA's position. */
-static int mbCmpHta(const void *a, const void *b) {
-  const mb_point *x = a, *y = b;
-  int c = strcmp(x->kind, y->kind);
-  if (c != 0) return c;
-  return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Sorts the changes S->a (starts of the copies in file order, then their ends)
-** in HTA's order: numpy's quicksort argsort by ts, then per kind (MB-4). */
-static int mbSortHta(mb_series *s) {
-  int64_t *v = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *v);
-  size_t *perm = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *perm);
-  if (!v || !perm) {
-    sqlite3_free(v);
-    sqlite3_free(perm);
-    return SQLITE_NOMEM;
-  }
-  for (size_t i = 0; i < s->n; i++) v[i] = s->a[i].ts;
-  hta_np_argsort(v, s->n, perm);
-  for (size_t i = 0; i < s->n; i++) s->a[perm[i]].pos = i;
-  qsort(s->a, s->n, sizeof *s->a, mbCmpHta);
-  sqlite3_free(v);
-  sqlite3_free(perm);
-  return SQLITE_OK;
-}
-
 /* Reads the bandwidth of copy K with ST (?1 = event_id; columns: the bandwidth
 ** argument, bytes). Sets *BW and *COMPUTED (MB-2). */
 static int mbBandwidth(sqlite3_stmt *st, const hta_gpu *k, int from_bytes, double *bw,
@@ -186,16 +133,66 @@ static int mbBandwidth(sqlite3_stmt *st, const hta_gpu *k, int from_bytes, doubl
   return rc;
 }
 
-/* Builds the series of trace T into *S (freed with mbFree). */
-static int mbBuild(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, int from_bytes,
-                   int hta_order, mb_series *s) {
+/* The key of kind K in S->names, added when new; -1 on OOM. */
+static int64_t mbKindKey(hta_steps *s, const char *k, size_t *cap) {
+  for (size_t i = 0; i < s->nnames; i++)
+    if (!strcmp(s->names[i], k)) return (int64_t)i;
+  if (s->nnames == *cap) {
+    size_t nc = *cap ? 2 * *cap : 8;
+    char(*nn)[16] = sqlite3_realloc64(s->names, nc * sizeof *nn);
+    if (!nn) return -1;
+    s->names = nn;
+    *cap = nc;
+  }
+  memcpy(s->names[s->nnames], k, sizeof s->names[0]);
+  return (int64_t)s->nnames++;
+}
+
+/* Renumbers S's keys in the byte order of their kinds (MB-4). SQLITE_OK or SQLITE_NOMEM. */
+static int mbSortKinds(hta_steps *s) {
+  size_t n = s->nnames;
+  int64_t *order = sqlite3_malloc64((n ? n : 1) * sizeof *order);
+  int64_t *key = sqlite3_malloc64((n ? n : 1) * sizeof *key);
+  char(*names)[16] = sqlite3_malloc64((n ? n : 1) * sizeof *names);
+  if (!order || !key || !names) {
+    sqlite3_free(order);
+    sqlite3_free(key);
+    sqlite3_free(names);
+    return SQLITE_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++) order[i] = (int64_t)i;
+  for (size_t i = 1; i < n; i++) /* insertion sort: a handful of kinds */
+    for (size_t j = i; j > 0 && strcmp(s->names[order[j - 1]], s->names[order[j]]) > 0; j--) {
+      int64_t tmp = order[j];
+      order[j] = order[j - 1];
+      order[j - 1] = tmp;
+    }
+  for (size_t r = 0; r < n; r++) {
+    key[order[r]] = (int64_t)r;
+    memcpy(names[r], s->names[order[r]], sizeof names[r]);
+  }
+  for (size_t i = 0; i < s->n; i++) s->a[i].key = key[s->a[i].key];
+  sqlite3_free(s->names);
+  s->names = names;
+  sqlite3_free(order);
+  sqlite3_free(key);
+  return SQLITE_OK;
+}
+
+/* What a run builds and emits with. */
+typedef struct mb_ctx {
+  hta_steps_ctx base;        /* how the rows look, collapse_ties */
+  int from_bytes, hta_order; /* bw_from_bytes, hta_tie_order */
+} mb_ctx;
+
+/* Builds the series of trace T into *S (MB-1..5; freed by the caller). */
+static int mbBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classifier *cls,
+                   hta_steps *s) {
+  int from_bytes = ((const mb_ctx *)ctx)->from_bytes, hta_order = ((const mb_ctx *)ctx)->hta_order;
   hta_gpu_rows g;
   sqlite3_stmt *st = 0;
-  size_t nmem = 0;
-  int64_t active = 0;
-  int rc;
-  memset(s, 0, sizeof *s);
-  rc = hta_gpu_load(db, t, cls, &g);
+  size_t nmem = 0, cap = 0;
+  int rc = hta_gpu_load(db, t, cls, &g);
   if (rc != SQLITE_OK) return rc;
   rc = hta_prepare(db, t->schema,
                    "SELECT json_extract(args, '$.\"memory bandwidth (GB/s)\"'),"
@@ -214,150 +211,64 @@ static int mbBuild(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, i
     int64_t dur = k->dur == 0 ? 1000 : k->dur; /* MB-3 */
     double bw;
     int computed;
-    mb_point *p;
+    char kind[16] = {0};
+    hta_step *p;
     if (k->kernel_type != HTA_KT_MEMORY) continue; /* MB-1 */
     rc = mbBandwidth(st, k, from_bytes, &bw, &computed);
     if (rc != SQLITE_OK) goto mb_build_end;
+    hta_memory_kind(hta_gpu_name(&g, k->name_id), kind);
     p = &s->a[s->n]; /* the start; its end goes nmem places later */
     memset(p, 0, sizeof *p);
-    hta_memory_kind(hta_gpu_name(&g, k->name_id), p->kind);
+    if ((p->key = mbKindKey(s, kind, &cap)) < 0) {
+      rc = SQLITE_NOMEM;
+      goto mb_build_end;
+    }
     p->ts = k->ts;
-    p->event_id = k->event_id;
-    p->is_start = 1;
-    p->computed = computed;
+    p->id1 = p->id2 = k->event_id;
+    p->tie = 1; /* at a tie, ends first (MB-4) */
+    p->opens = 1;
+    p->computed = (signed char)computed;
     p->delta = bw;
     s->a[s->n + nmem] = *p;
     p = &s->a[s->n + nmem];
     p->ts = hta_end(k->ts, dur);
-    p->is_start = 0;
+    p->tie = 0;
+    p->opens = -1;
     p->delta = -bw;
     s->n++;
   }
   s->n = 2 * s->n;
-  if (hta_order) {
-    rc = mbSortHta(s);
-    if (rc != SQLITE_OK) goto mb_build_end;
-  } else {
-    qsort(s->a, s->n, sizeof *s->a, mbCmpStable);
-  }
-  for (size_t i = 0; i < s->n; i++) { /* MB-5 */
-    int first = i == 0 || strcmp(s->a[i - 1].kind, s->a[i].kind) != 0;
-    if (first) active = 0;
-    active += s->a[i].is_start ? 1 : -1; /* copies in flight */
-    s->a[i].bw = (first ? 0.0 : s->a[i - 1].bw) + s->a[i].delta;
-    if (!hta_order && active == 0) s->a[i].bw = 0.0;
-  }
+  rc = mbSortKinds(s);
+  /* MB-4 (HTA's order: the starts in file order, then the ends), MB-5 */
+  if (rc == SQLITE_OK) rc = hta_steps_order(s, hta_order, 0, !hta_order);
 
 mb_build_end:
   sqlite3_finalize(st);
   hta_gpu_free(&g);
-  if (rc != SQLITE_OK) {
-    sqlite3_free(s->a);
-    memset(s, 0, sizeof *s);
-  }
   return rc;
 }
 
-static void mbFree(mb_series *s) {
-  sqlite3_free(s->a);
-  memset(s, 0, sizeof *s);
-}
-
-/* 1 when point I is the last one of its (kind, ts) (MB-6). */
-static int mbLastAtTs(const mb_series *s, size_t i) {
-  return i + 1 == s->n || s->a[i + 1].ts != s->a[i].ts ||
-         strcmp(s->a[i + 1].kind, s->a[i].kind) != 0;
-}
-
-typedef int (*mb_emit)(const hta_trace *t, const mb_series *s, const hta_tvf_args *a,
-                       int64_t job_min_ts, hta_table *out);
-
-static int mbForEachTrace(sqlite3 *db, const hta_tvf_args *a, mb_emit emit, hta_table *out) {
-  hta_traces tr;
-  hta_classifier *cls = 0;
-  int rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, a->p[MB_P_LAST_STEP] != 0, &tr);
-  if (rc != SQLITE_OK) return rc;
-  rc = hta_classifier_open(db, a->scope.schema, &cls);
-  for (int i = 0; i < tr.n && rc == SQLITE_OK; i++) {
-    mb_series s;
-    rc = mbBuild(db, &tr.a[i], cls, a->p[MB_P_FROM_BYTES] != 0, a->p[MB_P_TIE_ORDER] != 0, &s);
-    if (rc == SQLITE_OK) rc = emit(&tr.a[i], &s, a, tr.job_min_ts, out);
-    mbFree(&s);
-    if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
-  }
-  hta_classifier_free(cls);
-  hta_traces_free(&tr);
-  return rc;
-}
+static const hta_steps_def mbDef = {.has_computed = 1, .summary_positive = 1};
 
 /* ---------------------------------------------------------------- hta_memory_bw */
 
-static int mbEmitSeries(const hta_trace *t, const mb_series *s, const hta_tvf_args *a,
-                        int64_t job_min_ts, hta_table *out) {
-  int collapse = a->p[MB_P_COLLAPSE] != 0, computed = 0;
-  for (size_t i = 0; i < s->n; i++) {
-    hta_cell *row;
-    int rc;
-    computed |= s->a[i].computed;
-    if (collapse && !mbLastAtTs(s, i)) continue;
-    row = hta_table_add_row(out);
-    if (!row) return SQLITE_NOMEM;
-    hta_cell_int(&row[MB_RANK], t->rank);
-    rc = hta_cell_text(&row[MB_KIND], s->a[i].kind);
-    if (rc != SQLITE_OK) return rc;
-    hta_cell_double(&row[MB_TS], (double)hta_sub_sat(s->a[i].ts, job_min_ts) / 1000.0);
-    hta_cell_double(&row[MB_BW], s->a[i].bw);
-    hta_cell_int(&row[MB_TRACE_ID], t->trace_id);
-    hta_cell_int(&row[MB_COMPUTED], computed);
-    computed = 0;
-  }
-  return SQLITE_OK;
+/* A run of either function with A's parameters (MB-6 collapse_ties, MB-7 summary). */
+static int mbRunWith(sqlite3 *db, const hta_tvf_args *a, hta_steps_emit emit, hta_table *out) {
+  mb_ctx c = {
+      {&mbDef, a->p[MB_P_COLLAPSE] != 0}, a->p[MB_P_FROM_BYTES] != 0, a->p[MB_P_TIE_ORDER] != 0};
+  return hta_steps_each_trace(db, a, a->p[MB_P_LAST_STEP] != 0, mbBuild, emit, &c, out);
 }
 
 static int mbRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return mbForEachTrace(db, a, mbEmitSeries, out);
+  return mbRunWith(db, a, hta_steps_emit_rows, out);
 }
 
 /* ---------------------------------------------------------------- hta_memory_bw_summary */
 
-static int msEmitSummary(const hta_trace *t, const mb_series *s, const hta_tvf_args *a,
-                         int64_t job_min_ts, hta_table *out) {
-  int collapse = a->p[MB_P_COLLAPSE] != 0;
-  double *v = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *v);
-  int rc = SQLITE_OK;
-  (void)job_min_ts;
-  if (!v) return SQLITE_NOMEM;
-  for (size_t i = 0; i < s->n;) { /* one kind: [i, j) */
-    size_t j = i, nv = 0;
-    hta_describe d;
-    hta_cell *row;
-    while (j < s->n && strcmp(s->a[j].kind, s->a[i].kind) == 0) {
-      if ((!collapse || mbLastAtTs(s, j)) && s->a[j].bw > 0) v[nv++] = s->a[j].bw; /* MB-7 */
-      j++;
-    }
-    if (nv > 0) {
-      hta_describe_doubles(v, nv, &d);
-      row = hta_table_add_row(out);
-      if (!row) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      hta_cell_int(&row[MS_RANK], t->rank);
-      rc = hta_cell_text(&row[MS_KIND], s->a[i].kind);
-      if (rc != SQLITE_OK) break;
-      hta_cells_describe(row, MS_COUNT, &d); /* MS_COUNT .. MS_MAX */
-      hta_cell_int(&row[MS_TRACE_ID], t->trace_id);
-    }
-    i = j;
-  }
-  sqlite3_free(v);
-  return rc;
-}
-
 static int msRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return mbForEachTrace(db, a, msEmitSummary, out);
+  return mbRunWith(db, a, hta_steps_emit_summary, out);
 }
 
 /* ---------------------------------------------------------------- definitions */
@@ -392,33 +303,19 @@ const hta_tvf hta_memory_bw_summary_tvf = {
 /* ---------------------------------------------------------------- points for writers */
 
 /* Trace T's series (MB-1..5 with the default parameters) as C points for
-** hta_write_trace_with_counters (io.c): one per row of hta_memory_bw WHERE
+** hta_write_trace_with_counters (io_counters.c): one per row of hta_memory_bw WHERE
 ** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
 int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
   hta_classifier *cls = 0;
-  mb_series s;
-  int rc = hta_classifier_open(db, t->schema, &cls);
+  hta_steps s;
+  mb_ctx c = {{&mbDef, 0}, mbParams[MB_P_FROM_BYTES].dflt != 0, 0}; /* the defaults */
+  memset(&s, 0, sizeof s);
   *pa = 0;
   *pn = 0;
-  if (rc == SQLITE_OK) rc = mbBuild(db, t, cls, mbParams[MB_P_FROM_BYTES].dflt != 0, 0, &s);
+  int rc = hta_classifier_open(db, t->schema, &cls);
+  if (rc == SQLITE_OK) rc = mbBuild(&c, db, t, cls, &s);
   hta_classifier_free(cls);
-  if (rc != SQLITE_OK) return rc;
-  if (s.n > 0) {
-    hta_series_point *a = sqlite3_malloc64(s.n * sizeof *a);
-    if (!a) {
-      mbFree(&s);
-      return SQLITE_NOMEM;
-    }
-    memset(a, 0, s.n * sizeof *a);
-    for (size_t i = 0; i < s.n; i++) {
-      a[i].ts = s.a[i].ts;
-      a[i].event_id = s.a[i].event_id;
-      memcpy(a[i].kind, s.a[i].kind, sizeof a[i].kind);
-      a[i].value = s.a[i].bw;
-    }
-    *pa = a;
-    *pn = s.n;
-  }
-  mbFree(&s);
-  return SQLITE_OK;
+  if (rc == SQLITE_OK) rc = hta_steps_points(&s, pa, pn);
+  hta_steps_free(&s);
+  return rc;
 }

@@ -64,15 +64,16 @@
 **
 ** HOW IT WORKS: hta_gpu_load() gives each trace's GPU rows after the cut, each
 ** with the name and ts of its linked host row. The runtime names are looked up
-** once in the string table. The +1/-1 changes of a trace go into one array,
-** sorted by (stream, ts, QL-3), and a running sum per stream makes the points.
-** hta_queue_length_points() hands the same points, as a C array, to
-** hta_write_trace_with_counters (io_counters.c).
+** once in the string table. The +1/-1 changes of a trace are a stepwise series
+** (step_series.h, shared with memory_bw.c), keyed by stream, sorted by (stream,
+** ts, QL-3) and summed per stream into the points, which become the rows, the
+** summary, or (hta_queue_length_points) C points for hta_write_trace_with_counters
+** (io_counters.c).
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hta_common.h"
+#include "hta/step_series.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
@@ -129,24 +130,6 @@ static const char qfSchema[] =
 #define qlRuntimeNames hta_queue_launch_names
 #define QL_NRUNTIME HTA_NQUEUE_LAUNCH
 
-/* One change of a stream's queue; after qlBuild also the point it makes. */
-typedef struct ql_point {
-  int64_t stream;
-  int64_t ts;         /* ns, absolute */
-  int64_t key1, key2; /* QL-3 order within a tie */
-  int delta;          /* +1 or -1 */
-  size_t pos;         /* position in HTA's sorted order (hta_tie_order = 1) */
-  int64_t q;          /* the queue length after this change */
-} ql_point;
-
-/* One trace's series. */
-typedef struct ql_series {
-  ql_point *a;
-  size_t n;
-  int64_t gpu_min_ts, gpu_max_ts; /* over every kept GPU row (QL-7) */
-  int has_gpu;
-} ql_series;
-
 /* The runtime names' string ids present in the database. */
 typedef struct ql_ids {
   int32_t id[QL_NRUNTIME];
@@ -170,72 +153,30 @@ static int qlIsRuntime(const ql_ids *ids, int32_t id) {
   return 0;
 }
 
-/* QL-3: stream, ts, +1 before -1, then event ids. */
-static int qlCmp(const void *a, const void *b) {
-  const ql_point *x = a, *y = b;
-  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  if (x->delta != y->delta) return x->delta > y->delta ? -1 : 1;
-  if (x->key1 != y->key1) return x->key1 < y->key1 ? -1 : 1;
-  return x->key2 < y->key2 ? -1 : x->key2 > y->key2;
-}
-
-/* HTA's order of the +1 changes before sorting: by call, then by GPU row. */
-static int qlCmpKeys(const void *a, const void *b) {
-  const ql_point *x = a, *y = b;
-  if (x->key1 != y->key1) return x->key1 < y->key1 ? -1 : 1;
-  return x->key2 < y->key2 ? -1 : x->key2 > y->key2;
-}
-
-/* QL-3 with hta_tie_order = 1: stream, then HTA's position. */
-static int qlCmpHta(const void *a, const void *b) {
-  const ql_point *x = a, *y = b;
-  if (x->stream != y->stream) return x->stream < y->stream ? -1 : 1;
-  return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Sorts the changes S->a (NPLUS +1 changes, then the -1 changes in GPU row
-** order) in HTA's order: the +1 changes by call then GPU row, numpy's
-** quicksort argsort of everything by ts, then per stream (QL-3). */
-static int qlSortHta(ql_series *s, size_t nplus) {
-  int64_t *v = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *v);
-  size_t *perm = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *perm);
-  if (!v || !perm) {
-    sqlite3_free(v);
-    sqlite3_free(perm);
-    return SQLITE_NOMEM;
-  }
-  qsort(s->a, nplus, sizeof *s->a, qlCmpKeys);
-  for (size_t i = 0; i < s->n; i++) v[i] = s->a[i].ts;
-  hta_np_argsort(v, s->n, perm);
-  for (size_t i = 0; i < s->n; i++) s->a[perm[i]].pos = i;
-  qsort(s->a, s->n, sizeof *s->a, qlCmpHta);
-  sqlite3_free(v);
-  sqlite3_free(perm);
-  return SQLITE_OK;
-}
-
-static void qlFree(ql_series *s) {
-  sqlite3_free(s->a);
-  memset(s, 0, sizeof *s);
-}
-
 /* 1 when GPU row K counts for the queue (QL-2). */
 static int qlCounts(const ql_ids *ids, const hta_gpu *k) {
   if (!k->link_id || !qlIsRuntime(ids, k->launch_name_id)) return 0;
   return k->seq != 0; /* HTA: traceEvents position 0 means "no partner" */
 }
 
-/* Builds the series of trace T into *S (freed with qlFree). */
-static int qlBuild(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, const ql_ids *ids,
-                   int hta_order, ql_series *s) {
+/* What a run builds and emits with. */
+typedef struct ql_ctx {
+  hta_steps_ctx base; /* how the rows look, collapse_ties */
+  ql_ids ids;         /* QL-1 */
+  int hta_order;      /* hta_tie_order */
+  double max_q;       /* hta_queue_full_time's max_queue_length */
+} ql_ctx;
+
+/* Builds the series of trace T into *S (QL-2..4; freed by the caller). */
+static int qlBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classifier *cls,
+                   hta_steps *s) {
+  const ql_ctx *c = ctx;
   hta_gpu_rows g;
   size_t nlinked = 0;
   int rc = hta_gpu_load(db, t, cls, &g);
-  memset(s, 0, sizeof *s);
   if (rc != SQLITE_OK) return rc;
   for (size_t i = 0; i < g.n; i++) {
-    nlinked += qlCounts(ids, &g.a[i]);
+    nlinked += qlCounts(&c->ids, &g.a[i]);
   }
   s->a = sqlite3_malloc64((nlinked ? 2 * nlinked : 1) * sizeof *s->a);
   if (!s->a) {
@@ -244,139 +185,62 @@ static int qlBuild(sqlite3 *db, const hta_trace *t, const hta_classifier *cls, c
   }
   for (size_t i = 0; i < g.n; i++) {
     const hta_gpu *k = &g.a[i];
-    ql_point *p;
+    hta_step *p;
     if (!s->has_gpu || k->ts < s->gpu_min_ts) s->gpu_min_ts = k->ts;
     if (!s->has_gpu || k->ts > s->gpu_max_ts) s->gpu_max_ts = k->ts;
     s->has_gpu = 1;
-    if (!qlCounts(ids, k)) continue;
-    p = &s->a[s->n]; /* the +1 change; its -1 goes nlinked places later */
+    if (!qlCounts(&c->ids, k)) continue;
+    p = &s->a[s->n]; /* the +1 change, first at a tie (QL-3); its -1 goes nlinked places later */
     memset(p, 0, sizeof *p);
-    p->stream = k->stream;
+    p->key = k->stream;
     p->ts = k->launch_ts;
     p->delta = 1;
-    p->key1 = k->link_id;
-    p->key2 = k->event_id;
+    p->opens = 1;
+    p->id1 = k->link_id;
+    p->id2 = k->event_id;
     p = &s->a[s->n + nlinked];
     memset(p, 0, sizeof *p);
-    p->stream = k->stream;
+    p->key = k->stream;
     p->ts = k->ts;
     p->delta = -1;
-    p->key1 = k->event_id;
+    p->opens = -1;
+    p->tie = 1;
+    p->id1 = k->event_id; /* -1 changes by GPU row (QL-3) */
+    p->id2 = k->event_id;
     s->n++;
   }
   hta_gpu_free(&g);
   s->n = 2 * s->n;
-  if (hta_order) {
-    rc = qlSortHta(s, nlinked);
-    if (rc != SQLITE_OK) {
-      qlFree(s);
-      return rc;
-    }
-  } else {
-    qsort(s->a, s->n, sizeof *s->a, qlCmp);
-  }
-  for (size_t i = 0; i < s->n; i++) { /* QL-4 */
-    int first = i == 0 || s->a[i - 1].stream != s->a[i].stream;
-    s->a[i].q = (first ? 0 : s->a[i - 1].q) + s->a[i].delta;
-  }
-  return SQLITE_OK;
+  /* QL-3 (HTA's order: the +1 changes by call, then GPU row, before the argsort), QL-4 */
+  return hta_steps_order(s, c->hta_order, nlinked, 0);
 }
 
-/* 1 when point I is the last one of its (stream, ts) (QL-5). */
-static int qlLastAtTs(const ql_series *s, size_t i) {
-  return i + 1 == s->n || s->a[i + 1].stream != s->a[i].stream || s->a[i + 1].ts != s->a[i].ts;
-}
+static const hta_steps_def qlDef = {.int_values = 1};
 
-/* Runs EMIT over the series of every trace of the query. */
-typedef int (*ql_emit)(sqlite3 *db, const hta_trace *t, const ql_series *s, const hta_tvf_args *a,
-                       int64_t job_min_ts, hta_table *out);
-
-static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, int include_last_step, int hta_order,
-                          ql_emit emit, hta_table *out) {
-  hta_traces tr;
-  hta_classifier *cls = 0;
-  ql_ids ids;
-  int rc = qlLookup(db, a->scope.schema, &ids);
-  if (rc != SQLITE_OK) return rc;
-  if (ids.n == 0) return SQLITE_OK; /* no runtime call anywhere: no rows */
-  rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, include_last_step, &tr);
-  if (rc != SQLITE_OK) return rc;
-  rc = hta_classifier_open(db, a->scope.schema, &cls);
-  for (int i = 0; i < tr.n && rc == SQLITE_OK; i++) {
-    ql_series s;
-    rc = qlBuild(db, &tr.a[i], cls, &ids, hta_order, &s);
-    if (rc == SQLITE_OK) rc = emit(db, &tr.a[i], &s, a, tr.job_min_ts, out);
-    qlFree(&s);
-    if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
-  }
-  hta_classifier_free(cls);
-  hta_traces_free(&tr);
-  return rc;
+/* Runs EMIT over the series of every trace of the query with C (its ids looked up
+** here; no runtime call anywhere: no rows). */
+static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, ql_ctx *c, int include_last_step,
+                          hta_steps_emit emit, hta_table *out) {
+  int rc = qlLookup(db, a->scope.schema, &c->ids);
+  if (rc != SQLITE_OK || c->ids.n == 0) return rc;
+  return hta_steps_each_trace(db, a, include_last_step, qlBuild, emit, c, out);
 }
 
 /* ---------------------------------------------------------------- hta_queue_length */
 
-static int qlEmitSeries(sqlite3 *db, const hta_trace *t, const ql_series *s, const hta_tvf_args *a,
-                        int64_t job_min_ts, hta_table *out) {
-  int collapse = a->p[QL_P_COLLAPSE] != 0;
-  (void)db;
-  for (size_t i = 0; i < s->n; i++) {
-    hta_cell *row;
-    if (collapse && !qlLastAtTs(s, i)) continue;
-    row = hta_table_add_row(out);
-    if (!row) return SQLITE_NOMEM;
-    hta_cell_int(&row[QL_RANK], t->rank);
-    hta_cell_int(&row[QL_STREAM], s->a[i].stream);
-    hta_cell_double(&row[QL_TS], (double)hta_sub_sat(s->a[i].ts, job_min_ts) / 1000.0);
-    hta_cell_int(&row[QL_QUEUE_LENGTH], s->a[i].q);
-    hta_cell_int(&row[QL_TRACE_ID], t->trace_id);
-  }
-  return SQLITE_OK;
-}
-
 static int qlRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  ql_ctx c = {{&qlDef, a->p[QL_P_COLLAPSE] != 0}, .hta_order = a->p[QL_P_TIE_ORDER] != 0};
   (void)pzErr;
-  return qlForEachTrace(db, a, a->p[QL_P_LAST_STEP] != 0, a->p[QL_P_TIE_ORDER] != 0, qlEmitSeries,
-                        out);
+  return qlForEachTrace(db, a, &c, a->p[QL_P_LAST_STEP] != 0, hta_steps_emit_rows, out);
 }
 
 /* ---------------------------------------------------------------- hta_queue_length_summary */
 
-static int qsEmitSummary(sqlite3 *db, const hta_trace *t, const ql_series *s, const hta_tvf_args *a,
-                         int64_t job_min_ts, hta_table *out) {
-  int collapse = a->p[QL_P_COLLAPSE] != 0;
-  double *v = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *v);
-  (void)db;
-  (void)job_min_ts;
-  if (!v) return SQLITE_NOMEM;
-  for (size_t i = 0; i < s->n;) { /* one stream: [i, j) */
-    size_t j = i, nv = 0;
-    hta_describe d;
-    hta_cell *row;
-    while (j < s->n && s->a[j].stream == s->a[i].stream) {
-      if (!collapse || qlLastAtTs(s, j)) v[nv++] = (double)s->a[j].q;
-      j++;
-    }
-    hta_describe_doubles(v, nv, &d); /* QL-6 */
-    row = hta_table_add_row(out);
-    if (!row) {
-      sqlite3_free(v);
-      return SQLITE_NOMEM;
-    }
-    hta_cell_int(&row[QS_RANK], t->rank);
-    hta_cell_int(&row[QS_STREAM], s->a[i].stream);
-    hta_cells_describe(row, QS_COUNT, &d); /* QS_COUNT .. QS_MAX */
-    hta_cell_int(&row[QS_TRACE_ID], t->trace_id);
-    i = j;
-  }
-  sqlite3_free(v);
-  return SQLITE_OK;
-}
-
 static int qsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  ql_ctx c = {{&qlDef, a->p[QL_P_COLLAPSE] != 0}, .hta_order = a->p[QL_P_TIE_ORDER] != 0};
   (void)pzErr;
-  return qlForEachTrace(db, a, a->p[QL_P_LAST_STEP] != 0, a->p[QL_P_TIE_ORDER] != 0, qsEmitSummary,
-                        out);
+  return qlForEachTrace(db, a, &c, a->p[QL_P_LAST_STEP] != 0, hta_steps_emit_summary,
+                        out); /* QL-6 */
 }
 
 /* ---------------------------------------------------------------- hta_queue_full_time */
@@ -408,9 +272,9 @@ static int qfHostSpan(sqlite3 *db, const hta_trace *t, int64_t *lo, int64_t *hi,
   return rc;
 }
 
-static int qfEmitFull(sqlite3 *db, const hta_trace *t, const ql_series *s, const hta_tvf_args *a,
+static int qfEmitFull(void *ctx, sqlite3 *db, const hta_trace *t, const hta_steps *s,
                       int64_t job_min_ts, hta_table *out) {
-  double max_q = a->p[QF_P_MAX];
+  double max_q = ((const ql_ctx *)ctx)->max_q;
   int have_span = 0;
   double span = 0;
   (void)job_min_ts;
@@ -419,10 +283,10 @@ static int qfEmitFull(sqlite3 *db, const hta_trace *t, const ql_series *s, const
     int reached = 0;
     int64_t dur = 0;
     hta_cell *row;
-    for (; j < s->n && s->a[j].stream == s->a[i].stream; j++) { /* QL-7 */
-      if ((double)s->a[j].q < max_q) continue;
+    for (; j < s->n && s->a[j].key == s->a[i].key; j++) { /* QL-7 */
+      if (s->a[j].value < max_q) continue;
       reached = 1;
-      if (j + 1 < s->n && s->a[j + 1].stream == s->a[j].stream)
+      if (j + 1 < s->n && s->a[j + 1].key == s->a[j].key)
         dur = hta_add_sat(dur, hta_sub_sat(s->a[j + 1].ts, s->a[j].ts));
     }
     if (reached && !have_span) {
@@ -441,7 +305,7 @@ static int qfEmitFull(sqlite3 *db, const hta_trace *t, const ql_series *s, const
       row = hta_table_add_row(out);
       if (!row) return SQLITE_NOMEM;
       hta_cell_int(&row[QF_RANK], t->rank);
-      hta_cell_int(&row[QF_STREAM], s->a[i].stream);
+      hta_cell_int(&row[QF_STREAM], s->a[i].key);
       hta_cell_double(&row[QF_DURATION], (double)dur / 1000.0);
       hta_cell_double(&row[QF_RELATIVE], (double)dur / span);
       hta_cell_int(&row[QF_TRACE_ID], t->trace_id);
@@ -452,9 +316,9 @@ static int qfEmitFull(sqlite3 *db, const hta_trace *t, const ql_series *s, const
 }
 
 static int qfRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  ql_ctx c = {.hta_order = a->p[QF_P_TIE_ORDER] != 0, .max_q = a->p[QF_P_MAX]};
   (void)pzErr;
-  return qlForEachTrace(db, a, a->p[QF_P_LAST_STEP] != 0, a->p[QF_P_TIE_ORDER] != 0, qfEmitFull,
-                        out);
+  return qlForEachTrace(db, a, &c, a->p[QF_P_LAST_STEP] != 0, qfEmitFull, out);
 }
 
 /* ---------------------------------------------------------------- definitions */
@@ -504,36 +368,21 @@ const hta_tvf hta_queue_full_time_tvf = {
 /* ---------------------------------------------------------------- points for writers */
 
 /* Trace T's series (QL-2..4, default tie order QL-3) as C points for
-** hta_write_trace_with_counters (io.c): one per row of hta_queue_length WHERE
+** hta_write_trace_with_counters (io_counters.c): one per row of hta_queue_length WHERE
 ** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
 int hta_queue_length_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
   hta_classifier *cls = 0;
-  ql_series s;
-  ql_ids ids;
-  int rc = qlLookup(db, t->schema, &ids);
+  hta_steps s;
+  ql_ctx c = {.hta_order = 0};
+  int rc = qlLookup(db, t->schema, &c.ids);
   *pa = 0;
   *pn = 0;
-  if (rc != SQLITE_OK || ids.n == 0) return rc;
+  memset(&s, 0, sizeof s);
+  if (rc != SQLITE_OK || c.ids.n == 0) return rc;
   rc = hta_classifier_open(db, t->schema, &cls);
-  if (rc == SQLITE_OK) rc = qlBuild(db, t, cls, &ids, 0, &s);
+  if (rc == SQLITE_OK) rc = qlBuild(&c, db, t, cls, &s);
   hta_classifier_free(cls);
-  if (rc != SQLITE_OK) return rc;
-  if (s.n > 0) {
-    hta_series_point *a = sqlite3_malloc64(s.n * sizeof *a);
-    if (!a) {
-      qlFree(&s);
-      return SQLITE_NOMEM;
-    }
-    memset(a, 0, s.n * sizeof *a);
-    for (size_t i = 0; i < s.n; i++) {
-      a[i].ts = s.a[i].ts;
-      a[i].event_id = s.a[i].delta > 0 ? s.a[i].key2 : s.a[i].key1; /* the GPU row */
-      a[i].stream = s.a[i].stream;
-      a[i].value = (double)s.a[i].q;
-    }
-    *pa = a;
-    *pn = s.n;
-  }
-  qlFree(&s);
-  return SQLITE_OK;
+  if (rc == SQLITE_OK) rc = hta_steps_points(&s, pa, pn);
+  hta_steps_free(&s);
+  return rc;
 }

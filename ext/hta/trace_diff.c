@@ -130,19 +130,13 @@ static void tdSideFree(td_side *s) {
 }
 
 static int tdSidePush(td_side *s, const char *z, int64_t count, int64_t dur) {
-  if (s->n == s->nAlloc) {
-    size_t n = s->nAlloc ? s->nAlloc * 2 : 64;
-    td_row *a = sqlite3_realloc64(s->a, n * sizeof(td_row));
-    if (!a) return SQLITE_NOMEM;
-    s->a = a;
-    s->nAlloc = n;
-  }
-  s->a[s->n].zName = sqlite3_mprintf("%s", z ? z : "");
-  if (!s->a[s->n].zName) return SQLITE_NOMEM;
-  s->a[s->n].count = count;
-  s->a[s->n].dur = dur;
-  s->n++;
+  td_row r = {sqlite3_mprintf("%s", z ? z : ""), count, dur};
+  if (!r.zName) return SQLITE_NOMEM;
+  HTA_PUSH(s->a, s->n, s->nAlloc, 64, r, oom);
   return SQLITE_OK;
+oom:
+  sqlite3_free(r.zName);
+  return SQLITE_NOMEM;
 }
 
 /* ---------------------------------------------------------------- one side */

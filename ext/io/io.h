@@ -1,5 +1,5 @@
 /*
-** io.h: the io entry point of hta.so (io.c, io_overlay.c, io_events.c) as a C
+** io.h: the io entry point of hta.so (io.c and the io_*.c files) as a C
 ** interface, for hta-ingest --write-counters and for the files of the family.
 **
 **   hta_io_sel sel = {.has_rank = 1, .rank = 0};
@@ -31,7 +31,7 @@ typedef struct hta_io_sel {
   int64_t trace_id;
 } hta_io_sel;
 
-/* hta_write_trace_with_counters (io.c): writes OUT; *pcount = counter events. */
+/* hta_write_trace_with_counters (io_counters.c): writes OUT; *pcount = counter events. */
 int hta_io_write_counters(sqlite3 *db, const hta_io_sel *sel, const char *out, int64_t *pcount,
                           char **pzErr);
 
@@ -39,7 +39,7 @@ int hta_io_write_counters(sqlite3 *db, const hta_io_sel *sel, const char *out, i
 int hta_io_write_overlay(sqlite3 *db, const hta_io_sel *sel, const char *opname, int64_t top_k,
                          const char *out, int64_t *pcount, char **pzErr);
 
-/* ---------------------------------------------------------------- shared by io*.c */
+/* ---------------------------------------------------------------- shared by the writers (io_rewrite.c) */
 
 /* The trace a writer re-reads. Free with ioTraceFree. */
 typedef struct io_trace {
@@ -82,6 +82,7 @@ void ioResult(sqlite3_context *ctx, const char *fn, const char *out, int rc, int
 /* The SQL functions (registered by io.c). */
 void hta_io_counters_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 void hta_io_overlay_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+void hta_io_critical_path_func(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 /* hta_trace_events (io_events.c). */
 int hta_register_io_events(sqlite3 *db);
 

@@ -9,12 +9,12 @@
 **   $ hta-ingest --write-counters 0 rank0_with_counters.json traces.db
 **
 ** hta_write_trace_with_counters(rank, path [, trace_id])
-**   rank      the trace's rank (io.c IO-1); NULL allowed when trace_id is given
+**   rank      the trace's rank (io_rewrite.c IO-1); NULL allowed when trace_id is given
 **   path      the file to write: gzip when it ends in ".gz", plain JSON otherwise
 **   trace_id  picks one trace when several files claim the rank
 ** Returns the number of counter events written.
 **
-** Requirements (tests cite them as WC-n; IO-1..5 of io.c apply):
+** Requirements (tests cite them as WC-n; IO-1..5 of io_rewrite.c apply):
 **  1. The output holds every element of the original traceEvents unchanged, in
 **     order (values exact: trace_writer.h TW-1), then the points of
 **     hta_queue_length WHERE trace_id = T (default parameters: the

@@ -11,12 +11,12 @@
 **
 ** hta_write_critical_path_overlay(rank, annotation, instance_id, path
 **                                 [, add_zero_weight_launch_edges [, trace_id]])
-**   rank, trace_id          which trace (io.c IO-1)
+**   rank, trace_id          which trace (io_rewrite.c IO-1)
 **   annotation, instance_id as for hta_critical_path (NULL annotation: 'ProfilerStep')
 **   path                    the file to write: gzip when it ends in ".gz"
 ** Returns the number of events marked critical.
 **
-** Requirements (tests cite them as CO-n; IO-1..5 of io.c apply):
+** Requirements (tests cite them as CO-n; IO-1..5 of io_rewrite.c apply):
 **  1. The critical events are those of the nodes of hta_critical_path's path (the
 **     same call); each gets args.critical = 1 (trace_writer.h TW-3).
 **  2. For each path edge of type dependency, kernel launch delay or sync

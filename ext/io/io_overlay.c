@@ -11,14 +11,14 @@
 **   -- then, e.g. in Perfetto: args.Patterns
 **
 ** hta_write_sequence_overlay(rank, operator_name, path [, top_k [, trace_id]])
-**   rank           the trace's rank (io.c IO-1); NULL allowed when trace_id is given
+**   rank           the trace's rank (io_rewrite.c IO-1); NULL allowed when trace_id is given
 **   operator_name  as for hta_frequent_kernel_sequences (case-sensitive substring)
 **   path           the file to write: gzip when it ends in ".gz", plain otherwise
 **   top_k          default 5: how many patterns (in the function's row order) mark events
 **   trace_id       picks one trace when several files claim the rank
 ** Returns the number of events marked. min_pattern_len is the default 3.
 **
-** Requirements (tests cite them as OV-n; IO-1..5 of io.c apply):
+** Requirements (tests cite them as OV-n; IO-1..5 of io_rewrite.c apply):
 **  1. The patterns are the first top_k rows of hta_frequent_kernel_sequences(
 **     operator_name) WHERE trace_id = T (count descending, then pattern), all of
 **     them when there are fewer. An event belongs to a pattern when its

@@ -10,7 +10,7 @@
 **
 ** No sqlite3 types in the interface, never prints, never exits (like ingest/);
 ** its memory comes from sqlite3_malloc64 and is released by tw_close(). Used by
-** the writers of the io entry point (io.c, io_overlay.c) and, as a JSON
+** the writers of the io entry point (io_rewrite.c) and, as a JSON
 ** serialiser into memory, by hta_trace_events (io_events.c).
 **
 ** Requirements (tests cite them as TW-n):

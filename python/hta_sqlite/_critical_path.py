@@ -38,6 +38,8 @@ import os
 import re
 import warnings
 
+from ._trace_file import _rewrite_trace
+
 CPEdge = collections.namedtuple("CPEdge", ["begin", "end", "type", "weight"])
 
 _EDGE_TYPES_IN_VIZ = (
@@ -177,8 +179,6 @@ def _warn_data_load_nodes(src, rank, patterns):
 
 
 def overlay_critical_path(src, rank, graph, output_dir, only_show_critical_events=True, show_all_edges=False):
-    from .trace_analysis import _rewrite_trace
-
     if only_show_critical_events:
         show_all_edges = False
     path = os.path.expanduser(output_dir)

@@ -42,6 +42,7 @@ from . import _plots
 from ._base import Source, _int_dtype
 from ._critical_path import CPGraph, overlay_critical_path
 from ._frames import aggregate_with_allowlist, describe_columns, intify, np_round
+from ._trace_file import _rewrite_trace
 
 DEFAULT_TRACE_DIR = "/tmp/trace"
 CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
@@ -854,32 +855,3 @@ def _mean_bars(go, df):
             )
         )
     return traces
-
-
-def _rewrite_trace(src_path, out, edit):
-    """Reads the trace SRC_PATH (gzip or plain), lets EDIT change the parsed object, and
-    writes it to OUT (gzip when OUT ends in .gz), atomically."""
-    import gzip
-
-    opener = gzip.open if _is_gzip(src_path) else open
-    with opener(src_path, "rt", encoding="utf-8") as f:
-        trace = json.load(f)
-    if isinstance(trace, list):
-        trace = {"traceEvents": trace}
-    edit(trace)
-    tmp = out + ".tmp-%d" % os.getpid()
-    wopen = gzip.open if out.endswith(".gz") else open
-    try:
-        with wopen(tmp, "wt", encoding="utf-8") as f:
-            json.dump(trace, f)
-        os.replace(tmp, out)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return out
-
-
-def _is_gzip(path):
-    with open(path, "rb") as f:
-        return f.read(2) == b"\x1f\x8b"
-

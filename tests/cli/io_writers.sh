@@ -1,6 +1,6 @@
 #!/bin/sh
 # The trace writers of the io entry point (ext/io/io_counters.c WC-n, ext/io/io_overlay.c OV-n,
-# ext/io/io.c IO-n, ext/io/trace_writer.h TW-n) and hta-ingest --write-counters, on small
+# ext/io/io_rewrite.c IO-n, ext/io/trace_writer.h TW-n) and hta-ingest --write-counters, on small
 # hand-made traces with hand-computed answers: the exact bytes written, gzip vs plain,
 # re-ingest of the output, the refusals (input file, hash, size), atomicity.
 # cwd is a scratch directory; HTA_INGEST and HTA_EXT are the binaries under test.

@@ -72,7 +72,7 @@ if demo:
         if t not in body: bad.append("findings: missing %r" % t)
     if body.count("<tr>") < 1 + 5: bad.append("findings: %d rows" % (body.count("<tr>") - 1))
     if p.count.get("svg", 0) < 31: bad.append("only %d charts" % p.count.get("svg", 0))
-    # sections 11-13 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
+    # sections 12-14 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
     # ProfilerSteps: collectives 3 (bandwidth, skew, waits), memory 1 per rank, critical path 1
     # per rank and 1 for the job's path across ranks (which crosses at an all-reduce)
     for sec, charts, texts in (("collectives", 3, ("Bus bandwidth by message size", "27.04 MiB", "start skew", "Total wait in collectives per rank")),

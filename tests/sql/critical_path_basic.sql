@@ -1,5 +1,5 @@
 -- hta_critical_path, _summary, _graph, _stats (critical_path.c CP-1..6,
--- critical_path_graph.c CPG-1..8; spec 5). Times below are µs (the database holds ns).
+-- critical_path_build.c CPG-1..8; spec 5). Times below are µs (the database holds ns).
 -- link = seq of the correlated partner; host rows pid 1 tid 1, GPU rows pid 0.
 CREATE TEMP TABLE ev(t, seq, cat, name, pid, tid, ts, dur, stream, corr, link, args);
 INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash, event_count)
