@@ -1,5 +1,6 @@
 /*
-** upgrade.c: schema 1 -> 2 (upgrade.h); 2 -> 3 is schema.sql's CREATE of device_peak.
+** upgrade.c: schema 1 -> 2 and 3 -> 4 (upgrade.h); 2 -> 3 is schema.sql's CREATE of
+** device_peak.
 **
 ** HOW IT WORKS: the current job and trace definitions are read back from a scratch
 ** in-memory database built from the schema text, so they are written once (schema.sql).
@@ -20,15 +21,21 @@ int up_version(sqlite3 *db, const char *schema) {
       " (SELECT count(*) FROM pragma_table_info('trace', %Q)"
       "  WHERE name = 'job_id'),"
       " (SELECT count(*) FROM pragma_table_info('meta', %Q)),"
-      " (SELECT count(*) FROM pragma_table_info('device_peak', %Q))",
-      schema, schema, schema, schema);
+      " (SELECT count(*) FROM pragma_table_info('device_peak', %Q)),"
+      " (SELECT count(*) FROM pragma_table_info('device_peak', %Q)"
+      "  WHERE name = 'achievable_tflops')",
+      schema, schema, schema, schema, schema);
   sqlite3_stmt *st = NULL;
   int v = -1;
   if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW) {
     int has_trace = sqlite3_column_int(st, 0) > 0, has_job = sqlite3_column_int(st, 1) > 0;
     int has_meta = sqlite3_column_int(st, 2) > 0, has_peak = sqlite3_column_int(st, 3) > 0;
-    v = has_trace && !has_job ? 1 : has_trace && !has_peak ? 2 : UP_SCHEMA;
+    int has_ach = sqlite3_column_int(st, 4) > 0;
+    v = has_trace && !has_job    ? 1
+        : has_trace && !has_peak ? 2
+        : has_peak && !has_ach   ? 3
+                                 : UP_SCHEMA;
     sqlite3_finalize(st);
     st = NULL;
     sqlite3_free(sql);
@@ -228,5 +235,63 @@ end:
   sqlite3_free(cols);
   sqlite3_free(tcols);
   sqlite3_free(copy);
+  return rc;
+}
+
+int up_v4(sqlite3 *db, const char *schema_sql, char *err, size_t errlen) {
+  sqlite3 *mem = NULL;
+  sqlite3_stmt *sel = NULL, *upd = NULL;
+  int rc = -1, r;
+  if (sqlite3_open(":memory:", &mem) != SQLITE_OK ||
+      sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(mem,
+                         "SELECT device_pattern, compute_spec, peak_tflops, peak_tbps,"
+                         " achievable_tflops, achievable_tbps, achievable_source FROM device_peak"
+                         " WHERE achievable_source IS NOT NULL",
+                         -1, &sel, NULL) != SQLITE_OK) {
+    snprintf(err, errlen, "upgrade: cannot read the seeded peaks");
+    goto end;
+  }
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+    up_fail(db, err, errlen, "begin");
+    goto end;
+  }
+  if (sqlite3_exec(db,
+                   "ALTER TABLE main.device_peak ADD COLUMN achievable_tflops REAL;"
+                   " ALTER TABLE main.device_peak ADD COLUMN achievable_tbps REAL;"
+                   " ALTER TABLE main.device_peak ADD COLUMN achievable_source TEXT;",
+                   NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(db,
+                         "UPDATE main.device_peak SET achievable_tflops = ?5,"
+                         " achievable_tbps = ?6, achievable_source = ?7"
+                         " WHERE device_pattern = ?1 AND compute_spec = ?2 AND peak_tflops = ?3"
+                         " AND peak_tbps = ?4",
+                         -1, &upd, NULL) != SQLITE_OK) {
+    up_fail(db, err, errlen, "device_peak");
+    goto rollback;
+  }
+  while ((r = sqlite3_step(sel)) == SQLITE_ROW) {
+    for (int i = 0; i < 7; i++) sqlite3_bind_value(upd, i + 1, sqlite3_column_value(sel, i));
+    if (sqlite3_step(upd) != SQLITE_DONE) break;
+    sqlite3_reset(upd);
+  }
+  if (r != SQLITE_DONE ||
+      sqlite3_exec(db, "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '4')",
+                   NULL, NULL, NULL) != SQLITE_OK) {
+    up_fail(db, err, errlen, "achievable figures");
+    goto rollback;
+  }
+  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+    up_fail(db, err, errlen, "commit");
+    goto rollback;
+  }
+  rc = 0;
+  goto end;
+rollback:
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+end:
+  sqlite3_finalize(sel);
+  sqlite3_finalize(upd);
+  sqlite3_close(mem);
   return rc;
 }

@@ -7,6 +7,9 @@
 **   schema 2: job(job_id, name, source, created_at) and trace.job_id.
 **   schema 3: device_peak (the roofline's peaks, seeded); nothing else changes, so
 **             schema 2 becomes 3 by creating it (schema.sql does, IF NOT EXISTS).
+**   schema 4: device_peak gains achievable_tflops, achievable_tbps, achievable_source
+**             (up_v4 adds the columns and fills the seeded rows' figures) and new seeded
+**             rows; device_model (a device's name from its properties) is new.
 **
 ** Never prints: errors go to the caller's buffer.
 */
@@ -17,11 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UP_SCHEMA 3 /* the schema this build writes (meta.schema_version) */
+#define UP_SCHEMA 4 /* the schema this build writes (meta.schema_version) */
 
 /* The schema version of database SCHEMA ("main", or an attached name): the
 ** meta value when it is a number above UP_SCHEMA, else 1 when trace has no job_id,
-** else 2 without device_peak, else 3. -1 on a read error. */
+** else 2 without device_peak, else 3 without device_peak.achievable_tflops, else 4.
+** -1 on a read error. */
 int up_version(sqlite3 *db, const char *schema);
 
 /*
@@ -41,5 +45,14 @@ void up_parent(const char *path, char *dir, size_t dn, char *name, size_t nn);
 */
 int up_run(sqlite3 *db, const char *schema_sql, int64_t *traces, int64_t *jobs, char *err,
            size_t errlen);
+
+/*
+** Upgrades main from schema 3 to 4 in one transaction: adds device_peak's achievable
+** columns and copies into the rows that schema 4 seeds (same pattern and spec, peaks not
+** edited) their achievable figures, read from SCHEMA_SQL. The new rows and device_model
+** come from the schema itself (IF NOT EXISTS, OR IGNORE), run after. Returns 0, or -1
+** with err set (nothing changed).
+*/
+int up_v4(sqlite3 *db, const char *schema_sql, char *err, size_t errlen);
 
 #endif

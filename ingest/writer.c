@@ -300,6 +300,7 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
       return -1;
     }
     /* before the schema below: its index and view on trace.job_id need the column */
+    char uerr4[WR_ERR_MAX];
     if (v == 1) {
       char uerr[WR_ERR_MAX];
       if (up_run(w->db, HTA_SCHEMA_SQL, &w->up_traces, &w->up_jobs, uerr, sizeof uerr)) {
@@ -307,7 +308,12 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
         return -1;
       }
       w->upgraded = 1;
-    } else if (v == 2) { /* schema 3 adds device_peak: the schema below creates it */
+    } else if (v == 3 && up_v4(w->db, HTA_SCHEMA_SQL, uerr4, sizeof uerr4)) {
+      snprintf(err, WR_ERR_MAX, "%.200s: %.300s", path, uerr4);
+      return -1;
+    }
+    if (v == 2 || v == 3) { /* schema 3 adds device_peak, 4 its achievable figures and
+                            ** device_model: the schema below creates and seeds them */
       sqlite3_stmt *cq;
       if (sqlite3_prepare_v2(w->db,
                              "SELECT (SELECT count(*) FROM trace), (SELECT count(*) FROM job)", -1,

@@ -6,6 +6,7 @@
 **   op_perf_model.c   FLOPs, bytes, parameters and compute spec of each modelled name
 **   op_perf_names.c   the operator names: their model, table and launcher category
 **   op_perf_tree.c    one trace's call tree, GPU events, backward links, launchers
+**   op_perf_peaks.c   the device's peaks (device_peak), found by name or by properties
 **   op_perf.c         hta_op_perf and hta_op_perf_summary (rows, statistics, roofline)
 **
 ** Nothing else includes it.
@@ -151,6 +152,30 @@ typedef struct op_kernels {
 int opm_cost(const opm_def *def, const opa_arena *arena, const op_args *a, const op_kernels *k,
              int bwd, op_cost *c);
 void opm_cost_free(op_cost *c);
+
+/* ---------------------------------------------------------------- device peaks */
+/* One device_peak row (op_perf_peaks.c, OP-11). */
+typedef struct opp_row_t {
+  char *pattern, *spec, *form_factor;
+  double tflops, tbps;         /* the datasheet's peak; NaN when NULL */
+  double ach_tflops, ach_tbps; /* the achievable figures; NaN when none */
+} opp_row_t;
+
+typedef struct opp_peaks {
+  opp_row_t *v; /* by (priority, pattern) */
+  size_t n;
+} opp_peaks;
+
+/* Reads SCHEMA's device_peak; none when the database has no such table (an old
+** database without the achievable columns reads them as NULL). */
+int opp_load(sqlite3 *db, const char *schema, opp_peaks *p);
+void opp_free(opp_peaks *p);
+/* The device of trace T (OP-11): its GPU's name, else the name device_model gives its
+** properties; *FIRST = the index in P->v of the first row of the first pattern that
+** matches that name, -1 when none does. */
+int opp_device(sqlite3 *db, const hta_trace *t, const opp_peaks *p, long *first);
+/* The row of SPEC for the device whose first row is FIRST; NULL. */
+const opp_row_t *opp_row(const opp_peaks *p, long first, const char *spec);
 
 /* ---------------------------------------------------------------- one trace */
 /* What every trace of a database shares: category and name ids (op_perf_tree.c). */

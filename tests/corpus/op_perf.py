@@ -368,6 +368,12 @@ SQL_SIGNATURE = ("SELECT p.*, e.seq AS seq FROM hta_op_perf p"
 
 def check_events(job, o, tid, rank, exp, mi300x, u):
     rows = roofline_query(o, SQL_INSTANCE, (rank, tid), mi300x)
+    # the seeded device_peak's achievable figures of the MI300X are TraceLens's table: our
+    # pct_of_achievable, without the substitution above, is its Pct Roofline
+    seeded = {}
+    if mi300x:
+        seeded = {(r["category"], r["is_backward"], r["seq"]): r["pct_of_achievable"]
+                  for r in o.q(SQL_INSTANCE, (rank, tid))}
     kseq = {r["event_id"]: r["seq"] for r in o.q(
         "SELECT event_id, seq FROM event WHERE trace_id = ? AND stream IS NOT NULL", (tid,))}
     ours = {}
@@ -384,6 +390,13 @@ def check_events(job, o, tid, rank, exp, mi300x, u):
             continue
         seen.add(key)
         tags, bad = compare_call(o, tid, r, e, kseq, mi300x, u)
+        if mi300x and r["pct_of_peak"] is not None:
+            # equal to our pct_of_peak at TraceLens's peaks, which compare_call checks
+            # against its Pct Roofline within the kernel-time bound
+            counts["pct_of_achievable = Pct Roofline"] += 1
+            if not close(seeded.get(key), r["pct_of_peak"], 1e-12):
+                bad.append("pct_of_achievable ours %r, at TraceLens's peaks %r"
+                           % (seeded.get(key), r["pct_of_peak"]))
         if tags:
             devs_calls[job.name + str(rank)][(e["sheet"], int(e["UID"]))] = set(tags)
         for t in tags:
