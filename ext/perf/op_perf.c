@@ -29,7 +29,8 @@
 **  4. Rows: every cpu_op with a modelled name (op_perf_names.c; in or out of the
 **     tree) gives a forward row (is_backward 0) in its table (category): GEMM,
 **     UnaryElementwise, BinaryElementwise, Normalization; else <family>_fwd, except
-**     aten::convolution_backward in CONV_bwd. Attention and reductions also give a
+**     aten::convolution_backward in CONV_bwd. A row's name is its model's: SGLang's
+**     per-layer sglang_profiler::x_<n> is x (as TraceLens's report renames it). Attention and reductions also give a
 **     backward row (is_backward 1) in <family>_bwd when a backward node is linked to
 **     the call itself (OP-7): the backward formulas, and the GPU events under the
 **     backward nodes linked to the call or to any call below it.
@@ -89,6 +90,9 @@
 **     achievable_tbps (a missing one is the peak's), 100 * that time / kernel_us; NULL
 **     when the row has neither (no published measurement). Signatures: the mean of the
 **     calls'; the summary: the categories' achievable roofline time over kernel time.
+** 16. The inference attention models (op_perf_model_infer.c OI-4) take the sums of the
+**     trace's engine step (core/steps.c) whose span holds the call's start, when its
+**     annotation is a detailed one; none: no row.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -242,7 +246,8 @@ static void callMetrics(op_call *c, const opp_peaks *pk, long dev) {
 /* Computes one call's row (OP-4, OP-5), its GPU events those under LIST's nodes;
 ** no row when the model does not apply to the call. */
 static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const int32_t *list,
-                   size_t nlist, unsigned char *mark, const opp_peaks *pk, long dev) {
+                   size_t nlist, unsigned char *mark, const opp_peaks *pk, long dev,
+                   const hta_steps *steps) {
   const opt_node *e = &ot->nodes[p];
   const opm_def *def = &opm_defs[e->model];
   size_t k0 = cs->nk;
@@ -263,7 +268,9 @@ static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const 
     names[i] = g->name_id >= 0 ? ot->gpu.names[g->name_slot] : 0;
   }
   op_kernels k = {names, c.kn};
-  rc = opm_cost(def, &ot->arena, &ot->args[e->args], &k, bwd, &c.cost);
+  long st = hta_steps_find(steps, e->ts); /* OP-16: the engine step the call runs in */
+  const hta_engine_ann *ann = st >= 0 && steps->a[st].ann.detailed ? &steps->a[st].ann : 0;
+  rc = opm_cost(def, &ot->arena, &ot->args[e->args], &k, bwd, ann, &c.cost);
   sqlite3_free(names);
   if (rc == SQLITE_DONE) { /* no row; its GPU rows are not kept */
     cs->nk = k0;
@@ -286,7 +293,7 @@ call_oom:
 
 /* Every call of trace OT (OP-4), in node order: its forward row, then its backward row. */
 static int computeCalls(sqlite3 *db, const opt_trace *ot, const opp_peaks *pk, long dev,
-                        op_calls *cs) {
+                        const hta_steps *steps, op_calls *cs) {
   unsigned char *mark = sqlite3_malloc64(ot->gpu.n ? ot->gpu.n : 1);
   int32_t *bl = 0;
   size_t nb = 0, ab = 0;
@@ -297,7 +304,7 @@ static int computeCalls(sqlite3 *db, const opt_trace *ot, const opp_peaks *pk, l
     int32_t p = (int32_t)i;
     if ((i & 4095) == 0 && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
     if (e->model < 0 || rc != SQLITE_OK) continue;
-    rc = addCall(ot, cs, p, 0, &p, 1, mark, pk, dev);
+    rc = addCall(ot, cs, p, 0, &p, 1, mark, pk, dev, steps);
     const opm_def *def = &opm_defs[e->model];
     if (rc != SQLITE_OK || !def->has_bwd || !ot->boff || ot->boff[p + 1] == ot->boff[p]) continue;
     /* the backward nodes linked to the call and to every call below it (OP-4) */
@@ -308,7 +315,7 @@ static int computeCalls(sqlite3 *db, const opt_trace *ot, const opp_peaks *pk, l
       for (int32_t k = ot->boff[j]; k < ot->boff[j + 1]; k++)
         HTA_PUSH(bl, nb, ab, 16, ot->bwd[k], calls_oom);
     }
-    rc = addCall(ot, cs, p, 1, bl, nb, mark, pk, dev);
+    rc = addCall(ot, cs, p, 1, bl, nb, mark, pk, dev, steps);
   }
   goto calls_end;
 calls_oom:
@@ -371,12 +378,10 @@ static void cellReal(hta_cell *c, double d) {
 static int rowCommon(op_run *r, const hta_trace *t, const opt_trace *ot, const op_call *c,
                      hta_cell *row) {
   const opt_node *e = &ot->nodes[c->node];
-  char *name;
-  int rc = nodeName(r, e, &name);
-  if (rc != SQLITE_OK) return rc;
+  int rc = SQLITE_OK;
   hta_cell_int(&row[OC_RANK], t->rank);
   hta_cell_static(&row[OC_CATEGORY], c->table);
-  row[OC_NAME].type = SQLITE_TEXT, row[OC_NAME].owned = 1, row[OC_NAME].v.s = name;
+  hta_cell_static(&row[OC_NAME], opm_defs[e->model].name); /* OP-4: sglang_profiler::x_<n> is x */
   if (c->cost.has_mnk) {
     hta_cell_int(&row[OC_M], c->cost.m);
     hta_cell_int(&row[OC_N], c->cost.n);
@@ -452,12 +457,12 @@ static double meanOf(double *v, size_t n) {
 /* A call's signature (OP-12) with its file position: what the grouping sorts. */
 typedef struct sig_ref {
   const char *table, *shapes, *dtypes;
-  int32_t name_id, seq;
+  int32_t model, seq; /* the model (opm_defs) stands for the name */
   size_t call;
 } sig_ref;
 
 static int sameKey(const sig_ref *x, const sig_ref *y) {
-  return !strcmp(x->table, y->table) && x->name_id == y->name_id && !strcmp(x->shapes, y->shapes) &&
+  return !strcmp(x->table, y->table) && x->model == y->model && !strcmp(x->shapes, y->shapes) &&
          !strcmp(x->dtypes, y->dtypes);
 }
 
@@ -465,7 +470,7 @@ static int sigCmp(const void *a, const void *b) {
   const sig_ref *x = a, *y = b;
   int c = strcmp(x->table, y->table);
   if (c) return c;
-  if (x->name_id != y->name_id) return x->name_id < y->name_id ? -1 : 1;
+  if (x->model != y->model) return x->model < y->model ? -1 : 1;
   if ((c = strcmp(x->shapes, y->shapes)) != 0) return c;
   if ((c = strcmp(x->dtypes, y->dtypes)) != 0) return c;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
@@ -525,7 +530,7 @@ static int signatureRows(op_run *r, const hta_trace *t, const opt_trace *ot, con
     refs[i].table = c->table;
     refs[i].shapes = c->cost.shapes;
     refs[i].dtypes = c->cost.dtypes ? c->cost.dtypes : "";
-    refs[i].name_id = ot->nodes[c->node].name_id;
+    refs[i].model = ot->nodes[c->node].model;
     refs[i].seq = ot->nodes[c->node].seq;
     refs[i].call = i;
   }
@@ -726,18 +731,21 @@ sum_end:
 static int traceRows(op_run *r, const hta_trace *t) {
   opt_trace ot;
   op_calls cs;
+  hta_steps steps;
   long dev = -1;
   int rc = opt_trace_load(r->db, t, &r->ids, &ot);
   if (rc != SQLITE_OK) return rc;
   memset(&cs, 0, sizeof cs);
-  rc = opp_device(r->db, t, &r->pk, &dev);
-  if (rc == SQLITE_OK) rc = computeCalls(r->db, &ot, &r->pk, dev, &cs);
+  rc = hta_engine_steps_load(r->db, t, &steps);
+  if (rc == SQLITE_OK) rc = opp_device(r->db, t, &r->pk, &dev);
+  if (rc == SQLITE_OK) rc = computeCalls(r->db, &ot, &r->pk, dev, &steps, &cs);
   if (rc == SQLITE_OK) {
     if (r->summary) rc = summaryRows(r, t, &ot, &cs);
     else if (r->instance) rc = instanceRows(r, t, &ot, &cs);
     else rc = signatureRows(r, t, &ot, &cs);
   }
   callsFree(&cs);
+  hta_steps_free(&steps);
   opt_trace_free(&ot);
   return rc;
 }
