@@ -350,6 +350,7 @@ typedef struct op_run {
   opp_peaks pk;
   int instance; /* group_by 'instance' / 'name' */
   int summary;
+  int steps; /* the database names an inference attention model: read the engine steps */
   sqlite3_stmt *qname;
 } op_run;
 
@@ -736,7 +737,8 @@ static int traceRows(op_run *r, const hta_trace *t) {
   int rc = opt_trace_load(r->db, t, &r->ids, &ot);
   if (rc != SQLITE_OK) return rc;
   memset(&cs, 0, sizeof cs);
-  rc = hta_engine_steps_load(r->db, t, &steps);
+  memset(&steps, 0, sizeof steps);
+  if (r->steps) rc = hta_engine_steps_load(r->db, t, &steps); /* OP-16 */
   if (rc == SQLITE_OK) rc = opp_device(r->db, t, &r->pk, &dev);
   if (rc == SQLITE_OK) rc = computeCalls(r->db, &ot, &r->pk, dev, &steps, &cs);
   if (rc == SQLITE_OK) {
@@ -781,6 +783,10 @@ static int opRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   if (rc != SQLITE_OK) return rc;
   rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, 1, &ts); /* OP-1: whole files */
   if (rc == SQLITE_OK && ts.n) rc = opt_ids_load(db, a->scope.schema, &r.ids);
+  for (size_t i = 0; rc == SQLITE_OK && i < r.ids.nmodel; i++)
+    if (opm_defs[r.ids.model_def[i]].family == OPF_INFATTN &&
+        opm_defs[r.ids.model_def[i]].kind >= OPM_IATTN)
+      r.steps = 1;
   if (rc == SQLITE_OK && ts.n) rc = opp_load(db, a->scope.schema, &r.pk);
   if (rc == SQLITE_OK && ts.n) rc = hta_prepare(db, a->scope.schema, HTA_SQL_NAME_OF_ID, &r.qname);
   for (int i = 0; rc == SQLITE_OK && i < ts.n; i++) {
