@@ -113,8 +113,25 @@ SELECT 'is_15_phases', group_concat(phase || '=' || n, ',') = 'decode=13,mixed=1
 -- IS-5: bad parameters
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_inference_steps(0)' 2>&1 | grep -qF 'hta_inference_steps: window_min_steps must be an integer >= 1' && echo 'is_16_err_min|1' || echo 'is_16_err_min|0'"
 .shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT * FROM hta_inference_steps(6, 1.5)' 2>&1 | grep -qF 'hta_inference_steps: window_tolerance must be a number in [0, 1]' && echo 'is_17_err_tol|1' || echo 'is_17_err_tol|0'"
+-- hostile times (a database written by SQL): ends saturate, nothing overflows (UBSan), and
+-- a batch size past int64 saturates
+INSERT INTO trace(trace_id, rank, rank_source, file_name, file_size, content_hash, event_count, min_ts, max_end)
+VALUES (3, 2, 'default', 'r2.json', 0, 'h3', 3, -9223372036854775807, 9223372036854775807);
+INSERT INTO string(value) VALUES ('step[DECODE bs=99999999999999999999]');
+INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur, stream, correlation, link_id)
+VALUES ((3 << 32) | 1, 3, 2, 1, 'X', (SELECT category_id FROM category WHERE name = 'user_annotation'),
+        (SELECT string_id FROM string WHERE value = 'step[DECODE bs=99999999999999999999]'), 1, 1,
+        9223372036854775000, 9223372036854775000, NULL, NULL, NULL),
+       ((3 << 32) | 2, 3, 2, 2, 'X', (SELECT category_id FROM category WHERE name = 'cuda_runtime'),
+        (SELECT string_id FROM string WHERE value = 'cudaGraphLaunch'), 1, 1,
+        9223372036854775100, 9223372036854775000, NULL, 9, (3 << 32) | 3),
+       ((3 << 32) | 3, 3, 2, 3, 'X', (SELECT category_id FROM category WHERE name = 'kernel'),
+        (SELECT string_id FROM string WHERE value = 'k_a'), 0, 7,
+        -9223372036854775807, 9223372036854775807, 7, 9, (3 << 32) | 2);
+SELECT 'is_18_hostile', batch_size = 9223372036854775807 AND kernels = 1 AND graph_launches = 1
+  AND dur_us >= 0 FROM hta_inference_steps WHERE trace_id = 3;
 -- no annotation anywhere: no rows, no error
 DELETE FROM event WHERE trace_id = 2;
 UPDATE string SET value = 'renamed_' || value WHERE value LIKE 'execute%' OR value LIKE 'step[%'
   OR value LIKE 'decode[%';
-SELECT 'is_18_none', count(*) = 0 FROM hta_inference_steps;
+SELECT 'is_19_none', count(*) = 0 FROM hta_inference_steps;
