@@ -70,6 +70,14 @@ static int up_fail(sqlite3 *db, char *err, size_t errlen, const char *what) {
   return -1;
 }
 
+/* Commits the open transaction: 0, or -1 with err set and the transaction rolled back. */
+static int up_commit(sqlite3 *db, char *err, size_t errlen) {
+  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) return 0;
+  up_fail(db, err, errlen, "commit");
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+  return -1;
+}
+
 /* The stored CREATE TABLE of TABLE in a database built from SCHEMA_SQL, as a new
 ** string (sqlite3_free), or NULL. */
 static char *up_ddl(const char *schema_sql, const char *table) {
@@ -222,11 +230,7 @@ int up_run(sqlite3 *db, const char *schema_sql, int64_t *traces, int64_t *jobs, 
     up_fail(db, err, errlen, "copy");
     goto rollback;
   }
-  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-    up_fail(db, err, errlen, "commit");
-    goto rollback;
-  }
-  rc = 0;
+  rc = up_commit(db, err, errlen);
   goto end;
 rollback:
   sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -298,11 +302,7 @@ int up_v5(sqlite3 *db, const char *schema_sql, char *err, size_t errlen) {
     up_fail(db, err, errlen, "achievable figures");
     goto rollback;
   }
-  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-    up_fail(db, err, errlen, "commit");
-    goto rollback;
-  }
-  rc = 0;
+  rc = up_commit(db, err, errlen);
   goto end;
 rollback:
   sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);

@@ -297,6 +297,18 @@ static inline void jTypes(sqlite3_str *s, const char *const *t, int n) {
   sqlite3_str_appendchar(s, 1, ']');
 }
 
+/* An attention call's shape parameters, TraceLens's names. */
+static inline void jAttn(jout *j, int64_t B, int64_t NQ, int64_t HQ, int64_t NKV, int64_t HKV,
+                         int64_t dqk, int64_t dv) {
+  jInt(j, "B", B);
+  jInt(j, "N_Q", NQ);
+  jInt(j, "H_Q", HQ);
+  jInt(j, "N_KV", NKV);
+  jInt(j, "H_KV", HKV);
+  jInt(j, "d_h_qk", dqk);
+  jInt(j, "d_h_v", dv);
+}
+
 /* The model's result under construction. */
 typedef struct build {
   mctx m;

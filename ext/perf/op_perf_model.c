@@ -214,13 +214,7 @@ static void modelSdpa(build *b, int kind, int bwd) {
   int64_t el = bwd ? add(x, mul(x, 2, add(x, add(x, q_el, k_el), v_el)), o_el)
                    : add(x, add(x, q_el, k_el), add(x, v_el, o_el));
   if (bpe) b->c->bytes = mul(x, el, bpe), b->c->has_bytes = 1;
-  jInt(&b->j, "B", B);
-  jInt(&b->j, "N_Q", NQ);
-  jInt(&b->j, "H_Q", HQ);
-  jInt(&b->j, "N_KV", NKV);
-  jInt(&b->j, "H_KV", HKV);
-  jInt(&b->j, "d_h_qk", dqk);
-  jInt(&b->j, "d_h_v", dv);
+  jAttn(&b->j, B, NQ, HQ, NKV, HKV, dqk, dv);
   if (kind == OPM_FA_FUNC) {
     jShape(&b->j, "q_stride", need(m, OPA_STRIDES, 0));
     jShape(&b->j, "k_stride", need(m, OPA_STRIDES, 1));

@@ -462,13 +462,7 @@ static void inferenceAttention(build *b, int kind, const hta_engine_ann *ann) {
   b->c->bytes =
       add(m, mul(m, mul(m, nq, per_q), eq), mul(m, mul(m, ncache, mul(m, HKV, dsum)), ekv));
   b->c->has_bytes = 1;
-  jInt(&b->j, "B", 1);
-  jInt(&b->j, "N_Q", NQ);
-  jInt(&b->j, "H_Q", HQ);
-  jInt(&b->j, "N_KV", NKV);
-  jInt(&b->j, "H_KV", HKV);
-  jInt(&b->j, "d_h_qk", dqk);
-  jInt(&b->j, "d_h_v", dv);
+  jAttn(&b->j, 1, NQ, HQ, NKV, HKV, dqk, dv);
   jInt(&b->j, "c_sq", a.c_sq);
   jInt(&b->j, "c_sk", a.c_sk);
   jInt(&b->j, "c_sqsq", a.c_sqsq);

@@ -145,9 +145,11 @@ $ING --upgrade s2.db 2> err.txt; check "--upgrade 2 -> 5: exit 0" [ $? = 0 ]
 check "--upgrade 2 -> 5: said so" grep -q '^hta-ingest: s2.db: upgraded the database to schema 5: 4 traces in 2 jobs$' err.txt
 check "--upgrade 2 -> 5: device_peak seeded" [ "$(q s2.db "SELECT count(*) > 100 FROM device_peak")" = 1 ]
 check "--upgrade 2 -> 5: schema_version 5" [ "$(q s2.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
-# schema 3 to 5: device_peak gains its achievable columns (the seeded figures filled in, a row
-# the user edited left alone), the rows schema 5 seeds (MI355X, INT8), and device_model
-cp t.db s3.db && q s3.db "DROP TABLE capture; DROP TABLE device_model;
+# schema 3 or 4 to 5: device_peak gains its achievable columns (the seeded figures filled in, a
+# row the user edited left alone), the rows schema 5 seeds (MI355X, INT8), and device_model;
+# old V DB: t.db as schema V had it (3: no capture table either)
+old() {
+  cp t.db "$2" && q "$2" "$([ "$1" = 3 ] && echo 'DROP TABLE capture;') DROP TABLE device_model;
   CREATE TABLE dp3 AS SELECT device_pattern, priority, compute_spec, peak_tflops, peak_tbps, form_factor, source
     FROM device_peak WHERE device_pattern <> '*MI355X*' AND compute_spec <> 'matrix_int8';
   DROP TABLE device_peak;
@@ -156,41 +158,22 @@ cp t.db s3.db && q s3.db "DROP TABLE capture; DROP TABLE device_model;
     PRIMARY KEY(device_pattern, compute_spec));
   INSERT INTO device_peak SELECT * FROM dp3; DROP TABLE dp3;
   UPDATE device_peak SET peak_tflops = 1000 WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_fp16';
-  UPDATE meta SET value = '3' WHERE key = 'schema_version'"
-check "schema 3 copy: no achievable column" [ "$(q s3.db "SELECT count(*) FROM pragma_table_info('device_peak') WHERE name LIKE 'achievable%'")" = 0 ]
-$ING --upgrade s3.db 2> err.txt; check "--upgrade 3 -> 5: exit 0" [ $? = 0 ]
-check "--upgrade 3 -> 5: said so" grep -q '^hta-ingest: s3.db: upgraded the database to schema 5: 4 traces in 2 jobs$' err.txt
-check "--upgrade 3 -> 5: schema_version 5" [ "$(q s3.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
-check "--upgrade 3 -> 5: device_peak's columns as a new database's" [ "$(q s3.db "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" = "$(q t.db "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" ]
-check "--upgrade 3 -> 5: achievable filled" [ "$(q s3.db "SELECT achievable_tflops, achievable_tbps FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_bf16'")" = "708.0|5.3" ]
-check "--upgrade 3 -> 5: an edited row kept as it is" [ "$(q s3.db "SELECT peak_tflops, coalesce(achievable_tflops, 'none') FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_fp16'")" = "1000.0|none" ]
-check "--upgrade 3 -> 5: new rows" [ "$(q s3.db "SELECT (SELECT count(*) FROM device_peak WHERE device_pattern = '*MI355X*'), (SELECT count(*) FROM device_peak WHERE compute_spec = 'matrix_int8'), (SELECT count(*) FROM device_model)")" = "11|10|8" ]
-check "--upgrade 3 -> 5: same peaks otherwise" [ "$(q s3.db "SELECT count(*) FROM device_peak")" = "$(q t.db "SELECT count(*) FROM device_peak")" ]
-check "--upgrade 3 -> 5: integrity" [ "$(q s3.db 'PRAGMA integrity_check')" = ok ]
-$ING --upgrade s3.db 2> err.txt; check "--upgrade 3 -> 5 again: already" grep -q '^hta-ingest: s3.db: already at schema 5$' err.txt
-# schema 4 to 5: device_peak gains its achievable columns (the seeded figures filled in, a row
-# the user edited left alone), the rows schema 5 seeds (MI355X, INT8), and device_model
-cp t.db s4.db && q s4.db "DROP TABLE device_model;
-  CREATE TABLE dp3 AS SELECT device_pattern, priority, compute_spec, peak_tflops, peak_tbps, form_factor, source
-    FROM device_peak WHERE device_pattern <> '*MI355X*' AND compute_spec <> 'matrix_int8';
-  DROP TABLE device_peak;
-  CREATE TABLE device_peak(device_pattern TEXT NOT NULL, priority INTEGER NOT NULL, compute_spec TEXT NOT NULL,
-    peak_tflops REAL NOT NULL, peak_tbps REAL NOT NULL, form_factor TEXT, source TEXT,
-    PRIMARY KEY(device_pattern, compute_spec));
-  INSERT INTO device_peak SELECT * FROM dp3; DROP TABLE dp3;
-  UPDATE device_peak SET peak_tflops = 1000 WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_fp16';
-  UPDATE meta SET value = '4' WHERE key = 'schema_version'"
-check "schema 4 copy: no achievable column" [ "$(q s4.db "SELECT count(*) FROM pragma_table_info('device_peak') WHERE name LIKE 'achievable%'")" = 0 ]
-$ING --upgrade s4.db 2> err.txt; check "--upgrade 4 -> 5: exit 0" [ $? = 0 ]
-check "--upgrade 4 -> 5: said so" grep -q '^hta-ingest: s4.db: upgraded the database to schema 5: 4 traces in 2 jobs$' err.txt
-check "--upgrade 4 -> 5: schema_version 5" [ "$(q s4.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
-check "--upgrade 4 -> 5: device_peak's columns as a new database's" [ "$(q s4.db "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" = "$(q t.db "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" ]
-check "--upgrade 4 -> 5: achievable filled" [ "$(q s4.db "SELECT achievable_tflops, achievable_tbps FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_bf16'")" = "708.0|5.3" ]
-check "--upgrade 4 -> 5: an edited row kept as it is" [ "$(q s4.db "SELECT peak_tflops, coalesce(achievable_tflops, 'none') FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_fp16'")" = "1000.0|none" ]
-check "--upgrade 4 -> 5: new rows" [ "$(q s4.db "SELECT (SELECT count(*) FROM device_peak WHERE device_pattern = '*MI355X*'), (SELECT count(*) FROM device_peak WHERE compute_spec = 'matrix_int8'), (SELECT count(*) FROM device_model)")" = "11|10|8" ]
-check "--upgrade 4 -> 5: same peaks otherwise" [ "$(q s4.db "SELECT count(*) FROM device_peak")" = "$(q t.db "SELECT count(*) FROM device_peak")" ]
-check "--upgrade 4 -> 5: integrity" [ "$(q s4.db 'PRAGMA integrity_check')" = ok ]
-$ING --upgrade s4.db 2> err.txt; check "--upgrade 4 -> 5 again: already" grep -q '^hta-ingest: s4.db: already at schema 5$' err.txt
+  UPDATE meta SET value = '$1' WHERE key = 'schema_version'"
+}
+for v in 3 4; do
+  d=s$v.db; old $v $d
+  check "schema $v copy: no achievable column" [ "$(q $d "SELECT count(*) FROM pragma_table_info('device_peak') WHERE name LIKE 'achievable%'")" = 0 ]
+  $ING --upgrade $d 2> err.txt; check "--upgrade $v -> 5: exit 0" [ $? = 0 ]
+  check "--upgrade $v -> 5: said so" grep -q "^hta-ingest: $d: upgraded the database to schema 5: 4 traces in 2 jobs\$" err.txt
+  check "--upgrade $v -> 5: schema_version 5" [ "$(q $d "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
+  check "--upgrade $v -> 5: device_peak's columns as a new database's" [ "$(q $d "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" = "$(q t.db "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" ]
+  check "--upgrade $v -> 5: achievable filled" [ "$(q $d "SELECT achievable_tflops, achievable_tbps FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_bf16'")" = "708.0|5.3" ]
+  check "--upgrade $v -> 5: an edited row kept as it is" [ "$(q $d "SELECT peak_tflops, coalesce(achievable_tflops, 'none') FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_fp16'")" = "1000.0|none" ]
+  check "--upgrade $v -> 5: new rows" [ "$(q $d "SELECT (SELECT count(*) FROM device_peak WHERE device_pattern = '*MI355X*'), (SELECT count(*) FROM device_peak WHERE compute_spec = 'matrix_int8'), (SELECT count(*) FROM device_model)")" = "11|10|8" ]
+  check "--upgrade $v -> 5: same peaks otherwise" [ "$(q $d "SELECT count(*) FROM device_peak")" = "$(q t.db "SELECT count(*) FROM device_peak")" ]
+  check "--upgrade $v -> 5: integrity" [ "$(q $d 'PRAGMA integrity_check')" = ok ]
+  $ING --upgrade $d 2> err.txt; check "--upgrade $v -> 5 again: already" grep -q "^hta-ingest: $d: already at schema 5\$" err.txt
+done
 $ING --upgrade missing.db 2> err.txt; check "--upgrade missing: exit 2" [ $? = 2 ]
 check "--upgrade missing: not created" [ ! -e missing.db ]
 check "--upgrade missing: named" grep -q '^hta-ingest: missing.db: No such file or directory$' err.txt

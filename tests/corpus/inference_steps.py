@@ -2,7 +2,7 @@
 """Corpus check of hta_inference_steps (ext/inference/inference_steps.c, IS-n; the steps
 of ext/core/steps.c, STP-n) against the raw trace JSON, on every tracelens_* job.
 
-  inference_steps.py SHARED TMP INGEST EXT
+  inference_steps.py SHARED TMP INGEST EXT     (tests/corpus/inference.sh runs it)
 
 Per trace file of the job's database (check_expected.py's cache in TMP), this script
 reads the file itself and finds the steps on its own: complete events of category

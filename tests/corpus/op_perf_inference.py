@@ -2,7 +2,7 @@
 """Corpus check of the inference attention model of hta_op_perf (ext/perf/
 op_perf_model_infer.c OI-4: the sums of the engine step's detailed annotation).
 
-  op_perf_inference.py SHARED TMP INGEST EXT
+  op_perf_inference.py SHARED TMP INGEST EXT     (tests/corpus/inference.sh runs it)
 
 1. tracelens_vllm_piecewise_graph: AMD TraceLens's inference report
    (expected/<job>/tlg_events_rank0.csv, sheet InferenceAttention_fwd) has a row per
