@@ -49,6 +49,7 @@ static const struct {
     {"tb_stats", hta_register_tb_stats},
     {"tb_views", hta_register_tb_views},
     {"op_perf", hta_register_op_perf},
+    {"inference", hta_register_inference},
     {"findings", hta_register_findings},
 };
 

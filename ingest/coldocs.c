@@ -21,7 +21,8 @@
 static const hr_coldoc hr_docs[] = {
     /* meta */
     {"meta", "",
-     "Facts about the database: schema_version (4: with jobs, device_peak and capture), "
+     "Facts about the database: schema_version (5: with jobs, device_peak, capture and "
+     "device_model), "
      "tool_version (the "
      "hta-ingest that "
      "wrote it), "
@@ -231,6 +232,23 @@ static const hr_coldoc hr_docs[] = {
     {"device_peak", "peak_tbps", "Memory bandwidth, TB/s (10^12 bytes / s)."},
     {"device_peak", "form_factor", "The board the figures are for (SXM, PCIe, OAM, memory size)."},
     {"device_peak", "source", "Where the figures come from, and what was derived."},
+    {"device_peak", "achievable_tflops",
+     "The rate a vendor measured its best kernels reach (AMD's max-achievable FLOPs), below the "
+     "datasheet's peak; NULL when none is published. hta_op_perf.pct_of_achievable."},
+    {"device_peak", "achievable_tbps", "The measured memory bandwidth, TB/s; NULL when none."},
+    {"device_peak", "achievable_source", "Where the achievable figures come from."},
+    /* device_model */
+    {"device_model", "",
+     "Which GPU a device is when its trace leaves its name empty (vLLM's ROCm traces): its "
+     "properties, where they single one GPU out. Its name then finds the device_peak rows."},
+    {"device_model", "device_type", "trace.device_type: 'NVIDIA GPU' or 'AMD GPU'."},
+    {"device_model", "compute_major", "device.compute_major (an AMD gfx942 reports 9.4)."},
+    {"device_model", "compute_minor", "device.compute_minor."},
+    {"device_model", "num_sms", "device.num_sms: streaming multiprocessors or compute units."},
+    {"device_model", "min_mem_gib", "Smallest device.total_global_mem, GiB (2^30 bytes)."},
+    {"device_model", "max_mem_gib", "Largest device.total_global_mem, GiB."},
+    {"device_model", "name", "The name the device is given; device_peak patterns match it."},
+    {"device_model", "source", "Why these properties are that GPU, and which GPUs share them."},
     /* views */
     {"events", "", "View: event with its name and category as text."},
     {"events", "event_id", "event.event_id."},

@@ -1,6 +1,6 @@
 /*
-** upgrade.c: schema 1 -> 2 (upgrade.h); 2 -> 3 -> 4 are schema.sql's CREATEs of device_peak
-** and capture.
+** upgrade.c: schema 1 -> 2 and device_peak's schema 5 columns (upgrade.h); 2 -> 3 -> 4 are
+** schema.sql's CREATEs of device_peak and capture.
 **
 ** HOW IT WORKS: the current job and trace definitions are read back from a scratch
 ** in-memory database built from the schema text, so they are written once (schema.sql).
@@ -22,18 +22,21 @@ int up_version(sqlite3 *db, const char *schema) {
       "  WHERE name = 'job_id'),"
       " (SELECT count(*) FROM pragma_table_info('meta', %Q)),"
       " (SELECT count(*) FROM pragma_table_info('device_peak', %Q)),"
-      " (SELECT count(*) FROM pragma_table_info('capture', %Q))",
-      schema, schema, schema, schema, schema);
+      " (SELECT count(*) FROM pragma_table_info('capture', %Q)),"
+      " (SELECT count(*) FROM pragma_table_info('device_peak', %Q)"
+      "  WHERE name = 'achievable_tflops')",
+      schema, schema, schema, schema, schema, schema);
   sqlite3_stmt *st = NULL;
   int v = -1;
   if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW) {
     int has_trace = sqlite3_column_int(st, 0) > 0, has_job = sqlite3_column_int(st, 1) > 0;
     int has_meta = sqlite3_column_int(st, 2) > 0, has_peak = sqlite3_column_int(st, 3) > 0;
-    int has_capture = sqlite3_column_int(st, 4) > 0;
+    int has_capture = sqlite3_column_int(st, 4) > 0, has_ach = sqlite3_column_int(st, 5) > 0;
     v = has_trace && !has_job       ? 1
         : has_trace && !has_peak    ? 2
         : has_trace && !has_capture ? 3
+        : has_peak && !has_ach      ? 4
                                     : UP_SCHEMA;
     sqlite3_finalize(st);
     st = NULL;
@@ -64,6 +67,14 @@ void up_parent(const char *path, char *dir, size_t dn, char *name, size_t nn) {
 
 static int up_fail(sqlite3 *db, char *err, size_t errlen, const char *what) {
   snprintf(err, errlen, "upgrade: %s: %s", what, sqlite3_errmsg(db));
+  return -1;
+}
+
+/* Commits the open transaction: 0, or -1 with err set and the transaction rolled back. */
+static int up_commit(sqlite3 *db, char *err, size_t errlen) {
+  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) == SQLITE_OK) return 0;
+  up_fail(db, err, errlen, "commit");
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
   return -1;
 }
 
@@ -219,11 +230,7 @@ int up_run(sqlite3 *db, const char *schema_sql, int64_t *traces, int64_t *jobs, 
     up_fail(db, err, errlen, "copy");
     goto rollback;
   }
-  if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
-    up_fail(db, err, errlen, "commit");
-    goto rollback;
-  }
-  rc = 0;
+  rc = up_commit(db, err, errlen);
   goto end;
 rollback:
   sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -234,5 +241,74 @@ end:
   sqlite3_free(cols);
   sqlite3_free(tcols);
   sqlite3_free(copy);
+  return rc;
+}
+
+int up_v5(sqlite3 *db, const char *schema_sql, char *err, size_t errlen) {
+  sqlite3 *mem = NULL;
+  sqlite3_stmt *sel = NULL, *upd = NULL;
+  int rc = -1, r;
+  if (sqlite3_open(":memory:", &mem) != SQLITE_OK ||
+      sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) != SQLITE_OK ||
+      sqlite3_prepare_v2(mem,
+                         "SELECT device_pattern, compute_spec, peak_tflops, peak_tbps,"
+                         " achievable_tflops, achievable_tbps, achievable_source FROM device_peak"
+                         " WHERE achievable_source IS NOT NULL",
+                         -1, &sel, NULL) != SQLITE_OK) {
+    snprintf(err, errlen, "upgrade: cannot read the seeded peaks");
+    goto end;
+  }
+  if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+    up_fail(db, err, errlen, "begin");
+    goto end;
+  }
+  static const char *const cols[] = {"achievable_tflops REAL", "achievable_tbps REAL",
+                                     "achievable_source TEXT"};
+  for (size_t i = 0; i < sizeof cols / sizeof cols[0]; i++) { /* those it lacks */
+    char *add = sqlite3_mprintf(
+        "SELECT 1 FROM pragma_table_info('device_peak', 'main') WHERE name = '%.*s'",
+        (int)strcspn(cols[i], " "), cols[i]);
+    sqlite3_stmt *has = NULL;
+    int present = add && sqlite3_prepare_v2(db, add, -1, &has, NULL) == SQLITE_OK &&
+                  sqlite3_step(has) == SQLITE_ROW;
+    sqlite3_finalize(has);
+    sqlite3_free(add);
+    add = present ? NULL : sqlite3_mprintf("ALTER TABLE main.device_peak ADD COLUMN %s", cols[i]);
+    r = present ? SQLITE_OK : add ? sqlite3_exec(db, add, NULL, NULL, NULL) : SQLITE_NOMEM;
+    sqlite3_free(add);
+    if (r != SQLITE_OK) {
+      up_fail(db, err, errlen, "device_peak");
+      goto rollback;
+    }
+  }
+  if (sqlite3_prepare_v2(db,
+                         "UPDATE main.device_peak SET achievable_tflops = ?5,"
+                         " achievable_tbps = ?6, achievable_source = ?7"
+                         " WHERE device_pattern = ?1 AND compute_spec = ?2 AND peak_tflops = ?3"
+                         " AND peak_tbps = ?4 AND achievable_tflops IS NULL"
+                         " AND achievable_tbps IS NULL",
+                         -1, &upd, NULL) != SQLITE_OK) {
+    up_fail(db, err, errlen, "device_peak");
+    goto rollback;
+  }
+  while ((r = sqlite3_step(sel)) == SQLITE_ROW) {
+    for (int i = 0; i < 7; i++) sqlite3_bind_value(upd, i + 1, sqlite3_column_value(sel, i));
+    if (sqlite3_step(upd) != SQLITE_DONE) break;
+    sqlite3_reset(upd);
+  }
+  if (r != SQLITE_DONE ||
+      sqlite3_exec(db, "INSERT OR REPLACE INTO meta(key, value) VALUES ('schema_version', '5')",
+                   NULL, NULL, NULL) != SQLITE_OK) {
+    up_fail(db, err, errlen, "achievable figures");
+    goto rollback;
+  }
+  rc = up_commit(db, err, errlen);
+  goto end;
+rollback:
+  sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+end:
+  sqlite3_finalize(sel);
+  sqlite3_finalize(upd);
+  sqlite3_close(mem);
   return rc;
 }

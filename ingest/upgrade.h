@@ -9,6 +9,10 @@
 **             schema 2 becomes 3 by creating it (schema.sql does, IF NOT EXISTS).
 **   schema 4: capture (graph capture traces, captures.h); schema 2 or 3 becomes 4 the
 **             same way.
+**   schema 5: device_peak gains achievable_tflops, achievable_tbps, achievable_source
+**             (up_v5 adds the columns to a schema 3 or 4 table and fills the seeded rows'
+**             figures) and new seeded rows; device_model (a device's name from its
+**             properties) is new (schema.sql creates it).
 **
 ** Never prints: errors go to the caller's buffer.
 */
@@ -19,11 +23,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UP_SCHEMA 4 /* the schema this build writes (meta.schema_version) */
+#define UP_SCHEMA 5 /* the schema this build writes (meta.schema_version) */
 
 /* The schema version of database SCHEMA ("main", or an attached name): the
 ** meta value when it is a number above UP_SCHEMA, else 1 when trace has no job_id,
-** else 2 without device_peak, else 3 without capture, else 4. -1 on a read error. */
+** else 2 without device_peak, else 3 without capture, else 4 without
+** device_peak.achievable_tflops, else 5. -1 on a read error. */
 int up_version(sqlite3 *db, const char *schema);
 
 /*
@@ -43,5 +48,14 @@ void up_parent(const char *path, char *dir, size_t dn, char *name, size_t nn);
 */
 int up_run(sqlite3 *db, const char *schema_sql, int64_t *traces, int64_t *jobs, char *err,
            size_t errlen);
+
+/*
+** Brings device_peak of a schema 3 or 4 database to schema 5 in one transaction: adds
+** its achievable columns and copies into the rows that schema 5 seeds (same pattern and
+** spec, peaks not edited) their achievable figures, read from SCHEMA_SQL; meta says 5.
+** The new rows and device_model (and schema 4's capture) come from the schema itself
+** (IF NOT EXISTS, OR IGNORE), run after. Returns 0, or -1 with err set (nothing changed).
+*/
+int up_v5(sqlite3 *db, const char *schema_sql, char *err, size_t errlen);
 
 #endif

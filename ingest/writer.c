@@ -300,6 +300,7 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
       return -1;
     }
     /* before the schema below: its index and view on trace.job_id need the column */
+    char uerr5[WR_ERR_MAX];
     if (v == 1) {
       char uerr[WR_ERR_MAX];
       if (up_run(w->db, HTA_SCHEMA_SQL, &w->up_traces, &w->up_jobs, uerr, sizeof uerr)) {
@@ -307,9 +308,14 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
         return -1;
       }
       w->upgraded = 1;
-    } else if (v == 2 ||
-               v == 3) { /* 3, 4 add device_peak, capture: the schema below creates them */
-      if (wr_exec(w, "DROP VIEW IF EXISTS job_summary", err)) return -1; /* 4 counts captures */
+    } else if (v >= 3 && v <= 4 && up_v5(w->db, HTA_SCHEMA_SQL, uerr5, sizeof uerr5)) {
+      snprintf(err, WR_ERR_MAX, "%.200s: %.300s", path, uerr5);
+      return -1;
+    }
+    if (v >= 2 && v <= 4) { /* 3, 4, 5 add device_peak, capture, device_model and the
+                            ** achievable figures: the schema below creates and seeds them */
+      if (v <= 3 && wr_exec(w, "DROP VIEW IF EXISTS job_summary", err))
+        return -1; /* 4 counts captures */
       sqlite3_stmt *cq;
       if (sqlite3_prepare_v2(w->db,
                              "SELECT (SELECT count(*) FROM trace), (SELECT count(*) FROM job)", -1,

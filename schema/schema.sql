@@ -193,16 +193,22 @@ INSERT OR IGNORE INTO kernel_type_rule(priority, pattern, kernel_type) VALUES
 -- and architecture whitepapers (source says which, form_factor which board). The device
 -- of a trace is the first pattern by priority that GLOBs its device.name. NVIDIA's
 -- matrix_fp32 is the TF32 tensor-core peak (float32 GEMMs run on it when TF32 is allowed,
--- torch.set_float32_matmul_precision('high'); the FP32 peak is vector_fp32's). Users may
--- edit and add rows (an H800, an RTX card...): the next query uses them.
+-- torch.set_float32_matmul_precision('high'); the FP32 peak is vector_fp32's). Beside the
+-- datasheet's peak, the achievable figures where a vendor measured them (AMD's max-achievable
+-- FLOPs: an MI300X's BF16 GEMMs reach 708 of the 1307.4 TFLOPS): hta_op_perf's
+-- pct_of_achievable. docs/peaks.md lists every row with its source. Users may edit and add
+-- rows (an H800, an RTX card, their own measurements...): the next query uses them.
 CREATE TABLE IF NOT EXISTS device_peak(
   device_pattern TEXT NOT NULL,          -- GLOB over device.name, case-sensitive
   priority       INTEGER NOT NULL,       -- patterns are tried by ascending priority
   compute_spec   TEXT NOT NULL,          -- as hta_op_perf.compute_spec: matrix_bf16, vector_fp32...
-  peak_tflops    REAL NOT NULL,          -- dense TFLOPS (10^12 / s)
+  peak_tflops    REAL NOT NULL,          -- dense TFLOPS (10^12 / s); TOPS for matrix_int8
   peak_tbps      REAL NOT NULL,          -- memory bandwidth, TB/s (10^12 bytes / s)
   form_factor    TEXT,
   source         TEXT,
+  achievable_tflops REAL,                -- measured max-achievable rate; NULL: none published
+  achievable_tbps   REAL,                -- measured memory bandwidth; NULL: none published
+  achievable_source TEXT,                -- where the two achievable figures come from
   PRIMARY KEY(device_pattern, compute_spec)
 );
 
@@ -300,24 +306,6 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*V100*', 72, 'vector_fp64', 7.8, 0.9, 'V100 SXM2 16/32GB (and the DGX Station V100-DGXS)', 'NVIDIA V100 datasheet; vector fp16: twice the FP32 rate (Volta''s half precision); no bfloat16'),
   ('*V100*', 72, 'vector_fp32', 15.7, 0.9, 'V100 SXM2 16/32GB (and the DGX Station V100-DGXS)', 'NVIDIA V100 datasheet; vector fp16: twice the FP32 rate (Volta''s half precision); no bfloat16'),
   ('*V100*', 72, 'vector_fp16', 31.4, 0.9, 'V100 SXM2 16/32GB (and the DGX Station V100-DGXS)', 'NVIDIA V100 datasheet; vector fp16: twice the FP32 rate (Volta''s half precision); no bfloat16'),
-  ('*MI300X*', 80, 'matrix_fp64', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'matrix_fp32', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'matrix_fp16', 1307.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'matrix_bf16', 1307.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'matrix_fp8', 2614.9, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'vector_fp64', 81.7, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'vector_fp32', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'vector_fp16', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI300X*', 80, 'vector_bf16', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'matrix_fp64', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'matrix_fp32', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'matrix_fp16', 1307.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'matrix_bf16', 1307.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'matrix_fp8', 2614.9, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'vector_fp64', 81.7, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'vector_fp32', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'vector_fp16', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
-  ('*MI325X*', 81, 'vector_bf16', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
   ('*MI250X*', 82, 'matrix_fp64', 95.7, 3.2768, 'MI250X OAM 128GB', 'AMD Instinct MI250X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
   ('*MI250X*', 82, 'matrix_fp32', 95.7, 3.2768, 'MI250X OAM 128GB', 'AMD Instinct MI250X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
   ('*MI250X*', 82, 'matrix_fp16', 383, 3.2768, 'MI250X OAM 128GB', 'AMD Instinct MI250X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
@@ -334,6 +322,78 @@ INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_t
   ('*MI210*', 83, 'vector_fp32', 22.6, 1.6384, 'MI210 PCIe 64GB', 'AMD Instinct MI210 datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
   ('*MI210*', 83, 'vector_fp16', 22.6, 1.6384, 'MI210 PCIe 64GB', 'AMD Instinct MI210 datasheet; vector fp16/bf16: no published figure, the FP32 vector rate'),
   ('*MI210*', 83, 'vector_bf16', 22.6, 1.6384, 'MI210 PCIe 64GB', 'AMD Instinct MI210 datasheet; vector fp16/bf16: no published figure, the FP32 vector rate');
+
+-- AMD's max-achievable rates (measured, below the datasheet's) beside the peaks, and the rows added
+-- in schema 4: MI355X, and INT8 (TOPS) for the GPUs that run quantized GEMMs. A FP4 GEMM on a GPU
+-- without FP4 matrix units (Hopper, MI300) has no row: no peak, no pct_of_peak.
+INSERT OR IGNORE INTO device_peak(device_pattern, priority, compute_spec, peak_tflops, peak_tbps,
+                                  form_factor, source, achievable_tflops, achievable_tbps,
+                                  achievable_source) VALUES
+  ('*MI300X*', 80, 'matrix_fp64', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 81, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'matrix_fp32', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 163, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'matrix_fp16', 1307.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 654, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'matrix_bf16', 1307.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 708, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'matrix_fp8', 2614.9, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 1273, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'matrix_int8', 2614.9, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet (INT8 TOPS, dense)', 2600, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'vector_fp64', 81.7, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 40, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'vector_fp32', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 81, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'vector_fp16', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 163, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI300X*', 80, 'vector_bf16', 163.4, 5.3, 'MI300X OAM 192GB (and its VF)', 'AMD Instinct MI300X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 163, 5.3, 'AMD TraceLens''s MI300X table (TraceLens/Agent/Analysis/utils/arch/MI300X.json), from AMD''s max-achievable FLOPs measurements (ROCm blogs, Measuring Max-Achievable FLOPs); memory: the datasheet''s 5.3 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'matrix_fp64', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 97, 6.0, 'AMD TraceLens''s MI325X table (TraceLens/Agent/Analysis/utils/arch/MI325X.json); memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'matrix_fp32', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', NULL, 6.0, 'AMD TraceLens''s MI325X table gives 194 TFLOPS, above the datasheet''s peak: left out; memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'matrix_fp16', 1307.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 794, 6.0, 'AMD TraceLens''s MI325X table (TraceLens/Agent/Analysis/utils/arch/MI325X.json); memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'matrix_bf16', 1307.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 843, 6.0, 'AMD TraceLens''s MI325X table (TraceLens/Agent/Analysis/utils/arch/MI325X.json); memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'matrix_fp8', 2614.9, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 1519, 6.0, 'AMD TraceLens''s MI325X table (TraceLens/Agent/Analysis/utils/arch/MI325X.json); memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'matrix_int8', 2614.9, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet (INT8 TOPS, dense)', NULL, 6.0, 'AMD TraceLens''s MI325X table gives 3094 TFLOPS, above the datasheet''s peak: left out; memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'vector_fp64', 81.7, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 48, 6.0, 'AMD TraceLens''s MI325X table (TraceLens/Agent/Analysis/utils/arch/MI325X.json); memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'vector_fp32', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', 97, 6.0, 'AMD TraceLens''s MI325X table (TraceLens/Agent/Analysis/utils/arch/MI325X.json); memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'vector_fp16', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', NULL, 6.0, 'AMD TraceLens''s MI325X table gives 194 TFLOPS, above the datasheet''s peak: left out; memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI325X*', 81, 'vector_bf16', 163.4, 6.0, 'MI325X OAM 256GB', 'AMD Instinct MI325X datasheet; vector fp16/bf16: no published figure, the FP32 vector rate', NULL, 6.0, 'AMD TraceLens''s MI325X table gives 194 TFLOPS, above the datasheet''s peak: left out; memory: the datasheet''s 6.0 TB/s, as TraceLens takes it'),
+  ('*MI355X*', 79, 'matrix_fp64', 78.6, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'matrix_fp32', 157.3, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'matrix_fp16', 2516.6, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'matrix_bf16', 2516.6, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'matrix_fp8', 5033.2, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'matrix_fp4', 10066.3, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'matrix_int8', 5033.2, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'vector_fp64', 78.6, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'vector_fp32', 157.3, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'vector_fp16', 157.3, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*MI355X*', 79, 'vector_bf16', 157.3, 8.0, 'MI355X OAM 288GB', 'AMD Instinct MI355X datasheet (dense figures; FP4 is MXFP4); vector fp16/bf16: no published figure, the FP32 vector rate', NULL, NULL, NULL),
+  ('*H100*PCIe*', 10, 'matrix_int8', 1513, 2.0, 'H100 PCIe 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, PCIe column (INT8 TOPS, dense)', NULL, NULL, NULL),
+  ('*H100*', 11, 'matrix_int8', 1978.9, 3.35, 'H100 SXM5 80GB', 'NVIDIA H100 Tensor Core GPU Architecture whitepaper, SXM5 column (INT8 TOPS, dense)', NULL, NULL, NULL),
+  ('*H200*', 20, 'matrix_int8', 1979, 4.8, 'H200 SXM 141GB', 'NVIDIA H200 datasheet, SXM (INT8 TOPS halved: the sheet gives them with sparsity)', NULL, NULL, NULL),
+  ('*A100*80GB*PCIe*', 30, 'matrix_int8', 624, 1.935, 'A100 PCIe 80GB', 'NVIDIA A100 datasheet (INT8 TOPS, dense)', NULL, NULL, NULL),
+  ('*A100*80GB*', 31, 'matrix_int8', 624, 2.039, 'A100 SXM4 80GB', 'NVIDIA A100 datasheet (INT8 TOPS, dense)', NULL, NULL, NULL),
+  ('*A100*', 32, 'matrix_int8', 624, 1.555, 'A100 40GB (SXM4 and PCIe; A100-PG509-200 is the SXM4 40GB board)', 'NVIDIA A100 datasheet (INT8 TOPS, dense)', NULL, NULL, NULL),
+  ('*B200*', 40, 'matrix_int8', 4500, 8.0, 'B200 (HGX B200, per GPU)', 'NVIDIA HGX B200 datasheet, eight GPUs divided by 8 (INT8 TOPS halved: the sheet gives them with sparsity)', NULL, NULL, NULL);
+
+-- Which GPU a device is when its trace leaves deviceProperties' name empty (vLLM's ROCm traces):
+-- its properties, where they single one GPU out (docs/peaks.md says which do not: MI350X and MI355X
+-- share CUs and memory, so do an A100 80GB's SXM4 and PCIe boards). hta_op_perf then looks the
+-- name up in device_peak. Users may add rows.
+CREATE TABLE IF NOT EXISTS device_model(
+  device_type   TEXT NOT NULL,          -- trace.device_type: 'NVIDIA GPU' | 'AMD GPU'
+  compute_major INTEGER NOT NULL,       -- device.compute_major (AMD: gfx942 is 9.4)
+  compute_minor INTEGER NOT NULL,
+  num_sms       INTEGER NOT NULL,       -- device.num_sms: SMs (NVIDIA), compute units (AMD)
+  min_mem_gib   REAL NOT NULL,          -- device.total_global_mem / 2^30 in [min, max]
+  max_mem_gib   REAL NOT NULL,
+  name          TEXT NOT NULL,          -- the name the device is given (device_peak patterns)
+  source        TEXT,
+  PRIMARY KEY(device_type, compute_major, compute_minor, num_sms, min_mem_gib)
+);
+
+INSERT OR IGNORE INTO device_model(device_type, compute_major, compute_minor, num_sms, min_mem_gib,
+                                   max_mem_gib, name, source) VALUES
+  ('AMD GPU', 9, 4, 304, 180, 200, 'AMD Instinct MI300X', 'gfx942, 304 CUs, 192 GiB (MI300A: 228 CUs, 128 GiB; MI325X: 256 GiB)'),
+  ('AMD GPU', 9, 4, 304, 240, 270, 'AMD Instinct MI325X', 'gfx942, 304 CUs, 256 GiB'),
+  ('AMD GPU', 9, 0, 104, 60, 66, 'AMD Instinct MI210', 'gfx90a, 104 CUs, 64 GiB (an MI250X die has 110 CUs)'),
+  ('NVIDIA GPU', 9, 0, 132, 75, 82, 'NVIDIA H100 80GB HBM3', 'sm_90, 132 SMs, 80 GB: H100 SXM5 (an H800 SXM5 is the same chip and memory: its tensor and memory peaks are the H100''s, its FP64 is not)'),
+  ('NVIDIA GPU', 9, 0, 114, 75, 82, 'NVIDIA H100 PCIe', 'sm_90, 114 SMs, 80 GB'),
+  ('NVIDIA GPU', 9, 0, 132, 135, 145, 'NVIDIA H200', 'sm_90, 132 SMs, 141 GB'),
+  ('NVIDIA GPU', 10, 0, 148, 170, 195, 'NVIDIA B200', 'sm_100, 148 SMs, 180 GB'),
+  ('NVIDIA GPU', 8, 0, 108, 38, 42, 'NVIDIA A100-SXM4-40GB', 'sm_80, 108 SMs, 40 GB (SXM4 and PCIe 40GB have the same peaks)');
 
 CREATE VIEW IF NOT EXISTS events AS
   SELECT e.event_id, e.rank, e.ph, c.name AS cat, s.value AS name, e.pid, e.tid, e.ts, e.dur,

@@ -155,7 +155,21 @@ hta_distributed_comm_ops|SELECT * FROM hta_distributed_comm_ops
 hta_findings|SELECT * FROM hta_findings
 hta_op_perf|SELECT * FROM hta_op_perf
 hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
+hta_inference_steps|SELECT * FROM hta_inference_steps
 EOS
+
+# hta_inference_steps on a trace that has engine iterations: the tile's ProfilerStep#N
+# annotations renamed to vLLM's (in a transaction rolled back), so that the steps are
+# found by a scan of the trace and get their GPU work and windows; the same for the
+# performance model, whose inference attention reads them.
+for q in "hta_inference_steps|SELECT * FROM hta_inference_steps" "hta_op_perf|SELECT * FROM hta_op_perf"; do
+  t0=$(now)
+  rows=$(sqlite3 "$db" -cmd ".load $HTA_EXT" "BEGIN; UPDATE string SET value =
+    'execute_context_0(0)_generation_' || string_id || '(' || string_id || ')'
+    WHERE value GLOB 'ProfilerStep#*'; SELECT count(*) FROM (${q#*|}); ROLLBACK;" 2>&1) || rows="error: $rows"
+  t1=$(now)
+  printf '%-34s %7.3f s  %s rows\n' "${q%%|*} (engine steps)" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { print b - a }')" "$rows"
+done
 
 # The HTML report of the tile's database: every section's analyses at once (the corpus
 # jobs' report times are printed by tests/corpus/report_all.sh, without a budget).

@@ -4,6 +4,8 @@
 **   traces.c     hta_traces_load(): the traces (ranks) an analysis runs over, the
 **                job's time base, and the last-ProfilerStep cut (spec 1.13, D7).
 **   gpu.c        hta_gpu_load(): one trace's GPU work rows with their kernel type.
+**   steps.c      hta_steps_load(): a trace's steps: ProfilerSteps, else the
+**                inference engine's iterations (engine_ann.c parses their names).
 **   names.c      the string table: string ids of names, names of string ids.
 **   classify.c   hta_classifier: kernel_type_rule read from the database (spec 1.16).
 **   interval.c   interval union / merge (spec 2 "merge").
@@ -143,6 +145,57 @@ int64_t hta_trace_cut_bound(const hta_trace *t);
 /* Binds ?1 and ?2 of ST to T's event_id range and ?3 to its cut bound: the
 ** parameters of a scan over one trace's rows. */
 void hta_bind_trace_scan(sqlite3_stmt *st, const hta_trace *t);
+
+/* ---------------------------------------------------------------- steps */
+/* Inference engines' iteration annotations (engine_ann.c, EA-n). */
+enum { HTA_PHASE_NONE = 0, HTA_PHASE_PREFILL, HTA_PHASE_DECODE, HTA_PHASE_MIXED };
+enum { HTA_ANN_NONE = 0, HTA_ANN_VLLM, HTA_ANN_SGLANG, HTA_ANN_ATOM, HTA_ANN_DIFFUSION };
+
+typedef struct hta_engine_ann {
+  int format;                         /* HTA_ANN_*; HTA_ANN_NONE: not an iteration annotation */
+  int phase;                          /* HTA_PHASE_* */
+  int detailed;                       /* carries the attention aggregates below */
+  int64_t batch_size, tokens;         /* requests, query tokens; -1 unknown */
+  int64_t ctx_requests, gen_requests; /* prefill (context) and decode (generation); -1 */
+  int64_t ctx_tokens, gen_tokens;     /* -1 unknown */
+  /* detailed forms: sums over the context (c_) and generation (g_) requests of N_Q
+  ** (sq), N_KV (sk), N_Q^2 (sqsq) and N_Q * N_KV (sqsk); 0 otherwise */
+  int64_t c_sq, c_sk, c_sqsq, c_sqsk, g_sq, g_sk, g_sqsq, g_sqsk;
+} hta_engine_ann;
+
+/* Parses NAME as an iteration annotation: 1 with *A filled, else 0 (*A cleared). */
+int hta_engine_parse(const char *name, hta_engine_ann *a);
+/* "prefill", "decode", "mixed"; NULL for HTA_PHASE_NONE. */
+const char *hta_phase_name(int phase);
+/* "vllm", "sglang", "atom", "diffusion"; NULL for HTA_ANN_NONE. */
+const char *hta_engine_name(int format);
+
+/* A trace's steps (steps.c, STP-n): its ProfilerSteps, else its engine iterations. */
+enum { HTA_STEPS_NONE = 0, HTA_STEPS_PROFILER, HTA_STEPS_ENGINE };
+
+typedef struct hta_step {
+  int64_t number;   /* ProfilerStep#N: N; an engine step: its 0-based index in the trace */
+  int64_t ts, end;  /* ns, the annotation's span */
+  int64_t event_id; /* the annotation */
+  int32_t name_id;
+  hta_engine_ann ann; /* an engine step's annotation (format HTA_ANN_NONE for ProfilerSteps) */
+} hta_step;
+
+typedef struct hta_steps {
+  hta_step *a; /* by (ts, event_id); sqlite3_malloc'd */
+  size_t n;
+  int source; /* HTA_STEPS_*: where they came from; NONE when there is none */
+} hta_steps;
+
+/* The steps of trace T (STP-1..4): with PHASE < 0, its ProfilerSteps that survive T's
+** cut, else its engine steps, else none; with PHASE >= 0 (HTA_PHASE_*), only its
+** engine steps of that phase. Free with hta_steps_free. */
+int hta_steps_load(sqlite3 *db, const hta_trace *t, int phase, hta_steps *out);
+/* Trace T's engine steps, every phase, whatever its ProfilerSteps (STP-2, STP-3). */
+int hta_engine_steps_load(sqlite3 *db, const hta_trace *t, hta_steps *out);
+void hta_steps_free(hta_steps *s);
+/* The step of S whose span holds TS (the last one starting at or before it); -1. */
+long hta_steps_find(const hta_steps *s, int64_t ts);
 
 /* ---------------------------------------------------------------- GPU rows */
 typedef struct hta_gpu {
@@ -447,11 +500,12 @@ int hta_register_job_diff(sqlite3 *db);    /* the structural diff of two runs (e
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
-int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator views (tb_stats.c) */
-int hta_register_tb_views(sqlite3 *db); /* the plugin's Overview, GPU summary, Distributed view */
-int hta_register_op_perf(sqlite3 *db);  /* operator performance model, its summary */
-int hta_register_findings(sqlite3 *db); /* hta_findings: what to fix (findings.c) */
-int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
+int hta_register_tb_stats(sqlite3 *db);  /* the plugin's kernel and operator views (tb_stats.c) */
+int hta_register_tb_views(sqlite3 *db);  /* the plugin's Overview, GPU summary, Distributed view */
+int hta_register_op_perf(sqlite3 *db);   /* operator performance model, its summary */
+int hta_register_inference(sqlite3 *db); /* hta_inference_steps (inference/) */
+int hta_register_findings(sqlite3 *db);  /* hta_findings: what to fix (findings.c) */
+int hta_register_io(sqlite3 *db);        /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io_counters.c, io_overlay.c) take from the

@@ -29,7 +29,8 @@
 **  4. Rows: every cpu_op with a modelled name (op_perf_names.c; in or out of the
 **     tree) gives a forward row (is_backward 0) in its table (category): GEMM,
 **     UnaryElementwise, BinaryElementwise, Normalization; else <family>_fwd, except
-**     aten::convolution_backward in CONV_bwd. Attention and reductions also give a
+**     aten::convolution_backward in CONV_bwd. A row's name is its model's: SGLang's
+**     per-layer sglang_profiler::x_<n> is x (as TraceLens's report renames it). Attention and reductions also give a
 **     backward row (is_backward 1) in <family>_bwd when a backward node is linked to
 **     the call itself (OP-7): the backward formulas, and the GPU events under the
 **     backward nodes linked to the call or to any call below it.
@@ -60,8 +61,10 @@
 **     gflops / 1e3 / (kernel_us / 1e6); tbps = bytes / 1e12 / (kernel_us / 1e6):
 **     NULL when a divisor is 0 or bytes are unknown.
 ** 11. Roofline: the trace's device (device.name of its GPU events' device, else its
-**     first) takes the rows of the first device_peak pattern (by priority) that
-**     GLOBs it; a call whose compute spec has a row, with known bytes and FLOPs > 0,
+**     first; an empty name is the name of the device_model row its properties fall in:
+**     trace.device_type, compute capability, SM or CU count, memory) takes the rows of
+**     the first device_peak pattern (by priority) that GLOBs it; peak_device is their
+**     form_factor. A call whose compute spec has a row, with known bytes and FLOPs > 0,
 **     has roofline_us = max(FLOPs / peak_tflops, bytes / peak_tbps) (in µs), bound
 **     'compute' when the FLOPs term is the larger or equal, else 'memory', and
 **     pct_of_peak = 100 * roofline_us / kernel_us. No device_peak table, no
@@ -83,6 +86,13 @@
 **     subtree_kernel_us_total; the FLOPs from every forward row of that name.
 ** 14. group_by other than those: "hta_op_perf: group_by must be 'signature' or
 **     'instance'" (summary: 'category' or 'name').
+** 15. pct_of_achievable: the same roofline at the row's achievable_tflops and
+**     achievable_tbps (a missing one is the peak's), 100 * that time / kernel_us; NULL
+**     when the row has neither (no published measurement). Signatures: the mean of the
+**     calls'; the summary: the categories' achievable roofline time over kernel time.
+** 16. The inference attention models (op_perf_model_infer.c OI-4) take the sums of the
+**     trace's engine step (core/steps.c) whose span holds the call's start, when its
+**     annotation is a detailed one; none: no row.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -94,14 +104,15 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 /* ---------------------------------------------------------------- hta_op_perf columns */
-#define OP_SCHEMA                                                                              \
-  "CREATE TABLE x(rank INTEGER, category TEXT, name TEXT, m INTEGER, n INTEGER, k INTEGER,"    \
-  " batch INTEGER, shapes TEXT, dtypes TEXT, compute_spec TEXT, calls INTEGER, gflops REAL,"   \
-  " bytes INTEGER, flops_per_byte REAL, kernel_us_mean REAL, kernel_us_median REAL,"           \
-  " kernel_us_std REAL, kernel_us_min REAL, kernel_us_max REAL, kernel_us_total REAL,"         \
-  " tflops REAL, tbps REAL, peak_tflops REAL, peak_tbps REAL, roofline_us REAL,"               \
-  " pct_of_peak REAL, bound TEXT, event_id INTEGER, is_backward INTEGER, num_kernels INTEGER," \
-  " kernel_event_ids TEXT, trace_id INTEGER, group_by HIDDEN)"
+#define OP_SCHEMA                                                                            \
+  "CREATE TABLE x(rank INTEGER, category TEXT, name TEXT, m INTEGER, n INTEGER, k INTEGER,"  \
+  " batch INTEGER, shapes TEXT, dtypes TEXT, compute_spec TEXT, calls INTEGER, gflops REAL," \
+  " bytes INTEGER, flops_per_byte REAL, kernel_us_mean REAL, kernel_us_median REAL,"         \
+  " kernel_us_std REAL, kernel_us_min REAL, kernel_us_max REAL, kernel_us_total REAL,"       \
+  " tflops REAL, tbps REAL, peak_tflops REAL, peak_tbps REAL, roofline_us REAL,"             \
+  " pct_of_peak REAL, bound TEXT, achievable_tflops REAL, achievable_tbps REAL,"             \
+  " pct_of_achievable REAL, peak_device TEXT, event_id INTEGER, is_backward INTEGER,"        \
+  " num_kernels INTEGER, kernel_event_ids TEXT, trace_id INTEGER, group_by HIDDEN)"
 enum {
   OC_RANK,
   OC_CATEGORY,
@@ -130,6 +141,10 @@ enum {
   OC_ROOF,
   OC_PCT,
   OC_BOUND,
+  OC_ACH_TFLOPS,
+  OC_ACH_TBPS,
+  OC_ACH_PCT,
+  OC_PEAK_DEVICE,
   OC_EVENT_ID,
   OC_IS_BWD,
   OC_NKERN,
@@ -143,7 +158,7 @@ enum {
   "CREATE TABLE x(rank INTEGER, launcher_category TEXT, name TEXT, calls INTEGER,"     \
   " kernel_us_total REAL, subtree_kernel_us_total REAL, percentage REAL,"              \
   " cumulative_percentage REAL, pct_of_gpu_time REAL, gflops_total REAL, tflops REAL," \
-  " pct_of_peak REAL, trace_id INTEGER, group_by HIDDEN)"
+  " pct_of_peak REAL, pct_of_achievable REAL, trace_id INTEGER, group_by HIDDEN)"
 enum {
   OS_RANK,
   OS_CATEGORY,
@@ -157,103 +172,10 @@ enum {
   OS_GFLOPS,
   OS_TFLOPS,
   OS_PEAK_PCT,
+  OS_ACH_PCT,
   OS_TRACE_ID,
   OS_NVISIBLE
 };
-
-/* ---------------------------------------------------------------- device peaks */
-typedef struct peak_row {
-  char *pattern, *spec;
-  double tflops, tbps;
-} peak_row;
-
-typedef struct peaks {
-  peak_row *v; /* by (priority, pattern) */
-  size_t n;
-} peaks;
-
-static void peaksFree(peaks *p) {
-  for (size_t i = 0; i < p->n; i++) sqlite3_free(p->v[i].pattern), sqlite3_free(p->v[i].spec);
-  sqlite3_free(p->v);
-  memset(p, 0, sizeof *p);
-}
-
-/* Reads SCHEMA's device_peak (OP-11); none when the database has no such table. */
-static int peaksLoad(sqlite3 *db, const char *schema, peaks *p) {
-  sqlite3_stmt *st = 0;
-  int64_t has = 0;
-  int isnull, rc;
-  size_t a = 0;
-  memset(p, 0, sizeof *p);
-  rc = hta_query_int64(db, schema,
-                       "SELECT count(*) FROM $S.sqlite_schema WHERE type = 'table'"
-                       " AND name = 'device_peak'",
-                       0, 0, &has, &isnull);
-  if (rc != SQLITE_OK || !has) return rc;
-  rc = hta_prepare(db, schema,
-                   "SELECT device_pattern, compute_spec, peak_tflops, peak_tbps FROM"
-                   " $S.device_peak WHERE device_pattern IS NOT NULL AND compute_spec IS NOT NULL"
-                   " ORDER BY priority, device_pattern",
-                   &st);
-  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-    rc = SQLITE_OK; /* a row: go on */
-    peak_row r;
-    r.pattern = sqlite3_mprintf("%s", sqlite3_column_text(st, 0));
-    r.spec = sqlite3_mprintf("%s", sqlite3_column_text(st, 1));
-    r.tflops = sqlite3_column_type(st, 2) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 2);
-    r.tbps = sqlite3_column_type(st, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 3);
-    if (!r.pattern || !r.spec) {
-      sqlite3_free(r.pattern);
-      sqlite3_free(r.spec);
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    HTA_PUSH(p->v, p->n, a, 32, r, peaks_oom);
-  }
-  if (rc == SQLITE_DONE) rc = SQLITE_OK;
-  sqlite3_finalize(st);
-  return rc;
-peaks_oom:
-  sqlite3_finalize(st);
-  return SQLITE_NOMEM;
-}
-
-/* The device pattern of trace T (OP-11): an index into P->v of its first row, -1. */
-static int peaksDevice(sqlite3 *db, const hta_trace *t, const peaks *p, long *first) {
-  sqlite3_stmt *st = 0;
-  int rc;
-  *first = -1;
-  if (!p->n) return SQLITE_OK;
-  rc = hta_prepare(db, t->schema,
-                   "SELECT d.name FROM $S.device d WHERE d.trace_id = ?1 AND d.name IS NOT NULL"
-                   " ORDER BY d.device_id IS NOT (SELECT e.device FROM $S.event e"
-                   "  WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.device IS NOT NULL"
-                   "  LIMIT 1), d.device_id LIMIT 1",
-                   &st);
-  if (rc != SQLITE_OK) return rc;
-  sqlite3_bind_int64(st, 1, t->trace_id);
-  rc = sqlite3_step(st);
-  if (rc == SQLITE_ROW) {
-    const char *name = (const char *)sqlite3_column_text(st, 0);
-    for (size_t i = 0; name && i < p->n; i++) {
-      if (sqlite3_strglob(p->v[i].pattern, name) == 0) {
-        *first = (long)i;
-        break;
-      }
-    }
-  }
-  sqlite3_finalize(st);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
-}
-
-/* The row of SPEC for the device whose first row is FIRST; NULL. */
-static const peak_row *peakOf(const peaks *p, long first, const char *spec) {
-  if (first < 0 || !spec[0]) return 0;
-  for (size_t i = (size_t)first; i < p->n && !strcmp(p->v[i].pattern, p->v[first].pattern); i++) {
-    if (!strcmp(p->v[i].spec, spec)) return &p->v[i];
-  }
-  return 0;
-}
 
 /* ---------------------------------------------------------------- calls */
 typedef struct op_call {
@@ -264,7 +186,8 @@ typedef struct op_call {
   int64_t kt_ns;
   size_t kfirst, kn; /* its GPU rows: kv[kfirst..+kn), by start */
   double gflops, tflops, tbps, fpb, roof_us, pct;
-  const peak_row *peak;
+  double ach_roof_us, ach_pct; /* the roofline at the achievable rates (OP-15) */
+  const opp_row_t *peak;
   int bound;     /* -1 none, 0 memory, 1 compute */
   int outermost; /* no modelled call above it has a forward row (OP-13) */
 } op_call;
@@ -283,32 +206,48 @@ static void callsFree(op_calls *c) {
   memset(c, 0, sizeof *c);
 }
 
-/* OP-10, OP-11: the per-call metrics. */
-static void callMetrics(op_call *c, const peaks *pk, long dev) {
+/* The roofline time (µs) of GFLOPS and BYTES at TFLOPS and TBPS; *BOUND = 1 when the
+** compute term is the larger or equal (OP-11). */
+static double roofline(double gflops, double bytes, double tflops, double tbps, int *bound) {
+  double compute_us = (gflops * 1e9 / (tflops * 1e12)) * 1e6;
+  double memory_us = (bytes / (tbps * 1e3 * 1e9)) * 1e6;
+  if (bound) *bound = compute_us >= memory_us;
+  return compute_us > memory_us ? compute_us : memory_us;
+}
+
+/* OP-10, OP-11, OP-15: the per-call metrics. */
+static void callMetrics(op_call *c, const opp_peaks *pk, long dev) {
   double kt_us = (double)c->kt_ns / 1000.0;
   c->gflops = c->cost.flops / 1e9;
   c->tflops = c->kt_ns > 0 ? (c->gflops / 1e3) / (kt_us / 1e6) : NAN;
-  c->fpb = c->tbps = c->roof_us = c->pct = NAN;
+  c->fpb = c->tbps = c->roof_us = c->pct = c->ach_roof_us = c->ach_pct = NAN;
   c->bound = -1;
   if (c->cost.has_bytes) {
     double bytes = (double)c->cost.bytes;
     c->fpb = c->cost.bytes > 0 ? (c->gflops * 1e9) / bytes : NAN;
     c->tbps = c->kt_ns > 0 ? (bytes / 1e12) / (kt_us / 1e6) : NAN;
   }
-  c->peak = peakOf(pk, dev, c->cost.spec);
-  if (c->peak && c->cost.has_bytes && c->gflops > 0 && c->peak->tflops > 0 && c->peak->tbps > 0) {
-    double compute_us = (c->gflops * 1e9 / (c->peak->tflops * 1e12)) * 1e6;
-    double memory_us = ((double)c->cost.bytes / (c->peak->tbps * 1e3 * 1e9)) * 1e6;
-    c->roof_us = compute_us > memory_us ? compute_us : memory_us;
-    c->bound = compute_us >= memory_us;
+  c->peak = opp_row(pk, dev, c->cost.spec);
+  const opp_row_t *r = c->peak;
+  if (r && c->cost.has_bytes && c->gflops > 0 && r->tflops > 0 && r->tbps > 0) {
+    c->roof_us = roofline(c->gflops, (double)c->cost.bytes, r->tflops, r->tbps, &c->bound);
     c->pct = c->kt_ns > 0 ? (c->roof_us / kt_us) * 100 : NAN;
+    if (!isnan(r->ach_tflops) || !isnan(r->ach_tbps)) { /* OP-15: a missing one is the peak */
+      double at = isnan(r->ach_tflops) ? r->tflops : r->ach_tflops;
+      double ab = isnan(r->ach_tbps) ? r->tbps : r->ach_tbps;
+      if (at > 0 && ab > 0) {
+        c->ach_roof_us = roofline(c->gflops, (double)c->cost.bytes, at, ab, 0);
+        c->ach_pct = c->kt_ns > 0 ? (c->ach_roof_us / kt_us) * 100 : NAN;
+      }
+    }
   }
 }
 
 /* Computes one call's row (OP-4, OP-5), its GPU events those under LIST's nodes;
 ** no row when the model does not apply to the call. */
 static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const int32_t *list,
-                   size_t nlist, unsigned char *mark, const peaks *pk, long dev) {
+                   size_t nlist, unsigned char *mark, const opp_peaks *pk, long dev,
+                   const hta_steps *steps) {
   const opt_node *e = &ot->nodes[p];
   const opm_def *def = &opm_defs[e->model];
   size_t k0 = cs->nk;
@@ -329,7 +268,9 @@ static int addCall(const opt_trace *ot, op_calls *cs, int32_t p, int bwd, const 
     names[i] = g->name_id >= 0 ? ot->gpu.names[g->name_slot] : 0;
   }
   op_kernels k = {names, c.kn};
-  rc = opm_cost(def, &ot->arena, &ot->args[e->args], &k, bwd, &c.cost);
+  long st = hta_steps_find(steps, e->ts); /* OP-16: the engine step the call runs in */
+  const hta_engine_ann *ann = st >= 0 && steps->a[st].ann.detailed ? &steps->a[st].ann : 0;
+  rc = opm_cost(def, &ot->arena, &ot->args[e->args], &k, bwd, ann, &c.cost);
   sqlite3_free(names);
   if (rc == SQLITE_DONE) { /* no row; its GPU rows are not kept */
     cs->nk = k0;
@@ -351,7 +292,8 @@ call_oom:
 }
 
 /* Every call of trace OT (OP-4), in node order: its forward row, then its backward row. */
-static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long dev, op_calls *cs) {
+static int computeCalls(sqlite3 *db, const opt_trace *ot, const opp_peaks *pk, long dev,
+                        const hta_steps *steps, op_calls *cs) {
   unsigned char *mark = sqlite3_malloc64(ot->gpu.n ? ot->gpu.n : 1);
   int32_t *bl = 0;
   size_t nb = 0, ab = 0;
@@ -362,7 +304,7 @@ static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long 
     int32_t p = (int32_t)i;
     if ((i & 4095) == 0 && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
     if (e->model < 0 || rc != SQLITE_OK) continue;
-    rc = addCall(ot, cs, p, 0, &p, 1, mark, pk, dev);
+    rc = addCall(ot, cs, p, 0, &p, 1, mark, pk, dev, steps);
     const opm_def *def = &opm_defs[e->model];
     if (rc != SQLITE_OK || !def->has_bwd || !ot->boff || ot->boff[p + 1] == ot->boff[p]) continue;
     /* the backward nodes linked to the call and to every call below it (OP-4) */
@@ -373,7 +315,7 @@ static int computeCalls(sqlite3 *db, const opt_trace *ot, const peaks *pk, long 
       for (int32_t k = ot->boff[j]; k < ot->boff[j + 1]; k++)
         HTA_PUSH(bl, nb, ab, 16, ot->bwd[k], calls_oom);
     }
-    rc = addCall(ot, cs, p, 1, bl, nb, mark, pk, dev);
+    rc = addCall(ot, cs, p, 1, bl, nb, mark, pk, dev, steps);
   }
   goto calls_end;
 calls_oom:
@@ -405,9 +347,10 @@ typedef struct op_run {
   const hta_tvf_args *a;
   hta_table *out;
   opt_ids ids;
-  peaks pk;
+  opp_peaks pk;
   int instance; /* group_by 'instance' / 'name' */
   int summary;
+  int steps; /* the database names an inference attention model: read the engine steps */
   sqlite3_stmt *qname;
 } op_run;
 
@@ -436,12 +379,10 @@ static void cellReal(hta_cell *c, double d) {
 static int rowCommon(op_run *r, const hta_trace *t, const opt_trace *ot, const op_call *c,
                      hta_cell *row) {
   const opt_node *e = &ot->nodes[c->node];
-  char *name;
-  int rc = nodeName(r, e, &name);
-  if (rc != SQLITE_OK) return rc;
+  int rc = SQLITE_OK;
   hta_cell_int(&row[OC_RANK], t->rank);
   hta_cell_static(&row[OC_CATEGORY], c->table);
-  row[OC_NAME].type = SQLITE_TEXT, row[OC_NAME].owned = 1, row[OC_NAME].v.s = name;
+  hta_cell_static(&row[OC_NAME], opm_defs[e->model].name); /* OP-4: sglang_profiler::x_<n> is x */
   if (c->cost.has_mnk) {
     hta_cell_int(&row[OC_M], c->cost.m);
     hta_cell_int(&row[OC_N], c->cost.n);
@@ -457,7 +398,11 @@ static int rowCommon(op_run *r, const hta_trace *t, const opt_trace *ot, const o
   if (c->peak) {
     cellReal(&row[OC_PEAK_TFLOPS], c->peak->tflops);
     cellReal(&row[OC_PEAK_TBPS], c->peak->tbps);
+    cellReal(&row[OC_ACH_TFLOPS], c->peak->ach_tflops);
+    cellReal(&row[OC_ACH_TBPS], c->peak->ach_tbps);
   }
+  if (rc == SQLITE_OK && c->peak && c->peak->form_factor) /* copied: the peaks die first */
+    rc = hta_cell_text(&row[OC_PEAK_DEVICE], c->peak->form_factor);
   cellReal(&row[OC_ROOF], c->roof_us);
   if (c->bound >= 0) hta_cell_static(&row[OC_BOUND], c->bound ? "compute" : "memory");
   hta_cell_int(&row[OC_EVENT_ID], e->event_id);
@@ -482,6 +427,7 @@ static int instanceRow(op_run *r, const hta_trace *t, const opt_trace *ot, const
   cellReal(&row[OC_TFLOPS], c->tflops);
   cellReal(&row[OC_TBPS], c->tbps);
   cellReal(&row[OC_PCT], c->pct);
+  cellReal(&row[OC_ACH_PCT], c->ach_pct);
   hta_cell_int(&row[OC_NKERN], (int64_t)c->kn);
   sqlite3_str *s = sqlite3_str_new(0);
   sqlite3_str_appendchar(s, 1, '[');
@@ -512,12 +458,12 @@ static double meanOf(double *v, size_t n) {
 /* A call's signature (OP-12) with its file position: what the grouping sorts. */
 typedef struct sig_ref {
   const char *table, *shapes, *dtypes;
-  int32_t name_id, seq;
+  int32_t model, seq; /* the model (opm_defs) stands for the name */
   size_t call;
 } sig_ref;
 
 static int sameKey(const sig_ref *x, const sig_ref *y) {
-  return !strcmp(x->table, y->table) && x->name_id == y->name_id && !strcmp(x->shapes, y->shapes) &&
+  return !strcmp(x->table, y->table) && x->model == y->model && !strcmp(x->shapes, y->shapes) &&
          !strcmp(x->dtypes, y->dtypes);
 }
 
@@ -525,7 +471,7 @@ static int sigCmp(const void *a, const void *b) {
   const sig_ref *x = a, *y = b;
   int c = strcmp(x->table, y->table);
   if (c) return c;
-  if (x->name_id != y->name_id) return x->name_id < y->name_id ? -1 : 1;
+  if (x->model != y->model) return x->model < y->model ? -1 : 1;
   if ((c = strcmp(x->shapes, y->shapes)) != 0) return c;
   if ((c = strcmp(x->dtypes, y->dtypes)) != 0) return c;
   return x->seq < y->seq ? -1 : x->seq > y->seq;
@@ -557,6 +503,8 @@ static int signatureRow(op_run *r, const hta_trace *t, const opt_trace *ot, cons
   cellReal(&row[OC_TBPS], meanOf(buf, n));
   for (size_t i = 0; i < n; i++) buf[i] = cs->v[g[i].call].pct;
   cellReal(&row[OC_PCT], meanOf(buf, n));
+  for (size_t i = 0; i < n; i++) buf[i] = cs->v[g[i].call].ach_pct;
+  cellReal(&row[OC_ACH_PCT], meanOf(buf, n));
   return SQLITE_OK;
 }
 
@@ -583,7 +531,7 @@ static int signatureRows(op_run *r, const hta_trace *t, const opt_trace *ot, con
     refs[i].table = c->table;
     refs[i].shapes = c->cost.shapes;
     refs[i].dtypes = c->cost.dtypes ? c->cost.dtypes : "";
-    refs[i].name_id = ot->nodes[c->node].name_id;
+    refs[i].model = ot->nodes[c->node].model;
     refs[i].seq = ot->nodes[c->node].seq;
     refs[i].call = i;
   }
@@ -637,7 +585,7 @@ typedef struct sum_group {
   char *name;           /* 'name' mode: the launcher name (owned) */
   int32_t name_id;
   int64_t calls, direct_ns, subtree_ns;
-  double flops, flops_timed, kt_ns_timed, roof_us, kt_us_roof;
+  double flops, flops_timed, kt_ns_timed, roof_us, kt_us_roof, ach_us, kt_us_ach;
 } sum_group;
 
 /* OP-9: the category of launcher L. */
@@ -675,6 +623,8 @@ static void addFlops(sum_group *g, const op_call *c) {
     g->flops_timed += c->cost.flops;
     g->kt_ns_timed += (double)c->kt_ns;
     if (!isnan(c->roof_us)) g->roof_us += c->roof_us, g->kt_us_roof += (double)c->kt_ns / 1000.0;
+    if (!isnan(c->ach_roof_us))
+      g->ach_us += c->ach_roof_us, g->kt_us_ach += (double)c->kt_ns / 1000.0;
   }
 }
 
@@ -766,6 +716,7 @@ static int summaryRows(op_run *r, const hta_trace *t, const opt_trace *ot, const
     if (g->kt_ns_timed > 0 && g->flops_timed > 0)
       hta_cell_double(&row[OS_TFLOPS], g->flops_timed / 1e12 / (g->kt_ns_timed / 1e9));
     if (g->kt_us_roof > 0) hta_cell_double(&row[OS_PEAK_PCT], 100.0 * g->roof_us / g->kt_us_roof);
+    if (g->kt_us_ach > 0) hta_cell_double(&row[OS_ACH_PCT], 100.0 * g->ach_us / g->kt_us_ach);
     hta_cell_int(&row[OS_TRACE_ID], t->trace_id);
   }
   goto sum_end;
@@ -781,18 +732,22 @@ sum_end:
 static int traceRows(op_run *r, const hta_trace *t) {
   opt_trace ot;
   op_calls cs;
+  hta_steps steps;
   long dev = -1;
   int rc = opt_trace_load(r->db, t, &r->ids, &ot);
   if (rc != SQLITE_OK) return rc;
   memset(&cs, 0, sizeof cs);
-  rc = peaksDevice(r->db, t, &r->pk, &dev);
-  if (rc == SQLITE_OK) rc = computeCalls(r->db, &ot, &r->pk, dev, &cs);
+  memset(&steps, 0, sizeof steps);
+  if (r->steps) rc = hta_engine_steps_load(r->db, t, &steps); /* OP-16 */
+  if (rc == SQLITE_OK) rc = opp_device(r->db, t, &r->pk, &dev);
+  if (rc == SQLITE_OK) rc = computeCalls(r->db, &ot, &r->pk, dev, &steps, &cs);
   if (rc == SQLITE_OK) {
     if (r->summary) rc = summaryRows(r, t, &ot, &cs);
     else if (r->instance) rc = instanceRows(r, t, &ot, &cs);
     else rc = signatureRows(r, t, &ot, &cs);
   }
   callsFree(&cs);
+  hta_steps_free(&steps);
   opt_trace_free(&ot);
   return rc;
 }
@@ -828,7 +783,11 @@ static int opRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   if (rc != SQLITE_OK) return rc;
   rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, 1, &ts); /* OP-1: whole files */
   if (rc == SQLITE_OK && ts.n) rc = opt_ids_load(db, a->scope.schema, &r.ids);
-  if (rc == SQLITE_OK && ts.n) rc = peaksLoad(db, a->scope.schema, &r.pk);
+  for (size_t i = 0; rc == SQLITE_OK && i < r.ids.nmodel; i++)
+    if (opm_defs[r.ids.model_def[i]].family == OPF_INFATTN &&
+        opm_defs[r.ids.model_def[i]].kind >= OPM_IATTN)
+      r.steps = 1;
+  if (rc == SQLITE_OK && ts.n) rc = opp_load(db, a->scope.schema, &r.pk);
   if (rc == SQLITE_OK && ts.n) rc = hta_prepare(db, a->scope.schema, HTA_SQL_NAME_OF_ID, &r.qname);
   for (int i = 0; rc == SQLITE_OK && i < ts.n; i++) {
     rc = traceRows(&r, &ts.a[i]);
@@ -836,7 +795,7 @@ static int opRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   }
   sqlite3_finalize(r.qname);
   opt_ids_free(&r.ids);
-  peaksFree(&r.pk);
+  opp_free(&r.pk);
   hta_traces_free(&ts);
   return rc;
 }

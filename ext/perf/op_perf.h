@@ -6,6 +6,7 @@
 **   op_perf_model.c   FLOPs, bytes, parameters and compute spec of each modelled name
 **   op_perf_names.c   the operator names: their model, table and launcher category
 **   op_perf_tree.c    one trace's call tree, GPU events, backward links, launchers
+**   op_perf_peaks.c   the device's peaks (device_peak), found by name or by properties
 **   op_perf.c         hta_op_perf and hta_op_perf_summary (rows, statistics, roofline)
 **
 ** ext/diff/ reads one trace's call tree through it (opt_trace_load with
@@ -70,6 +71,9 @@ enum {
   OPF_RMSNORM,
   OPF_ROPE,
   OPF_INFATTN,
+  OPF_GGEMM,       /* grouped GEMMs (GroupedGEMM_fwd) */
+  OPF_MOE_FUSED,   /* a whole MoE block in one kernel (MoE_fused_fwd) */
+  OPF_MOE_UNFUSED, /* one MoE GEMM stage (MoE_unfused_fwd) */
   OPF_N
 };
 
@@ -106,7 +110,29 @@ enum {
   OPM_AITER_RMSOUT, /* aiter::rmsnorm (out, input, weight, eps) */
   OPM_RMS_ADD,      /* fused residual add + RMSNorm (out, input, res_in, res_out, weight, ...) */
   OPM_SGL_ROPE,     /* sgl_kernel::rotary_embedding */
-  OPM_STORE_CACHE   /* sglang::store_cache */
+  OPM_STORE_CACHE,  /* sglang::store_cache */
+  /* op_perf_model_infer.c: quantized, FP8 and FP4 GEMMs */
+  OPM_A8W8,        /* x [M, K], w [N, K] quantized (aiter gemm_a8w8*, blockscale) */
+  OPM_HBL_FP8,     /* hipblaslt_gemm_fp8(A, scaleA, B, scaleB, dtype, transA, transB, transC) */
+  OPM_HBL_FP4,     /* hipblaslt_gemm_fp4: the same layout, K packed in pairs */
+  OPM_A4W4,        /* aiter gemm_a4w4(A, B, scaleA, scaleB, ...): MXFP4, NT */
+  OPM_AFP4WFP4,    /* aiter gemm_afp4wfp4_: MXFP4 x and w [., K/2] */
+  OPM_BG_A16WFP4,  /* aiter batched_gemm_a16wfp4_: x [B, M, K], w [B, N, K/2] */
+  OPM_BG_A8W8,     /* aiter batched_gemm_a8w8: x [B, M, K] or [M, B, K], w [B, N, K] */
+  OPM_DYNQ_GEMM,   /* vllm::gemm_with_dynamic_quant: x [M, K], w [N, K packed] */
+  OPM_GGEMM,       /* grouped GEMM, one K: x [M, K], w [G, K, N] or [G, N, K] */
+  OPM_GGEMM_VK,    /* grouped GEMM, variable K (aggregate form [M, K], [M, N]) */
+  OPM_MOE_FUSED,   /* aiter fmoe(out, input, w1, w2, ...), top-k a concrete input */
+  OPM_MOE_UP_TILE, /* aiter moe_cktile2stages_gemm1_ck(x, w1, out [M, topk, N], ...) */
+  OPM_MOE_DN_TILE, /* aiter moe_cktile2stages_gemm2_ck(x [M, topk, N], w2, out, ...) */
+  OPM_MOE_CK1,     /* aiter ck_moe_stage1(x, w1, w2, ..., out [M, topk, N]) */
+  OPM_MOE_CK2,     /* aiter ck_moe_stage2(x [M, topk, N], w1, w2, ...) */
+  OPM_MOE_TRITON,  /* SGLang invoke_fused_moe_kernel(A, B [E, N, K], C, ..., topk_ids) */
+  /* inference attention over a batch of requests: the step's annotation sums */
+  OPM_IATTN,        /* q [N, H, d], k [..., N, H_kv, d] */
+  OPM_IATTN_V,      /* the same, d_v from v (argument 2) */
+  OPM_IATTN_RAGGED, /* paged_attention_ragged: q argument 2, caches 3 and 4 */
+  OPM_IATTN_GLUON   /* pa_decode_gluon: decode only, FP8 cache, a sliding window */
 };
 
 /* A modelled name (op_perf_names.c). */
@@ -131,7 +157,7 @@ const char *opm_launcher_category(const char *name);
 /* What a model computes for one call (OP-5, OP-6). */
 typedef struct op_cost {
   double flops;  /* FLOPs (a float where the formula divides) */
-  int64_t bytes; /* bytes moved; meaningful when has_bytes */
+  int64_t bytes; /* bytes moved, whole (MoE's expected active experts rounded); when has_bytes */
   int has_bytes; /* 0: an element size is unknown */
   int64_t m, n, k, batch;
   int has_mnk;
@@ -146,12 +172,42 @@ typedef struct op_kernels {
   size_t n;
 } op_kernels;
 
-/* Computes DEF's model for the call with args A (BWD: its backward formulas).
-** Returns SQLITE_OK with *c filled, SQLITE_DONE when the model does not apply to
-** the call (missing or malformed shapes: the call has no row), SQLITE_NOMEM. */
+/* Computes DEF's model for the call with args A (BWD: its backward formulas); ANN is
+** the detailed engine iteration annotation the call runs in (NULL: none), which the
+** inference attention models need. Returns SQLITE_OK with *c filled, SQLITE_DONE when
+** the model does not apply to the call (missing or malformed shapes, an attention call
+** outside a detailed step: the call has no row), SQLITE_NOMEM. */
 int opm_cost(const opm_def *def, const opa_arena *arena, const op_args *a, const op_kernels *k,
-             int bwd, op_cost *c);
+             int bwd, const hta_engine_ann *ann, op_cost *c);
+/* The model of operator NAME (an index into opm_defs), -1 when it has none. SGLang's
+** profiler names its annotations per layer (sglang_profiler::x_<n>): that suffix is
+** dropped first, as TraceLens's report does. */
+long opm_find(const char *name);
 void opm_cost_free(op_cost *c);
+
+/* ---------------------------------------------------------------- device peaks */
+/* One device_peak row (op_perf_peaks.c, OP-11). */
+typedef struct opp_row_t {
+  char *pattern, *spec, *form_factor;
+  double tflops, tbps;         /* the datasheet's peak; NaN when NULL */
+  double ach_tflops, ach_tbps; /* the achievable figures; NaN when none */
+} opp_row_t;
+
+typedef struct opp_peaks {
+  opp_row_t *v; /* by (priority, pattern) */
+  size_t n;
+} opp_peaks;
+
+/* Reads SCHEMA's device_peak; none when the database has no such table (an old
+** database without the achievable columns reads them as NULL). */
+int opp_load(sqlite3 *db, const char *schema, opp_peaks *p);
+void opp_free(opp_peaks *p);
+/* The device of trace T (OP-11): its GPU's name, else the name device_model gives its
+** properties; *FIRST = the index in P->v of the first row of the first pattern that
+** matches that name, -1 when none does. */
+int opp_device(sqlite3 *db, const hta_trace *t, const opp_peaks *p, long *first);
+/* The row of SPEC for the device whose first row is FIRST; NULL. */
+const opp_row_t *opp_row(const opp_peaks *p, long first, const char *spec);
 
 /* ---------------------------------------------------------------- one trace */
 /* What every trace of a database shares: category and name ids (op_perf_tree.c). */
@@ -160,7 +216,7 @@ typedef struct opt_ids {
   int ncat_op, ncat_rt;
   int32_t *model_ids; /* name ids of the modelled names, ascending ... */
   int32_t *model_def; /* ... and the index of each one's opm_defs entry */
-  size_t nmodel;
+  size_t nmodel, nmodel_def;
   int32_t *bwd_ids; /* name ids of autograd::engine::evaluate_function: ..., ascending */
   size_t nbwd;
   int32_t execute_id; /* "execute"; -1 */

@@ -5,8 +5,8 @@
 **
 ** The names, tables and categories are facts of TraceLens's op_to_perf_model_class_map
 ** and category registry at commit 171dd747 (292 names; the pseudo-op extension names
-** included, as its default report registers them); the 90 names with a model here
-** are the ones whose formulas op_perf_model.c implements. Both tables are sorted by
+** included, as its default report registers them); the 135 names with a model here
+** are the ones whose formulas op_perf_model.c and op_perf_model_infer.c implement. Both tables are sorted by
 ** byte order for a binary search.
 */
 #include <string.h>
@@ -20,9 +20,33 @@ SQLITE_EXTENSION_INIT3
 const opm_def opm_defs[] = {
     {"FlashAttnFunc", OPM_FA_FUNC, OPF_SDPA, 0, 1},
     {"_C::silu_and_mul", OPM_SILU_MUL, OPF_UNARY, 0, 0},
+    {"aiter::_gemm_a4w4_asm", OPM_A4W4, OPF_GEMM, 0, 0},
+    {"aiter::_gemm_a8w8_blockscale_bpreshuffle_asm", OPM_A8W8, OPF_GEMM, 0, 0},
     {"aiter::_groupnorm_run", OPM_GN, OPF_NORM, 0, 0},
     {"aiter::add_rmsnorm", OPM_RMS_ADD, OPF_RMSNORM, 0, 0},
+    {"aiter::batched_gemm_a16wfp4_", OPM_BG_A16WFP4, OPF_GEMM, 0, 0},
+    {"aiter::ck_moe_stage1", OPM_MOE_CK1, OPF_MOE_UNFUSED, 0, 0},
+    {"aiter::ck_moe_stage2", OPM_MOE_CK2, OPF_MOE_UNFUSED, 0, 0},
+    {"aiter::flatmm_a8w8_blockscale_asm", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::fmha_v3_varlen_fwd", OPM_IATTN_V, OPF_INFATTN, 0, 0},
+    {"aiter::fmoe_fp8_blockscale_g1u1", OPM_MOE_FUSED, OPF_MOE_FUSED, 0, 0},
+    {"aiter::fmoe_g1u1", OPM_MOE_FUSED, OPF_MOE_FUSED, 0, 0},
     {"aiter::gemm_a16w16", OPM_AITER_GEMM, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a4w4", OPM_A4W4, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_ck", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a8w8_blockscale_bpreshuffle_cktile", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a8w8_blockscale_ck", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a8w8_blockscale_cktile", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a8w8_bpreshuffle", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a8w8_bpreshuffle_ck", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::gemm_a8w8_ck", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::gemm_afp4wfp4_", OPM_AFP4WFP4, OPF_GEMM, 0, 0},
+    {"aiter::gfx950_a8w8_blockscale_asm", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"aiter::mha_batch_prefill", OPM_IATTN_V, OPF_INFATTN, 0, 0},
+    {"aiter::mha_varlen_fwd", OPM_IATTN, OPF_INFATTN, 0, 0},
+    {"aiter::moe_cktile2stages_gemm1_ck", OPM_MOE_UP_TILE, OPF_MOE_UNFUSED, 0, 0},
+    {"aiter::moe_cktile2stages_gemm2_ck", OPM_MOE_DN_TILE, OPF_MOE_UNFUSED, 0, 0},
+    {"aiter::pa_decode_gluon", OPM_IATTN_GLUON, OPF_INFATTN, 0, 0},
     {"aiter::rms_norm", OPM_AITER_RMS, OPF_RMSNORM, 0, 0},
     {"aiter::rmsnorm", OPM_AITER_RMSOUT, OPF_RMSNORM, 0, 0},
     {"aiter::rmsnorm2d_fwd_ck", OPM_AITER_RMS, OPF_RMSNORM, 0, 0},
@@ -103,11 +127,35 @@ const opm_def opm_defs[] = {
     {"aten::var", OPM_REDUCE, OPF_REDUCE, 0, 1},
     {"bitsandbytes::int8_linear_matmul", OPM_SCALED_MM, OPF_GEMM, 0, 0},
     {"flash_attn::_flash_attn_forward", OPM_FA_FUNC, OPF_SDPA, 0, 1},
+    {"primus_turbo::grouped_gemm", OPM_GGEMM, OPF_GGEMM, 0, 0},
+    {"primus_turbo::grouped_gemm_impl", OPM_GGEMM, OPF_GGEMM, 0, 0},
+    {"primus_turbo::grouped_gemm_variable_k", OPM_GGEMM_VK, OPF_GGEMM, 0, 0},
+    {"primus_turbo::grouped_gemm_variable_k_impl", OPM_GGEMM_VK, OPF_GGEMM, 0, 0},
+    {"primus_turbo::hipblaslt_gemm_fp4", OPM_HBL_FP4, OPF_GEMM, 0, 0},
+    {"primus_turbo::hipblaslt_gemm_fp8", OPM_HBL_FP8, OPF_GEMM, 0, 0},
+    {"primus_turbo_cpp_extension::ck_grouped_gemm", OPM_GGEMM, OPF_GGEMM, 0, 0},
+    {"primus_turbo_cpp_extension::ck_grouped_gemm_variable_k", OPM_GGEMM_VK, OPF_GGEMM, 0, 0},
+    {"primus_turbo_cpp_extension::grouped_gemm", OPM_GGEMM, OPF_GGEMM, 0, 0},
+    {"primus_turbo_cpp_extension::grouped_gemm_variable_k", OPM_GGEMM_VK, OPF_GGEMM, 0, 0},
+    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp4", OPM_HBL_FP4, OPF_GEMM, 0, 0},
+    {"primus_turbo_cpp_extension::hipblaslt_gemm_fp8", OPM_HBL_FP8, OPF_GEMM, 0, 0},
     {"sgl_kernel::rotary_embedding", OPM_SGL_ROPE, OPF_ROPE, 0, 0},
     {"sgl_kernel::silu_and_mul", OPM_SILU_MUL, OPF_UNARY, 0, 0},
     {"sglang::store_cache", OPM_STORE_CACHE, OPF_INFATTN, 0, 0},
+    {"sglang_profiler::attention_paged_attention_ragged", OPM_IATTN_RAGGED, OPF_INFATTN, 0, 0},
+    {"sglang_profiler::batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant_"
+     "batched_gemm_a8w8_a_per_token_group_prequant_w_per_batched_tensor_quant",
+     OPM_BG_A8W8, OPF_GEMM, 0, 0},
+    {"sglang_profiler::fp8_utils_gemm_a8w8_blockscale", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"sglang_profiler::fused_moe_triton_kernels_invoke_fused_moe_kernel", OPM_MOE_TRITON,
+     OPF_MOE_UNFUSED, 0, 0},
+    {"sglang_profiler::gemm_a8w8_blockscale_gemm_a8w8_blockscale", OPM_A8W8, OPF_GEMM, 0, 0},
     {"trtllm::cublas_scaled_mm", OPM_SCALED_MM, OPF_GEMM, 0, 0},
+    {"vllm::_rocm_aiter_preshuffled_per_token_w8a8_gemm", OPM_A8W8, OPF_GEMM, 0, 0},
+    {"vllm::gemm_with_dynamic_quant", OPM_DYNQ_GEMM, OPF_GEMM, 0, 0},
+    {"vllm::rocm_aiter_triton_gemm_a8w8_blockscale", OPM_A8W8, OPF_GEMM, 0, 0},
     {"vllm::rocm_unquantized_gemm", OPM_VLLM_GEMM, OPF_GEMM, 0, 0},
+    {"vllm::unified_attention_with_output", OPM_IATTN, OPF_INFATTN, 0, 0},
 };
 const size_t opm_ndefs = sizeof opm_defs / sizeof opm_defs[0];
 
@@ -431,7 +479,7 @@ static const struct {
 
 const char *opm_table(int family, int bwd) {
   static const char *const single[OPF_N] = {
-      "GEMM", 0, 0, "UnaryElementwise", "BinaryElementwise", "Normalization", 0, 0, 0, 0};
+      "GEMM", 0, 0, "UnaryElementwise", "BinaryElementwise", "Normalization", 0, 0, 0, 0, 0, 0, 0};
   static const char *const split[OPF_N][2] = {
       {0, 0},
       {"SDPA_fwd", "SDPA_bwd"},
@@ -443,14 +491,47 @@ const char *opm_table(int family, int bwd) {
       {"RMSNorm_fwd", "RMSNorm_bwd"},
       {"RoPE_fwd", "RoPE_bwd"},
       {"InferenceAttention_fwd", "InferenceAttention_bwd"},
+      {"GroupedGEMM_fwd", "GroupedGEMM_bwd"},
+      {"MoE_fused_fwd", "MoE_fused_bwd"},
+      {"MoE_unfused_fwd", "MoE_unfused_bwd"},
   };
   if (family < 0 || family >= OPF_N) return 0;
   return single[family] ? single[family] : split[family][bwd ? 1 : 0];
 }
 
+/* NAME without SGLang's per-layer suffix into BUF: "sglang_profiler::x_12" is
+** "sglang_profiler::x"; other names unchanged. Returns BUF or NAME. */
+static const char *opmCanonical(const char *name, char *buf, size_t n) {
+  static const char pfx[] = "sglang_profiler::";
+  size_t len = strlen(name), k = len;
+  if (strncmp(name, pfx, sizeof pfx - 1)) return name;
+  while (k > sizeof pfx - 1 && name[k - 1] >= '0' && name[k - 1] <= '9') k--;
+  if (k == len || k <= sizeof pfx || name[k - 1] != '_' || k - 1 >= n) return name;
+  memcpy(buf, name, k - 1);
+  buf[k - 1] = 0;
+  return buf;
+}
+
+long opm_find(const char *name) {
+  char buf[256];
+  size_t lo = 0, hi = opm_ndefs;
+  if (!name) return -1;
+  name = opmCanonical(name, buf, sizeof buf);
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(opm_defs[mid].name, name);
+    if (c == 0) return (long)mid;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return -1;
+}
+
 const char *opm_launcher_category(const char *name) {
+  char buf[256];
   size_t lo = 0, hi = sizeof opmCategories / sizeof opmCategories[0];
   if (!name) return 0;
+  name = opmCanonical(name, buf, sizeof buf);
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     int c = strcmp(opmCategories[mid].name, name);

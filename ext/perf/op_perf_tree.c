@@ -48,29 +48,53 @@ int opt_ids_load(sqlite3 *db, const char *schema, opt_ids *ids) {
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   sqlite3_finalize(st);
   st = 0;
-  /* the modelled names present in this database */
+  /* the modelled names present in this database: exact, and SGLang's per-layer
+  ** sglang_profiler::x_<n> (opm_find drops the suffix) */
   if (rc == SQLITE_OK) {
     const char **names = sqlite3_malloc64(opm_ndefs * sizeof *names);
     int32_t *found = sqlite3_malloc64(opm_ndefs * sizeof *found);
-    ids->model_ids = sqlite3_malloc64(opm_ndefs * sizeof *ids->model_ids);
-    ids->model_def = sqlite3_malloc64(opm_ndefs * sizeof *ids->model_def);
-    if (!names || !found || !ids->model_ids || !ids->model_def) rc = SQLITE_NOMEM;
+    size_t am = 0, ad = 0;
+    if (!names || !found) rc = SQLITE_NOMEM;
     for (size_t i = 0; rc == SQLITE_OK && i < opm_ndefs; i++) names[i] = opm_defs[i].name;
     if (rc == SQLITE_OK) rc = hta_string_ids(db, schema, names, opm_ndefs, found);
-    /* sorted by name id: insertion into the (short) arrays */
     for (size_t i = 0; rc == SQLITE_OK && i < opm_ndefs; i++) {
       if (found[i] < 0) continue;
-      size_t k = ids->nmodel++;
-      while (k > 0 && ids->model_ids[k - 1] > found[i]) {
-        ids->model_ids[k] = ids->model_ids[k - 1];
-        ids->model_def[k] = ids->model_def[k - 1];
-        k--;
-      }
-      ids->model_ids[k] = found[i];
-      ids->model_def[k] = (int32_t)i;
+      HTA_PUSH(ids->model_ids, ids->nmodel, am, 64, found[i], names_oom);
+      HTA_PUSH(ids->model_def, ids->nmodel_def, ad, 64, (int32_t)i, names_oom);
     }
+    if (rc == SQLITE_OK)
+      rc = hta_prepare(db, schema,
+                       "SELECT string_id, value FROM $S.string WHERE value >= 'sglang_profiler::'"
+                       " AND value < 'sglang_profiler:;'",
+                       &st);
+    while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+      const char *v = (const char *)sqlite3_column_text(st, 1);
+      long d = opm_find(v);
+      rc = SQLITE_OK;
+      if (d < 0 || !strcmp(v, opm_defs[d].name)) continue; /* none, or found exactly above */
+      HTA_PUSH(ids->model_ids, ids->nmodel, am, 64, (int32_t)sqlite3_column_int64(st, 0),
+               names_oom);
+      HTA_PUSH(ids->model_def, ids->nmodel_def, ad, 64, (int32_t)d, names_oom);
+    }
+    if (rc == SQLITE_DONE) rc = SQLITE_OK;
+    sqlite3_finalize(st);
+    st = 0;
+    goto names_done;
+  names_oom:
+    rc = SQLITE_NOMEM;
+  names_done:
     sqlite3_free(names);
     sqlite3_free(found);
+    /* sorted by name id, for the lookups (insertion: the arrays are short) */
+    for (size_t i = 1; rc == SQLITE_OK && i < ids->nmodel; i++) {
+      int32_t id = ids->model_ids[i], def = ids->model_def[i];
+      size_t k = i;
+      for (; k > 0 && ids->model_ids[k - 1] > id; k--) {
+        ids->model_ids[k] = ids->model_ids[k - 1];
+        ids->model_def[k] = ids->model_def[k - 1];
+      }
+      ids->model_ids[k] = id, ids->model_def[k] = def;
+    }
   }
   if (rc == SQLITE_OK) {
     const char *exe = "execute";

@@ -97,7 +97,7 @@ q s3.db "DELETE FROM capture; DROP TABLE capture; DROP VIEW job_summary;
 CREATE VIEW job_summary AS SELECT j.job_id, j.name AS job FROM job j;
 UPDATE meta SET value = '3' WHERE key = 'schema_version'"
 $ING s3.db run 2> err.txt; check "schema 3: append exit 0" [ $? = 0 ]
-check "schema 3: said so" grep -q 'upgraded the database to schema 4' err.txt
+check "schema 3: said so" grep -q 'upgraded the database to schema 5' err.txt
 check "schema 3: capture and the new job_summary" [ "$(q s3.db "SELECT captures FROM job_summary WHERE job = 'run'")" = 1 ]
 
 [ $fails = 0 ] && echo "captures: all checks passed"

@@ -50,7 +50,7 @@ J
 $ING -q t.db runA/rank2.json; check "file exit 0" [ $? = 0 ]
 check "jobs" [ "$(q t.db "SELECT group_concat(job_id || ':' || name || ':' || source, ' ') FROM job")" = "1:runA:$here/runA 2:exp:$here/runB/worker3.json" ]
 check "every trace's job" [ "$(q t.db "SELECT group_concat(file_name || '=' || job_id, ' ') FROM (SELECT * FROM trace ORDER BY file_name)")" = "runA/rank0.json=1 runA/rank1.json=1 runA/rank2.json=1 runB/worker3.json=2" ]
-check "schema_version 4" [ "$(q t.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 4 ]
+check "schema_version 5" [ "$(q t.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
 
 # 2. --list: runA 3 ranks 0-2, 3 files, steps {1, 2}, 3 + 2 + 1 events; exp 1 rank (3),
 #    1 file, step {7}, 1 event. Bytes: the files' sizes.
@@ -124,27 +124,56 @@ SQL
 }
 old_db o.db; old_db o2.db; old_db o3.db
 $ING o.db runB 2> err.txt; check "append to schema 1: exit 0" [ $? = 0 ]
-check "append to schema 1: said so" grep -q '^hta-ingest: o.db: upgraded the database to schema 4: 4 traces in 3 jobs$' err.txt
+check "append to schema 1: said so" grep -q '^hta-ingest: o.db: upgraded the database to schema 5: 4 traces in 3 jobs$' err.txt
 # /data/a/run1 and /data/b/run1 are two directories of one name: the second is run1-2
 check "upgrade: jobs" [ "$(q o.db "SELECT group_concat(job_id || ':' || name || ':' || source, ' ') FROM (SELECT * FROM job ORDER BY job_id)")" = "1:run1:/data/a/run1 2:run1-2:/data/b/run1 3:c:/data/c 4:runB:$here/runB" ]
 check "upgrade: traces' jobs" [ "$(q o.db "SELECT group_concat(trace_id || '=' || job_id, ' ') FROM trace")" = "1=1 2=1 3=2 4=3 5=4" ]
 check "upgrade: rows kept" [ "$(q o.db "SELECT file_size, min_ts, max_end, event_count FROM trace WHERE trace_id = 1; SELECT count(*) FROM event")" = "10|10|20|1
 2" ]
 check "upgrade: trace's columns as a new database's" [ "$(q o.db "SELECT group_concat(name) FROM pragma_table_info('trace')")" = "$(q t.db "SELECT group_concat(name) FROM pragma_table_info('trace')")" ]
-check "upgrade: schema_version 4" [ "$(q o.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 4 ]
+check "upgrade: schema_version 5" [ "$(q o.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
 check "upgrade: integrity" [ "$(q o.db 'PRAGMA integrity_check')" = ok ]
 $ING --upgrade o2.db 2> err.txt; check "--upgrade exit 0" [ $? = 0 ]
-check "--upgrade: said so" grep -q '^hta-ingest: o2.db: upgraded the database to schema 4: 4 traces in 3 jobs$' err.txt
+check "--upgrade: said so" grep -q '^hta-ingest: o2.db: upgraded the database to schema 5: 4 traces in 3 jobs$' err.txt
 check "--upgrade: no trace added" [ "$(q o2.db "SELECT count(*) FROM trace; SELECT count(*) FROM job")" = "4
 3" ]
 $ING --upgrade o2.db 2> err.txt; check "--upgrade again exit 0" [ $? = 0 ]
-check "--upgrade again: already" grep -q '^hta-ingest: o2.db: already at schema 4$' err.txt
-# schema 2 (jobs, no device_peak, no capture) to 4: the tables are created, device_peak seeded, nothing else changes
-cp t.db s2.db && q s2.db "DROP TABLE device_peak; DROP TABLE capture; UPDATE meta SET value = '2' WHERE key = 'schema_version'"
-$ING --upgrade s2.db 2> err.txt; check "--upgrade 2 -> 4: exit 0" [ $? = 0 ]
-check "--upgrade 2 -> 4: said so" grep -q '^hta-ingest: s2.db: upgraded the database to schema 4: 4 traces in 2 jobs$' err.txt
-check "--upgrade 2 -> 4: device_peak seeded" [ "$(q s2.db "SELECT count(*) > 100 FROM device_peak")" = 1 ]
-check "--upgrade 2 -> 4: schema_version 4" [ "$(q s2.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 4 ]
+check "--upgrade again: already" grep -q '^hta-ingest: o2.db: already at schema 5$' err.txt
+# schema 2 (jobs, no device_peak, no capture) to 5: the tables are created, device_peak seeded, nothing else changes
+cp t.db s2.db && q s2.db "DROP TABLE device_peak; DROP TABLE capture; DROP TABLE device_model; UPDATE meta SET value = '2' WHERE key = 'schema_version'"
+$ING --upgrade s2.db 2> err.txt; check "--upgrade 2 -> 5: exit 0" [ $? = 0 ]
+check "--upgrade 2 -> 5: said so" grep -q '^hta-ingest: s2.db: upgraded the database to schema 5: 4 traces in 2 jobs$' err.txt
+check "--upgrade 2 -> 5: device_peak seeded" [ "$(q s2.db "SELECT count(*) > 100 FROM device_peak")" = 1 ]
+check "--upgrade 2 -> 5: schema_version 5" [ "$(q s2.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
+# schema 3 or 4 to 5: device_peak gains its achievable columns (the seeded figures filled in, a
+# row the user edited left alone), the rows schema 5 seeds (MI355X, INT8), and device_model;
+# old V DB: t.db as schema V had it (3: no capture table either)
+old() {
+  cp t.db "$2" && q "$2" "$([ "$1" = 3 ] && echo 'DROP TABLE capture;') DROP TABLE device_model;
+  CREATE TABLE dp3 AS SELECT device_pattern, priority, compute_spec, peak_tflops, peak_tbps, form_factor, source
+    FROM device_peak WHERE device_pattern <> '*MI355X*' AND compute_spec <> 'matrix_int8';
+  DROP TABLE device_peak;
+  CREATE TABLE device_peak(device_pattern TEXT NOT NULL, priority INTEGER NOT NULL, compute_spec TEXT NOT NULL,
+    peak_tflops REAL NOT NULL, peak_tbps REAL NOT NULL, form_factor TEXT, source TEXT,
+    PRIMARY KEY(device_pattern, compute_spec));
+  INSERT INTO device_peak SELECT * FROM dp3; DROP TABLE dp3;
+  UPDATE device_peak SET peak_tflops = 1000 WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_fp16';
+  UPDATE meta SET value = '$1' WHERE key = 'schema_version'"
+}
+for v in 3 4; do
+  d=s$v.db; old $v $d
+  check "schema $v copy: no achievable column" [ "$(q $d "SELECT count(*) FROM pragma_table_info('device_peak') WHERE name LIKE 'achievable%'")" = 0 ]
+  $ING --upgrade $d 2> err.txt; check "--upgrade $v -> 5: exit 0" [ $? = 0 ]
+  check "--upgrade $v -> 5: said so" grep -q "^hta-ingest: $d: upgraded the database to schema 5: 4 traces in 2 jobs\$" err.txt
+  check "--upgrade $v -> 5: schema_version 5" [ "$(q $d "SELECT value FROM meta WHERE key = 'schema_version'")" = 5 ]
+  check "--upgrade $v -> 5: device_peak's columns as a new database's" [ "$(q $d "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" = "$(q t.db "SELECT group_concat(name) FROM pragma_table_info('device_peak')")" ]
+  check "--upgrade $v -> 5: achievable filled" [ "$(q $d "SELECT achievable_tflops, achievable_tbps FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_bf16'")" = "708.0|5.3" ]
+  check "--upgrade $v -> 5: an edited row kept as it is" [ "$(q $d "SELECT peak_tflops, coalesce(achievable_tflops, 'none') FROM device_peak WHERE device_pattern = '*MI300X*' AND compute_spec = 'matrix_fp16'")" = "1000.0|none" ]
+  check "--upgrade $v -> 5: new rows" [ "$(q $d "SELECT (SELECT count(*) FROM device_peak WHERE device_pattern = '*MI355X*'), (SELECT count(*) FROM device_peak WHERE compute_spec = 'matrix_int8'), (SELECT count(*) FROM device_model)")" = "11|10|8" ]
+  check "--upgrade $v -> 5: same peaks otherwise" [ "$(q $d "SELECT count(*) FROM device_peak")" = "$(q t.db "SELECT count(*) FROM device_peak")" ]
+  check "--upgrade $v -> 5: integrity" [ "$(q $d 'PRAGMA integrity_check')" = ok ]
+  $ING --upgrade $d 2> err.txt; check "--upgrade $v -> 5 again: already" grep -q "^hta-ingest: $d: already at schema 5\$" err.txt
+done
 $ING --upgrade missing.db 2> err.txt; check "--upgrade missing: exit 2" [ $? = 2 ]
 check "--upgrade missing: not created" [ ! -e missing.db ]
 check "--upgrade missing: named" grep -q '^hta-ingest: missing.db: No such file or directory$' err.txt

@@ -32,7 +32,10 @@ args (read back from the database) rather than against TraceLens:
   d  normalization: flags from the arguments (output_mask of the backward);
   e  GPU events linked by correlation: TraceLens loses those whose launch has no
      ac2g flow pair ('s' and 'f'); a call whose GPU set differs only by such events is
-     a deviation; the kernel time and rates that depend on it are not compared.
+     a deviation; the kernel time and rates that depend on it are not compared;
+  g  inference attention calls of ours only: the model reads the engine step's
+     annotation, which TraceLens's plain report never looks for (op_perf_inference.py
+     checks those rows against its inference report and the raw JSON).
 Every deviation is counted per tag and job and printed; any other difference fails.
 Files TraceLens could not read (tl_perf_README.md "failed"): ours must run without
 error. Prints one line per failure and a summary; exits 1 on any failure.
@@ -153,6 +156,12 @@ def roofline_query(o, sql, args, mi300x):
 
 
 # --------------------------------------------------------------------------- deviations
+
+# The inference attention models (op_perf_model_infer.c OI-4): they need the engine step's
+# detailed annotation (deviation g).
+STEP_MODELS = {"vllm::unified_attention_with_output", "aiter::mha_varlen_fwd",
+               "aiter::fmha_v3_varlen_fwd", "aiter::mha_batch_prefill",
+               "sglang_profiler::attention_paged_attention_ragged", "aiter::pa_decode_gluon"}
 
 def args_of(o, event_id):
     r = o.q("SELECT args FROM event WHERE event_id = ?", (event_id,))
@@ -368,6 +377,12 @@ SQL_SIGNATURE = ("SELECT p.*, e.seq AS seq FROM hta_op_perf p"
 
 def check_events(job, o, tid, rank, exp, mi300x, u):
     rows = roofline_query(o, SQL_INSTANCE, (rank, tid), mi300x)
+    # the seeded device_peak's achievable figures of the MI300X are TraceLens's table: our
+    # pct_of_achievable, without the substitution above, is its Pct Roofline
+    seeded = {}
+    if mi300x:
+        seeded = {(r["category"], r["is_backward"], r["seq"]): r["pct_of_achievable"]
+                  for r in o.q(SQL_INSTANCE, (rank, tid))}
     kseq = {r["event_id"]: r["seq"] for r in o.q(
         "SELECT event_id, seq FROM event WHERE trace_id = ? AND stream IS NOT NULL", (tid,))}
     ours = {}
@@ -384,6 +399,13 @@ def check_events(job, o, tid, rank, exp, mi300x, u):
             continue
         seen.add(key)
         tags, bad = compare_call(o, tid, r, e, kseq, mi300x, u)
+        if mi300x and r["pct_of_peak"] is not None:
+            # equal to our pct_of_peak at TraceLens's peaks, which compare_call checks
+            # against its Pct Roofline within the kernel-time bound
+            counts["pct_of_achievable = Pct Roofline"] += 1
+            if not close(seeded.get(key), r["pct_of_peak"], 1e-12):
+                bad.append("pct_of_achievable ours %r, at TraceLens's peaks %r"
+                           % (seeded.get(key), r["pct_of_peak"]))
         if tags:
             devs_calls[job.name + str(rank)][(e["sheet"], int(e["UID"]))] = set(tags)
         for t in tags:
@@ -393,6 +415,12 @@ def check_events(job, o, tid, rank, exp, mi300x, u):
     for key in ours:
         if key not in seen:
             r = ours[key]
+            if key[0] == "InferenceAttention_fwd" and r["name"] in STEP_MODELS:
+                # g: the attention of a batch of requests from the step's annotation, which
+                # TraceLens's plain report does not read (its inference report does, the
+                # same way: op_perf_inference.py checks those rows)
+                devs[(job.name, "g")] += 1
+                continue
             # rule e: a call whose GPU events TraceLens lost is still a row for TraceLens,
             # so a row of ours alone is a real difference, except convolutions' rows that
             # TraceLens drops for its mixed-type or dims errors (none expected)
