@@ -61,7 +61,8 @@
 **
 ** Requirements (tests cite them as HL-n):
 **  1. Per job: the job's check first (only without a rank constraint), then every
-**     trace of the job (also those without events) in (rank, trace_id) order, each
+**     profiled trace of the job (also those without events; not the graph captures,
+**     which record launches that never run by design) in (rank, trace_id) order, each
 **     with the checks above in that order. WHERE rank = N keeps rank N's traces.
 **  2. A value that cannot be measured is NULL and its verdict 'ok'; the message
 **     says why.
@@ -180,9 +181,9 @@ static int hlJobLoad(sqlite3 *db, const hta_scope *sc, hl_job *j) {
   int rc = hta_prepare(db, sc->schema,
                        "SELECT count(*), count(DISTINCT rank), min(rank), max(rank),"
                        " min(world_size), max(world_size),"
-                       " (SELECT json_group_array(rank) FROM (SELECT DISTINCT rank FROM $S.trace"
+                       " (SELECT json_group_array(rank) FROM (SELECT DISTINCT rank FROM $T"
                        "  WHERE job_id = ?1 ORDER BY rank LIMIT 64))"
-                       " FROM $S.trace WHERE job_id = ?1",
+                       " FROM $T WHERE job_id = ?1",
                        &st);
   memset(j, 0, sizeof *j);
   if (rc != SQLITE_OK) return rc;
@@ -628,7 +629,7 @@ int hta_health_run(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank,
   if (rc == SQLITE_OK) rc = hl_ids_load(db, sc->schema, &ids);
   if (rc == SQLITE_OK) /* HL-1: every trace, with events or not */
     rc = hta_prepare(db, sc->schema,
-                     "SELECT trace_id, rank FROM $S.trace WHERE job_id = ?1"
+                     "SELECT trace_id, rank FROM $T WHERE job_id = ?1"
                      " AND (?2 IS NULL OR rank = ?2) ORDER BY rank, trace_id",
                      &st);
   if (rc == SQLITE_OK) {

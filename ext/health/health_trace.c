@@ -175,7 +175,7 @@ static int htTraceRow(sqlite3 *db, const char *schema, hl_trace *t) {
       "SELECT rank, rank_source, file_name, world_size, display_time_unit, event_count,"
       " min_ts, max_end,"
       " CASE WHEN json_valid(metadata) THEN json_type(metadata, '$.distributedInfo') END,"
-      " (SELECT count(*) FROM $S.trace o WHERE o.job_id = t.job_id AND o.rank = t.rank"
+      " (SELECT count(*) FROM $T o WHERE o.job_id = t.job_id AND o.rank = t.rank"
       "  AND o.trace_id != t.trace_id),"
       " (SELECT count(*) FROM $S.device d WHERE d.trace_id = t.trace_id)"
       " FROM $S.trace t WHERE trace_id = ?1",
