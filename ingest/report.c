@@ -27,6 +27,7 @@
 **  15 (shown as 16). Operator performance (roofline, top operators): in report_perf.c.
 **  16 (shown as 17). The TensorBoard plugin's Overview, GPU summary and Distributed view: report_tb.c.
 **  Before them all, numbered 1: the findings (report_findings.c), what to fix first.
+**  Before those, unnumbered: the trace's health (report_health.c), what not to trust.
 **
 ** Requirements (tests cite them as HR-n):
 **  1. Every analysis runs through SQL on the caller's connection with HTA's
@@ -52,6 +53,8 @@
 **     numbered sections); a job that is not in the database is an error.
 **  9. Each job's part opens with its findings (hta_findings): section 1,
 **     first in the contents; the sections above follow, numbered from 2.
+** 10. Before the findings, an unnumbered "Trace health" block lists the checks of
+**     hta_trace_health that failed or warned (report_health.c).
 **
 ** HOW IT WORKS: the extension is registered on the connection (hta-ingest links
 ** it statically). Every statement goes through hrScoped, which puts the job's
@@ -1269,9 +1272,9 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
   }
   sv_puts(o, "</ol></nav>\n");
   void (*const parts[])(hr_ctx *) = {
-      hrFindings, hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,
-      hrIdle,     hrOverlap,  hrQueue,    hrMemBw,       hrLaunch,     hrCollectives,
-      hrMemory,   hrCritPath, hrOps,      hrPerf,        hrTbViews};
+      hrHealth,      hrFindings, hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,
+      hrAcross,      hrIdle,     hrOverlap,  hrQueue,    hrMemBw,       hrLaunch,
+      hrCollectives, hrMemory,   hrCritPath, hrOps,      hrPerf,        hrTbViews};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

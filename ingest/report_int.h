@@ -89,6 +89,9 @@ void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_pref
 /* report_findings.c: section 1, the findings. */
 void hrFindings(hr_ctx *x);
 
+/* report_health.c: the Trace health block that opens each job's part (HR-10). */
+void hrHealth(hr_ctx *x);
+
 /* report_more.c: sections 11-13, and hrMat into temp.NAME that notes an empty result. */
 double hrScalar(hr_ctx *x, const char *sql, const char *what); /* NAN: failed or NULL */
 void hrCollectives(hr_ctx *x);

@@ -91,4 +91,13 @@ check "shifted: rank 1 off" [ "$(h s.db "SELECT verdict = 'fail' AND abs(value -
 check "shifted: others on time" [ "$(h s.db "SELECT max(abs(value)) < 5 FROM hta_trace_health WHERE rank != 1 AND \"check\" = 'clock_offset'")" = 1 ]
 check "shifted: nothing else" [ "$(h s.db "SELECT group_concat(\"check\") FROM hta_trace_health WHERE verdict != 'ok'")" = clock_offset ]
 
+# the report opens each job with the block (report_health.c HRH-n), before the findings
+"$HTA_INGEST" -q --report r.html --job stopped t.db
+check "report: counts" grep -q 'Of the 20 checks of <code>hta_trace_health</code> on 1 trace, 1 failed and 1 warned' r.html
+check "report: fail first" [ "$(grep -o '<code>profiler_[a-z_]*</code></td><td style="color:#[0-9a-f]*' r.html | tr '\n' ' ')" = '<code>profiler_stopped_early</code></td><td style="color:#d62728 <code>profiler_log_errors</code></td><td style="color:#b8860b ' ]
+check "report: before the findings" [ "$(grep -o 'id="health"\|id="findings"' r.html | tr '\n' ' ')" = 'id="health" id="findings" ' ]
+"$HTA_INGEST" -q --report g.html g.db
+check "report: healthy" grep -q 'All 58 checks of <code>hta_trace_health</code> on 3 traces say ok.' g.html
+check "report: healthy, no table" [ "$(sed -n '/id="health"/,/id="findings"/p' g.html | grep -c '<table')" = 0 ]
+
 [ $fails = 0 ]
