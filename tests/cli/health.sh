@@ -28,6 +28,7 @@ check "clock r1" [ "$(v t.db clock 1 clock_offset)" = "0.0|ok" ]
 check "clock r2" [ "$(v t.db clock 2 clock_offset)" = "700.0|warn" ]
 check "clock collectives" [ "$(h t.db "SELECT json_extract(detail, '$.collectives') FROM hta_trace_health WHERE job = 'clock' AND rank = 2 AND \"check\" = 'clock_offset'")" = 4 ]
 check "clock job healthy otherwise" [ "$(h t.db "SELECT count(*) FROM hta_trace_health WHERE job = 'clock' AND verdict != 'ok'")" = 1 ]
+check "clock, attached" [ "$(sqlite3 :memory: -cmd ".load $HTA_EXT" "ATTACH 't.db' AS o; SELECT value FROM hta_trace_health WHERE schema = 'o' AND job = 'clock' AND rank = 2 AND \"check\" = 'clock_offset'")" = "700.0" ]
 # missing correlations and flows: 3 of 10 each way
 check "kernels without launch" [ "$(v t.db noflows 0 kernels_without_launch)" = "30.0|warn" ]
 check "launches without kernel" [ "$(v t.db noflows 0 launches_without_kernel)" = "30.0|warn" ]
