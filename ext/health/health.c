@@ -526,12 +526,12 @@ static int hlIdentity(sqlite3 *db, hta_health *h, const hl_trace *t, const hl_jo
     sqlite3_free(sqlite3_str_finish(x.detail));
     return SQLITE_NOMEM;
   }
-  hlDetail(&x, "shared_rank", "%s", t->shared_rank ? "true" : "false");
-  if (t->shared_rank)
+  hlDetail(&x, "shared_rank", "%s", t->same_rank ? "true" : "false");
+  if (t->same_rank)
     rc = hlEnd(h, &x, HTA_HEALTH_WARN,
-               "another trace of this job claims rank %lld too (two profiling windows of one "
-               "worker?): analyses keep them apart by trace_id",
-               (long long)t->rank);
+               "rank %lld is also the rank of %s (two profiling windows of one worker?): "
+               "analyses keep them apart by trace_id (HTA keeps one trace per rank)",
+               (long long)t->rank, t->same_rank);
   else if (guessed && j->traces > 1)
     rc = hlEnd(h, &x, HTA_HEALTH_WARN,
                "rank %lld is a guess (%s, no distributedInfo.rank) in a job of %lld traces",

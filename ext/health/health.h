@@ -62,8 +62,9 @@ typedef struct hl_step {
 /* What health_trace.c measures of one trace. Counts are 0 and has_* 0 when unknown. */
 typedef struct hl_trace {
   int64_t trace_id, rank, event_count, world_size, min_ts, max_end;
-  int has_world_size, has_span, has_dist_info, shared_rank;
+  int has_world_size, has_span, has_dist_info;
   char *rank_source, *time_unit, *file_name; /* sqlite3_malloc'd; time_unit NULL if absent */
+  char *same_rank; /* the other traces of the job with its rank, ", "-joined; NULL: none */
   /* the profiler's own log (Kineto's "Record counts" line and ERROR lines) */
   int has_record_counts;
   int64_t out_of_range, blocklisted, invalid_ext, out_of_order, unexpected, stopped_early;

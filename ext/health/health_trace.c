@@ -175,8 +175,9 @@ static int htTraceRow(sqlite3 *db, const char *schema, hl_trace *t) {
       "SELECT rank, rank_source, file_name, world_size, display_time_unit, event_count,"
       " min_ts, max_end,"
       " CASE WHEN json_valid(metadata) THEN json_type(metadata, '$.distributedInfo') END,"
-      " (SELECT count(*) FROM $T o WHERE o.job_id = t.job_id AND o.rank = t.rank"
-      "  AND o.trace_id != t.trace_id),"
+      " (SELECT group_concat(file_name, ', ') FROM (SELECT o.file_name FROM $T o"
+      "  WHERE o.job_id = t.job_id AND o.rank = t.rank AND o.trace_id != t.trace_id"
+      "  ORDER BY o.trace_id)),"
       " (SELECT count(*) FROM $S.device d WHERE d.trace_id = t.trace_id)"
       " FROM $S.trace t WHERE trace_id = ?1",
       &st);
@@ -196,7 +197,7 @@ static int htTraceRow(sqlite3 *db, const char *schema, hl_trace *t) {
     t->min_ts = sqlite3_column_int64(st, 6);
     t->max_end = sqlite3_column_int64(st, 7);
     t->has_dist_info = sqlite3_column_type(st, 8) != SQLITE_NULL;
-    t->shared_rank = sqlite3_column_int64(st, 9) > 0;
+    t->same_rank = htDup(st, 9); /* NULL: no other trace has its rank */
     t->devices = sqlite3_column_int64(st, 10);
     rc = SQLITE_DONE;
   }
@@ -445,6 +446,7 @@ void hl_trace_clear(hl_trace *t) {
   sqlite3_free(t->rank_source);
   sqlite3_free(t->time_unit);
   sqlite3_free(t->file_name);
+  sqlite3_free(t->same_rank);
   sqlite3_free(t->first_error);
   sqlite3_free(t->repairs);
   sqlite3_free(t->steps);

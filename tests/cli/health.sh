@@ -3,12 +3,16 @@
 # wrong and what the checks must give), on a healthy generated job (nothing fires) and on the
 # same job with one rank's clock moved; and what hta-ingest prints after an ingest
 # (ingest/health_print.c HP-n): one line per failed or warned check naming the file, -q none.
-# cwd is a scratch directory; HTA_INGEST and HTA_EXT are the binaries under test.
+# Works in a scratch directory of its own; HTA_INGEST and HTA_EXT are the binaries under test.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
 : "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}"
 command -v python3 >/dev/null 2>&1 || { echo "skip: no python3"; exit 77; }
+# a scratch directory of its own: tests/run.sh runs every script in one directory
+work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
+trap 'rm -rf "$work"' EXIT INT TERM
+cd "$work" || exit 2
 fails=0
 check() { # check LABEL CONDITION...
   label=$1; shift
