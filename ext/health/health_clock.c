@@ -102,7 +102,7 @@ int hl_clock(sqlite3 *db, const hta_scope *sc, int64_t job_ranks, hl_trace *t, s
     }
   }
   if (noff) qsort(off, noff, sizeof *off, hcCmp); /* qsort(NULL, 0) is undefined */
-  for (size_t a = 0, b; a < noff; a = b) { /* HC-4: one run of offsets per trace */
+  for (size_t a = 0, b; a < noff; a = b) {        /* HC-4: one run of offsets per trace */
     for (b = a; b < noff && off[b].tix == off[a].tix; b++) continue;
     hl_trace *x = &t[off[a].tix];
     if (b - a < HC_MIN_COLLECTIVES) continue;
