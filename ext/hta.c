@@ -42,6 +42,7 @@ static const struct {
     {"annotations", hta_register_annotations},
     {"cupti", hta_register_cupti},
     {"diff", hta_register_diff},
+    {"job_diff", hta_register_job_diff},
     {"collectives", hta_register_collectives},
     {"memory", hta_register_memory},
     {"critical_path", hta_register_critical_path},

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compare_print.h"
 #include "findings_print.h"
 #include "health_print.h"
 #include "inputs.h"
@@ -104,6 +105,7 @@ static void usage(FILE *out) {
           "Usage: hta-ingest [options] DB PATH...\n"
           "       hta-ingest --list DB | --upgrade DB | --merge OUT IN...\n"
           "       hta-ingest --findings DB [--job NAME]\n"
+          "       hta-ingest --compare DB JOB_A JOB_B\n"
           "Load PyTorch profiler (Kineto) traces into the SQLite database DB.\n"
           "Each PATH is a .json or .json.gz trace, or a directory of them. A directory is\n"
           "a job named after it; a file joins the job of its directory; a directory of\n"
@@ -122,6 +124,11 @@ static void usage(FILE *out) {
           "  --findings DB   print what to fix in each job of DB (or job NAME with --job\n"
           "                  NAME), the costliest first: hta_findings, cost per step and\n"
           "                  share of the step, with advice\n"
+          "  --compare DB JOB_A JOB_B\n"
+          "                  print what changed from job JOB_A to job JOB_B: the mean step\n"
+          "                  difference split into parts that add up to it, the operators\n"
+          "                  that explain it, the matched call trees' largest changes; with\n"
+          "                  --report OUT, the report gains that comparison section\n"
           "  --upgrade DB    upgrade a database of an older schema, nothing else\n"
           "  --merge OUT IN...\n"
           "                  copy the jobs and traces of databases IN into OUT (created\n"
@@ -141,8 +148,9 @@ static void usage(FILE *out) {
           ",\n"
           "                  0: never; never on one core)\n"
           "  --report OUT    write an HTML report of DB to OUT instead (no PATH), a part\n"
-          "                  per job, or only job NAME with --job NAME:\n"
-          "                  hta-ingest --report report.html DB [--job NAME]\n"
+          "                  per job, or only job NAME with --job NAME; with --compare A B,\n"
+          "                  opened by the comparison of jobs A and B:\n"
+          "                  hta-ingest --report report.html DB [--job NAME] [--compare A B]\n"
           "  --write-counters RANK OUT\n"
           "                  write RANK's trace with its queue-length and memory-bandwidth\n"
           "                  counter events to OUT (.gz: gzip) instead (no PATH):\n"
@@ -276,14 +284,16 @@ static sqlite3 *open_ro(const char *db) {
   return NULL;
 }
 
-/* --report OUT DB [--job NAME]: the HTML report of DB, every job or JOB (report.c).
+/* --report OUT DB [--job NAME] [--compare A B]: the HTML report of DB, every job or JOB
+** (report.c), opened by the comparison of jobs A and B (report_compare.c) when asked.
 ** Returns the exit status. */
-static int report_cmd(cli *c, const char *out, const char *db, const char *job) {
+static int report_cmd(cli *c, const char *out, const char *db, const char *job, const char *cmp_a,
+                      const char *cmp_b) {
   sqlite3 *h = NULL;
   char err[HR_ERR_MAX];
   double t0 = now_s();
   if (!(h = open_ro(db))) return EXIT_USAGE;
-  int rc = hr_write_report(h, out, job, err, sizeof err);
+  int rc = hr_write_report_cmp(h, out, job, cmp_a, cmp_b, err, sizeof err);
   sqlite3_close(h);
   if (rc == HR_FAILED) say(c, 1, "hta-ingest: %s: %s\n", out, err);
   else if (rc == HR_PARTIAL)
@@ -343,6 +353,18 @@ static int findings_cmd(const char *db, const char *job) {
   char err[512];
   if (!(h = open_ro(db))) return EXIT_USAGE;
   int rc = fp_print(h, stdout, job, out_width(), err, sizeof err);
+  if (rc) fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
+  sqlite3_close(h);
+  return rc ? EXIT_USAGE : 0;
+}
+
+/* --compare DB JOB_A JOB_B (compare_print.c). Returns the exit status: 0, or 2 when the
+** database cannot be read, a job is not in it or an analysis failed. */
+static int compare_cmd(const char *db, const char *a, const char *b) {
+  sqlite3 *h = NULL;
+  char err[512];
+  if (!(h = open_ro(db))) return EXIT_USAGE;
+  int rc = cmp_print(h, stdout, a, b, out_width(), err, sizeof err);
   if (rc) fprintf(stderr, "hta-ingest: %s: %s\n", db, err);
   sqlite3_close(h);
   return rc ? EXIT_USAGE : 0;
@@ -657,6 +679,7 @@ int main(int argc, char **argv) {
   int ncaps = 0;
   int list = 0, upgrade = 0, merge = 0; /* --list, --upgrade, --merge */
   int findings = 0;                     /* --findings */
+  int compare = 0;                      /* --compare */
   int code = 0;
   if (!paths || !caps) {
     fprintf(stderr, "hta-ingest: out of memory\n");
@@ -687,6 +710,8 @@ int main(int argc, char **argv) {
       list = 1;
     } else if (!strcmp(a, "--findings")) {
       findings = 1;
+    } else if (!strcmp(a, "--compare")) {
+      compare = 1;
     } else if (!strcmp(a, "--upgrade")) {
       upgrade = 1;
     } else if (!strcmp(a, "--merge")) {
@@ -758,15 +783,18 @@ int main(int argc, char **argv) {
   }
   if (!o.sort_mem) o.sort_mem = per_parser(SORT_MEM_ALL, SORT_MEM_DEFAULT, SORT_MEM_MIN, o.jobs);
   o.spool_mem = per_parser(SPOOL_MEM_ALL, SPOOL_MEM_DEFAULT, SPOOL_MEM_MIN, o.jobs);
-  int modes = !!report + !!wc_out + list + upgrade + merge + findings;
+  int modes = !!report + !!wc_out + list + upgrade + merge + findings + (compare && !report);
   if (modes > 1) {
     code = bad_param("%s",
-                     "--report, --write-counters, --list, --upgrade, --merge and --findings "
-                     "are each a command of its own");
+                     "--report, --write-counters, --list, --upgrade, --merge, --findings and "
+                     "--compare are each a command of its own (--compare also goes with --report)");
   } else if (modes && (o.has_ranks || ncaps || (job && !report && !findings))) {
     code = bad_param("%s",
                      "--job applies to an ingest (DB PATH...), --report or --findings only; "
                      "--ranks and --captures to an ingest only");
+  } else if (compare && !report) {
+    if (db && npaths == 2) code = compare_cmd(db, paths[0], paths[1]);
+    else code = bad_param("%s", "--compare takes one database and two job names");
   } else if (findings) {
     if (db && npaths == 0) code = findings_cmd(db, job);
     else code = bad_param("%s", "--findings takes one database and no trace PATH");
@@ -774,8 +802,12 @@ int main(int argc, char **argv) {
     if (db && npaths == 0) code = write_counters_cmd(&c, wc_rank, wc_out, db);
     else code = bad_param("%s", "--write-counters RANK OUT takes one database and no trace PATH");
   } else if (report) {
-    if (db && npaths == 0) code = report_cmd(&c, report, db, job);
-    else code = bad_param("%s", "--report OUT takes one database and no trace PATH");
+    if (db && npaths == 0 && !compare) code = report_cmd(&c, report, db, job, NULL, NULL);
+    else if (db && npaths == 2 && compare)
+      code = report_cmd(&c, report, db, job, paths[0], paths[1]);
+    else
+      code = bad_param("%s", compare ? "--report OUT DB --compare takes two job names"
+                                     : "--report OUT takes one database and no trace PATH");
   } else if (list || upgrade) {
     if (db && npaths == 0) code = list ? list_cmd(db) : upgrade_cmd(&c, db);
     else

@@ -129,7 +129,8 @@ static char *hrScoped(hr_ctx *x, const char *sql) {
     }
     size_t n = hrIdent(kw);
     sqlite3_str_append(s, p, (int)(kw - p));
-    if (n > 4 && !strncmp(kw, "hta_", 4)) {
+    /* the two-run functions (hta_job_diff...) name their jobs themselves */
+    if (n > 4 && !strncmp(kw, "hta_", 4) && strncmp(kw, "hta_job_diff", 12)) {
       const char *e = kw + n;
       if (*e == '(') { /* the arguments, balanced */
         int depth = 0;
@@ -1437,6 +1438,11 @@ int hr_use_extension(sqlite3 *db, char *err, size_t errlen) {
 }
 
 int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen) {
+  return hr_write_report_cmp(db, out_path, job, NULL, NULL, err, errlen);
+}
+
+int hr_write_report_cmp(sqlite3 *db, const char *out_path, const char *job, const char *cmp_a,
+                        const char *cmp_b, char *err, size_t errlen) {
   hr_ctx x = {.db = db};
   sv_buf out;
   sv_init(&out);
@@ -1444,7 +1450,8 @@ int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *er
   if (errlen) err[0] = 0;
   if (hr_use_extension(db, err, errlen)) return HR_FAILED;
   hrHead(&x);
-  hrJobs(&x, job);
+  if (cmp_a && cmp_b) hrCompare(&x, cmp_a, cmp_b); /* report_compare.c */
+  if (!x.fatal) hrJobs(&x, job);
   if (!x.fatal) hrFoot(&x);
   hrJobReset(&x);
   sqlite3_exec(db,

@@ -33,6 +33,10 @@
 /* JOB: the one job to report (its name), or NULL for every job of the database,
 ** each in its own part of the page. */
 int hr_write_report(sqlite3 *db, const char *out_path, const char *job, char *err, size_t errlen);
+/* The same, opened by the comparison of job CMP_A (control) with job CMP_B (test)
+** (report_compare.c) when both are given. */
+int hr_write_report_cmp(sqlite3 *db, const char *out_path, const char *job, const char *cmp_a,
+                        const char *cmp_b, char *err, size_t errlen);
 
 /* Checks that DB is an hta-sqlite database and registers the hta extension on it unless it
 ** is there already. 0, or -1 with the reason in ERR. */

@@ -104,6 +104,9 @@ void hrOps(hr_ctx *x);
 /* report_perf.c: section 15, operator performance. */
 void hrPerf(hr_ctx *x);
 
+/* report_compare.c: the comparison of two jobs, before the jobs' parts (--compare). */
+void hrCompare(hr_ctx *x, const char *a, const char *b);
+
 /* report_tb.c: section 16, the TensorBoard plugin's Overview, GPU summary, Distributed view. */
 void hrTbViews(hr_ctx *x);
 

@@ -670,3 +670,82 @@ void sv_hist_chart(sv_buf *b, const sv_hist *c) {
   }
   sv_puts(b, "</svg>\n");
 }
+
+/* ---------------------------------------------------------------- waterfall */
+
+/* One bar of the waterfall from LO to HI (either order) at slot I. */
+static void sv_wf_bar(sv_buf *b, const sv_plot *p, double slot, int i, double from, double to,
+                      const char *color, const char *label, double shown, const char *unit) {
+  double cx = p->l + slot * (i + 0.5), bw = slot * 0.7 > 60 ? 60 : slot * 0.7;
+  double y0 = sv_py(p, from < to ? from : to), y1 = sv_py(p, from < to ? to : from);
+  if (bw < 0.5) bw = 0.5;
+  sv_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+            cx - bw / 2, y1, bw, y0 - y1 > 0.5 ? y0 - y1 : 0.5, color);
+  sv_esc(b, label);
+  sv_puts(b, ": ");
+  if (shown > 0 && strcmp(color, "#9e9e9e")) sv_puts(b, "+");
+  sv_num(b, shown);
+  sv_esc(b, unit);
+  sv_puts(b, "</title></rect>");
+}
+
+void sv_waterfall_chart(sv_buf *b, const sv_waterfall *c) {
+  int W = c->width ? c->width : 960, H = c->height ? c->height : 340, n = c->n + 2;
+  size_t maxlab = strlen(c->first ? c->first : "") > strlen(c->last ? c->last : "")
+                      ? strlen(c->first ? c->first : "")
+                      : strlen(c->last ? c->last : "");
+  for (int i = 0; i < c->n; i++) {
+    size_t len = strlen(c->labels[i] ? c->labels[i] : "");
+    if (len > maxlab) maxlab = len;
+  }
+  double slot = (W - 90.0) / n;
+  int rotate = (double)maxlab * 7 > slot - 4;
+  double bottom = rotate ? 20 + 5.0 * (double)(maxlab > 24 ? 24 : maxlab) : 34;
+  sv_plot p = {.l = 70, .t = 14, .w = W - 90, .lo = 0};
+  p.h = H - p.t - bottom;
+  if (p.h < 80) {
+    H += (int)(80 - p.h);
+    p.h = 80;
+  }
+  double run = isfinite(c->start) ? c->start : 0, lo = run < 0 ? run : 0, hi = run > 0 ? run : 0;
+  for (int i = 0; i < c->n; i++) {
+    if (isfinite(c->delta[i])) run += c->delta[i];
+    if (run < lo) lo = run;
+    if (run > hi) hi = run;
+  }
+  p.lo = lo < 0 ? lo * 1.05 : 0;
+  p.hi = hi > 0 ? hi * 1.05 : 1;
+  if (p.lo < 0) { /* a tick at a round value below 0 */
+    double step = sv_nice_step(p.hi - p.lo, 5);
+    p.lo = floor(p.lo / step) * step;
+  }
+  sv_open(b, W, H, c->title);
+  sv_yaxis(b, &p, c->ylabel);
+  run = isfinite(c->start) ? c->start : 0;
+  for (int i = 0; i < n; i++) {
+    const char *label = i == 0 ? c->first : i == n - 1 ? c->last : c->labels[i - 1];
+    sv_puts(b, "<g>");
+    if (i == 0 || i == n - 1) {
+      sv_wf_bar(b, &p, slot, i, 0, run, "#9e9e9e", label, run, c->unit);
+    } else {
+      double d = isfinite(c->delta[i - 1]) ? c->delta[i - 1] : 0;
+      sv_wf_bar(b, &p, slot, i, run, run + d, d > 0 ? "#d62728" : "#2ca02c", label, d, c->unit);
+      run += d;
+    }
+    double cx = p.l + slot * (i + 0.5), ly = p.t + p.h + 14;
+    if (rotate)
+      sv_printf(b,
+                "<text class=\"tick\" transform=\"translate(%.1f %.1f) rotate(-40)\" "
+                "text-anchor=\"end\">",
+                cx + 3, ly - 4);
+    else sv_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", cx, ly);
+    sv_esc_cut(b, label, 24);
+    sv_puts(b, "</text></g>");
+  }
+  if (p.lo < 0) { /* the zero line */
+    double y = sv_py(&p, 0);
+    sv_printf(b, "<line class=\"axisline\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", p.l,
+              y, p.l + p.w, y);
+  }
+  sv_puts(b, "</svg>\n");
+}

@@ -133,4 +133,21 @@ typedef struct sv_hist {
 
 void sv_hist_chart(sv_buf *b, const sv_hist *c);
 
+/* ---------------------------------------------------------------- waterfall */
+/* From one total to another through its parts: a bar from 0 to START (labelled
+** FIRST), then for each part a bar floating from the running total to the running
+** total + delta (red when it adds, green when it takes away), then a bar from 0 to
+** the end (START + every delta, labelled LAST). */
+typedef struct sv_waterfall {
+  const char *title, *ylabel, *unit;
+  const char *first, *last; /* labels of the two totals' bars */
+  double start;
+  int n;
+  const char *const *labels; /* n parts */
+  const double *delta;       /* n deltas (NaN: drawn as 0) */
+  int width, height;
+} sv_waterfall;
+
+void sv_waterfall_chart(sv_buf *b, const sv_waterfall *c);
+
 #endif

@@ -164,6 +164,27 @@ t0=$(now); "$HTA_INGEST" -q --report "$dir/bench-tile.html" "$db"; t1=$(now)
 printf '%-34s %7.3f s  %s bytes of HTML\n' "hta-ingest --report (tile)" "$(secs "$t0" "$t1")" \
   "$(stat -c %s "$dir/bench-tile.html")"
 
+# Two runs compared (ext/diff/): the tile against itself shifted by 1 s (tools/shift_trace.py;
+# a copy, so that its content is a trace of its own), as two jobs of one database made once.
+shifted=$dir/tile-shifted.json
+[ -s "$shifted" ] || python3 "$top/tools/shift_trace.py" "$dir/tile.json" "$shifted"
+ddb=$dir/diff.db
+if [ ! -s "$ddb" ]; then
+  rm -f "$ddb"
+  "$HTA_INGEST" -q --no-progress --job tile "$ddb" "$dir/tile.json" &&
+    "$HTA_INGEST" -q --no-progress --job tile_shifted "$ddb" "$shifted"
+fi
+# (every column read: hta_job_diff computes a row's times when they are read)
+while IFS='|' read -r f sql; do
+  t0=$(now)
+  rows=$(sqlite3 "$ddb" -cmd ".load $HTA_EXT" "$sql" 2>&1) || rows="error: $rows"
+  t1=$(now)
+  printf '%-34s %7.3f s  %s rows (the tile against itself shifted)\n' "$f" "$(secs "$t0" "$t1")" "$rows"
+done <<EOS
+hta_job_diff|SELECT count(*) + 0 * sum(control_busy_us + test_busy_us + delta_us + length(name) + coalesce(length(point_seqs), 0)) FROM hta_job_diff('tile', 'tile_shifted')
+hta_job_diff_summary|SELECT count(*) FROM hta_job_diff_summary('tile', 'tile_shifted')
+EOS
+
 # Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the
 # same job's 4 shards (--ranks, made once, not timed) merged with --merge into a new
 # database; rows per second of each, over the same rows (every table's rows the traces

@@ -16,7 +16,7 @@ import sqlite3
 import sys
 
 # Columns holding a database's own numbering, compared by what they name.
-TRACE_COLS = {"trace_id"}
+TRACE_COLS = {"trace_id", "control_trace_id", "test_trace_id"}
 
 
 def is_event_col(name):
@@ -74,6 +74,10 @@ def calls(fn, db, job):
             return ("SELECT * FROM hta_trace_diff", {})
         return ("SELECT * FROM hta_trace_diff WHERE control_job = :job AND test_job = :job",
                 {"job": job})
+    if fn in ("hta_job_diff", "hta_job_diff_summary"):  # two jobs: the job against itself
+        if job is None:
+            return ("SELECT * FROM %s" % fn, {})
+        return ("SELECT * FROM %s(:job, :job)" % fn, {"job": job})
     return ("SELECT * FROM %s WHERE %s" % (fn, where), {"job": job})
 
 

@@ -46,7 +46,7 @@ def main():
                 continue
             if c in ID_COLS or c.endswith('event_id'):
                 v = ident(v)
-            elif c == 'trace_id':
+            elif c in ('trace_id', 'control_trace_id', 'test_trace_id'):
                 v = files.get(v, v)
             elif c == 'name_id' and table != '_hta_column':
                 v = strings.get(v, v)

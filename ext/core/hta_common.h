@@ -446,6 +446,7 @@ int hta_register_sequences(sqlite3 *db);   /* frequent kernel sequences, aten op
 int hta_register_annotations(sqlite3 *db); /* user annotations, profiler steps, stragglers */
 int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
+int hta_register_job_diff(sqlite3 *db);    /* the structural diff of two runs (ext/diff/) */
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */

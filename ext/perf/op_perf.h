@@ -8,7 +8,8 @@
 **   op_perf_tree.c    one trace's call tree, GPU events, backward links, launchers
 **   op_perf.c         hta_op_perf and hta_op_perf_summary (rows, statistics, roofline)
 **
-** Nothing else includes it.
+** ext/diff/ reads one trace's call tree through it (opt_trace_load with
+** opt_ids.tree_only): TraceLens's TraceDiff matches the trees TraceLens builds.
 */
 #ifndef HTA_OP_PERF_H
 #define HTA_OP_PERF_H
@@ -164,6 +165,7 @@ typedef struct opt_ids {
   size_t nbwd;
   int32_t execute_id; /* "execute"; -1 */
   hta_classifier *cls;
+  int tree_only; /* set by the caller: no args, backward links or launchers (the diff) */
 } opt_ids;
 
 int opt_ids_load(sqlite3 *db, const char *schema, opt_ids *ids);

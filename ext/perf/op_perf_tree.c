@@ -175,6 +175,23 @@ static int seqpairCmp(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/* Room for the trace's events at once (its event_count: an upper bound of the nodes),
+** so that the array is not copied as it grows; pages left unused are never touched.
+** A count that is absent or implausible leaves the array to grow. */
+static int presize(sqlite3 *db, const hta_trace *t, opt_trace *ot, size_t *pa) {
+  int64_t n = 0;
+  int isnull = 1, rc;
+  rc = hta_query_int64(db, t->schema, "SELECT event_count FROM $S.trace WHERE trace_id = ?1", 1,
+                       &t->trace_id, &n, &isnull);
+  if (rc != SQLITE_OK || isnull || n <= 4096 || n > ((int64_t)1 << 27)) return rc;
+  opt_node *v = sqlite3_malloc64((size_t)n * sizeof *v);
+  if (v) { /* else: grow as usual */
+    ot->nodes = v;
+    *pa = (size_t)n;
+  }
+  return SQLITE_OK;
+}
+
 /* The scan: every complete host event of the tree categories, in load (event_id) order. */
 static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_trace *ot,
                      thread_key **threads, size_t *nthreads, seqpair **pairs, size_t *npairs) {
@@ -183,17 +200,19 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
   size_t an = 0, aa = 0, ath = 0, ap = 0;
   int32_t last = -1;
   char *ops = idList(ids->cat_op, ids->ncat_op), *rts = idList(ids->cat_rt, ids->ncat_rt);
-  char *sql = ops && rts ? sqlite3_mprintf(
-                               "SELECT event_id, seq, category_id IN (%s), name_id, pid, tid, ts,"
-                               " dur, CASE WHEN category_id IN (%s) THEN args END FROM $S.event"
-                               " WHERE event_id BETWEEN ?1 AND ?2 AND category_id IN (%s, %s)"
-                               " AND ts IS NOT NULL AND dur IS NOT NULL",
-                               rts, ops, ops, rts)
-                         : 0;
+  char *sql = ops && rts
+                  ? sqlite3_mprintf(
+                        "SELECT event_id, seq, category_id IN (%s), name_id, pid, tid, ts,"
+                        " dur, CASE WHEN %d AND category_id IN (%s) THEN args END FROM $S.event"
+                        " WHERE event_id BETWEEN ?1 AND ?2 AND category_id IN (%s, %s)"
+                        " AND ts IS NOT NULL AND dur IS NOT NULL",
+                        rts, !ids->tree_only, ops, ops, rts)
+                  : 0;
   int rc = sql ? hta_prepare(db, t->schema, sql, &st) : SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
     sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));
     sqlite3_bind_int64(st, 2, hta_trace_last_id(t->trace_id));
+    rc = presize(db, t, ot, &an);
   }
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     rc = SQLITE_OK; /* a row: go on */
@@ -216,7 +235,7 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
     if (!n.is_runtime) {
       const char *args = (const char *)sqlite3_column_text(st, 8);
       size_t len = (size_t)sqlite3_column_bytes(st, 8);
-      long mi = hta_i32_find(ids->model_ids, ids->nmodel, n.name_id);
+      long mi = ids->tree_only ? -1 : hta_i32_find(ids->model_ids, ids->nmodel, n.name_id);
       int64_t sn;
       if (mi >= 0) { /* OP-5: the recorded shapes of a modelled call */
         op_args a;
@@ -226,7 +245,7 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
         HTA_PUSH(ot->args, ot->nargs, aa, 64, a, load_oom);
       }
       n.is_bwd_node = hta_i32_find(ids->bwd_ids, ids->nbwd, n.name_id) >= 0;
-      if (ids->nbwd && opa_seqnum(args, len, &sn)) { /* OP-7 */
+      if (ids->nbwd && !ids->tree_only && opa_seqnum(args, len, &sn)) { /* OP-7 */
         seqpair p = {sn, n.seq, (int32_t)ot->nnode};
         HTA_PUSH(*pairs, *npairs, ap, 256, p, load_oom);
       }
@@ -550,7 +569,7 @@ int opt_trace_load(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_trac
   if (rc == SQLITE_OK) rc = linkGpu(ot, load_ids, pos_of);
   if (rc == SQLITE_OK && npairs) rc = linkBackward(ot, pairs, npairs, pos_of);
   if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
-  if (rc == SQLITE_OK) rc = findLaunchers(ot, ids->execute_id);
+  if (rc == SQLITE_OK && !ids->tree_only) rc = findLaunchers(ot, ids->execute_id);
   sqlite3_free(threads);
   sqlite3_free(pairs);
   sqlite3_free(pos_of);

@@ -13,6 +13,11 @@
                                   hta_trace_health that failed or warned, its findings (what to
                                   fix, hta_findings), then HTA's charts
 - /-/hta/DB/FUNCTION.csv?...      every row of a series analysis as CSV (no row limit)
+- /-/hta/DB/compare?control=A&test=B
+                                  what changed from job A to job B (hta-ingest --report
+                                  --compare): the step difference by part (a waterfall),
+                                  the operators and the matched call trees; without both
+                                  jobs, a form to pick them
 
 Plugin configuration (metadata: plugins: datasette-hta: ...):
   suggest_facets: true    keep Datasette's facet suggestions (turned off by default: on the
@@ -405,6 +410,7 @@ def register_routes(datasette):
         (r"^/-/hta/(?P<database>[^/]+)/?$", index_view),
         (r"^/-/hta/(?P<database>[^/]+)/job/(?P<job>[^/]+)$", job_view),
         (r"^/-/hta/(?P<database>[^/]+)/(?P<function>hta_[a-z_]+)\.csv$", csv_view),
+        (r"^/-/hta/(?P<database>[^/]+)/compare$", compare_view),
     ]
 
 
@@ -437,9 +443,10 @@ async def index_view(datasette, request):
     csvs = "".join('<li><a href="%s">%s.csv</a></li>' % (html.escape(_url(datasette, database, f, suffix=".csv")), f) for f in CSV_FUNCTIONS)
     body = (
         '<p><a href="%s">%s in Datasette</a></p><h2>Reports (charts)</h2><ul>%s</ul>'
-        "<h2>Full series as CSV</h2><p>Every row, no page limit. Filter with the analysis' parameters "
-        "and columns as numbers, e.g. <code>?rank=0</code>, <code>?collapse_ties=1</code>.</p><ul>%s</ul>"
-        % (html.escape(datasette.urls.database(database)), html.escape(database), items, csvs)
+        % (html.escape(datasette.urls.database(database)), html.escape(database), items)
+        + _compare_link(datasette, database, info)
+        + "<h2>Full series as CSV</h2><p>Every row, no page limit. Filter with the analysis' parameters "
+        "and columns as numbers, e.g. <code>?rank=0</code>, <code>?collapse_ties=1</code>.</p><ul>%s</ul>" % csvs
     )
     return Response.html(_page("hta-sqlite: " + database, body))
 
@@ -611,3 +618,81 @@ async def csv_view(datasette, request):
         headers={"content-disposition": 'attachment; filename="%s"' % name},
         content_type="text/csv; charset=utf-8",
     )
+
+
+# ---- two jobs compared (hta_job_diff, hta_job_diff_summary)
+
+
+def _compare_link(datasette, database, info):
+    """The index's link to the compare page (when the database has two jobs or more)."""
+    if len(info.jobs) < 2:
+        return ""
+    return '<h2>Compare two runs</h2><p><a href="%s">%s</a></p>' % (
+        html.escape(_url(datasette, database, "compare")),
+        "pick two jobs: the step difference by part, the operators, the matched call trees")
+
+
+async def make_compare_report(path, control, test, info):
+    """The report of PATH opened by the comparison of jobs CONTROL and TEST (hta-ingest
+    --report OUT DB --job TEST --compare CONTROL TEST), cached per database version and pair:
+    (html text, None) or (None, error message)."""
+    global _report_dir
+    if _report_dir is None:
+        _report_dir = tempfile.mkdtemp(prefix="datasette-hta-")
+        atexit.register(shutil.rmtree, _report_dir, True)
+    key = "cmp-%x-%x" % (abs(hash((os.path.abspath(path), info.stamp))), abs(hash((control, test))))
+    out = os.path.join(_report_dir, key + ".html")
+    lock = _report_locks.setdefault(key, asyncio.Lock())
+    async with lock:
+        if not os.path.exists(out):
+            args = [hta_sqlite.ingest_path(), "-q", "--report", out + ".tmp", path, "--job", test, "--compare", control, test]
+            proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+            _, err = await proc.communicate()
+            if proc.returncode not in (0, 1) or not os.path.exists(out + ".tmp"):
+                return None, "hta-ingest --report --compare failed (exit %s): %s" % (proc.returncode, err.decode("utf-8", "replace").strip())
+            os.replace(out + ".tmp", out)
+    with open(out, encoding="utf-8") as f:
+        return f.read(), None
+
+
+def _compare_form(datasette, database, info, control, test, note=""):
+    def options(selected):
+        return "".join('<option%s>%s</option>' % (" selected" if j == selected else "", html.escape(j)) for j in info.jobs)
+
+    first = info.jobs[0] if info.jobs else ""
+    last = info.jobs[-1] if info.jobs else ""
+    return (
+        "%s<form method=\"get\" action=\"%s\"><p>Control (before) <select name=\"control\">%s</select> "
+        "test (after) <select name=\"test\">%s</select> <input type=\"submit\" value=\"Compare\"></p></form>"
+        "<p>Each side is one trace file: the lowest rank of the control job, and the same rank of the test job "
+        "when it has it. The page is <code>hta-ingest --report OUT DB --compare CONTROL TEST</code>; in SQL, "
+        "<code>hta_job_diff_summary(control, test)</code> and <code>hta_job_diff(control, test)</code>.</p>"
+        % (note, html.escape(_url(datasette, database, "compare")), options(control or first), options(test or last))
+    )
+
+
+async def compare_view(datasette, request):
+    database, found = await _check(datasette, request)
+    if not found:
+        return Response.html(_page("Not found", "<p>%s is not an hta-sqlite database.</p>" % html.escape(database)), status=404)
+    db, path, info = found
+    control, test = request.args.get("control"), request.args.get("test")
+    title = "hta-sqlite: compare two runs of " + database
+    if not control or not test:
+        return Response.html(_page(title, _compare_form(datasette, database, info, control, test)))
+    missing = [j for j in (control, test) if j not in info.jobs]
+    if missing:
+        note = '<p class="message-error">No job %s in %s.</p>' % (html.escape(", ".join(missing)), html.escape(database))
+        return Response.html(_page(title, _compare_form(datasette, database, info, control, test, note)), status=404)
+    text, err = await make_compare_report(path, control, test, info)
+    if err:
+        return Response.html(_page("Comparison failed", "<pre>%s</pre>" % html.escape(err)), status=500)
+    nav = (
+        '<p style="font-family: sans-serif; margin: 0.5em 1em"><a href="%s">%s in Datasette</a> &middot; '
+        '<a href="%s">jobs and downloads</a> &middot; <a href="%s">compare other jobs</a></p>'
+        % (html.escape(datasette.urls.database(database)), html.escape(database), html.escape(_url(datasette, database)),
+           html.escape(_url(datasette, database, "compare")))
+    )
+    m = re.search(r"<body[^>]*>", text)
+    text = text[: m.end()] + nav + text[m.end() :] if m else nav + text
+    return Response.html(text)

@@ -28,6 +28,27 @@ Requirements (tests cite them as TD-n):
   TD-6  ops_diff: the names added, deleted, increased, decreased, unchanged (by counts).
   TD-7  visualize_counts_diff / visualize_duration_diff draw HTA's grouped bar chart with
         one plotly.graph_objects.Figure (looked up when drawn) and return None.
+
+Not HTA's: TraceDiff.compare_jobs, the structural diff of two runs (SQL hta_job_diff and
+hta_job_diff_summary, docs/sql.md):
+
+    cmp = TraceDiff.compare_jobs("before/", "after/")        # two trace directories
+    cmp = TraceDiff.compare_jobs("run_a", "run_b", db="runs.db")   # two jobs of a database
+    cmp.step            # {'control_us': ..., 'test_us': ..., 'delta_us': ..., ...}
+    cmp.parts()         # the step difference by role: the parts add up to it exactly (ns)
+    cmp.operators(10)   # the operators whose GPU time per step changed most
+    cmp.points(10)      # the matched call trees' comparison points that changed most
+
+  CJ-1  With db (a path, opened read-only, or an open sqlite3 connection, hta.so loaded on
+        it when missing): control and test are job names of that database (None: its first
+        and its last job). Without db: each is a trace directory, a TraceAnalysis or a
+        LabeledTrace, whose cached databases are attached to one connection.
+  CJ-2  control_rank, test_rank as the SQL functions take them (None: their defaults). A job
+        or rank that is not there is ValueError with the function's message.
+  CJ-3  The result's summary and tree are the two functions' rows as DataFrames (with the
+        ranks used); step is the role split's step row; parts(split) that split's other
+        rows; operators(n) the first n operator rows; points(n) the n comparison points with
+        the largest |point_delta_us| (then node_id).
 """
 
 import enum
@@ -37,7 +58,7 @@ import random
 from . import _plots
 from ._base import Source
 
-__all__ = ["DeviceType", "LabeledTrace", "TraceDiff"]
+__all__ = ["DeviceType", "JobComparison", "LabeledTrace", "TraceDiff"]
 
 
 class DeviceType(enum.Enum):
@@ -171,7 +192,83 @@ def _adapt(t, default_label):
     raise ValueError("Invalid argument type for (%s)." % (t,))
 
 
+class JobComparison:
+    """What TraceDiff.compare_jobs returns (CJ-3)."""
+
+    def __init__(self, summary, tree):
+        self.summary = summary
+        self.tree = tree
+
+    @property
+    def step(self):
+        rows = self.summary[(self.summary["split"] == "role") & (self.summary["part"] == "step")]
+        return rows.iloc[0].to_dict() if len(rows) else None
+
+    def parts(self, split="role"):
+        df = self.summary[(self.summary["split"] == split) & (self.summary["part"] != "step")]
+        return df.reset_index(drop=True)
+
+    def operators(self, n=10):
+        return self.summary[self.summary["split"] == "operator"].head(n).reset_index(drop=True)
+
+    def points(self, n=10):
+        df = self.tree[self.tree["is_comparison_point"] == 1].copy()
+        df["_abs"] = df["point_delta_us"].abs()
+        df = df.sort_values(["_abs", "node_id"], ascending=[False, True], kind="mergesort")
+        return df.drop(columns=["_abs"]).head(n).reset_index(drop=True)
+
+
+def _job_connection(control, test, db):
+    """CJ-1: (connection, control job, test job, control schema, test schema, owned)."""
+    import sqlite3
+    import urllib.parse
+
+    from . import connect, load
+
+    if db is not None:
+        if isinstance(db, (str, bytes, os.PathLike)):
+            if not os.path.isfile(db):
+                raise ValueError("no database %s" % os.fspath(db))
+            return connect(db, readonly=True), control, test, "main", "main", True
+        return load(db), control, test, "main", "main", False
+    sides = [_adapt(control, "Control"), _adapt(test, "Test")]
+    conn = connect(":memory:")
+    try:
+        for k, lt in enumerate(sides):
+            if lt._src.db_path is None:
+                raise ValueError("%s: no trace file" % lt.label)
+            uri = "file:%s?mode=ro" % urllib.parse.quote(os.path.abspath(lt._src.db_path))
+            conn.execute("ATTACH ? AS %s" % ("hta_control", "hta_test")[k], (uri,))
+    except (sqlite3.Error, ValueError):
+        conn.close()
+        raise
+    return conn, None, None, "hta_control", "hta_test", True
+
+
 class TraceDiff:
+    @classmethod
+    def compare_jobs(cls, control, test, control_rank=None, test_rank=None, db=None):
+        """The structural diff of two runs (CJ-1..3): SQL hta_job_diff_summary and
+        hta_job_diff on control and test."""
+        import sqlite3
+
+        pd = _pd()
+        conn, cj, tj, cs, ts, owned = _job_connection(control, test, db)
+        args = (cj, tj, control_rank, test_rank, cs, ts)
+        try:
+            summary = pd.read_sql_query(
+                "SELECT *, control_rank, test_rank FROM hta_job_diff_summary(?, ?, ?, ?, ?, ?)", conn,
+                params=args)
+            tree = pd.read_sql_query("SELECT * FROM hta_job_diff(?, ?, ?, ?, ?, ?)", conn, params=args)
+            for c in ("control_ns", "test_ns", "delta_ns", "control_count", "test_count"):
+                summary[c] = summary[c].astype("Int64")  # NULL on the operator rows
+        except (sqlite3.Error, pd.errors.DatabaseError) as e:
+            raise ValueError(str(e).split(": ", 1)[-1] if "hta_job_diff" in str(e) else str(e)) from None
+        finally:
+            if owned:
+                conn.close()
+        return JobComparison(summary, tree)
+
     @classmethod
     def compare_traces(
         cls,

@@ -18,6 +18,9 @@ of event, every canned query (HTML and JSON), the plugin's index, job and CSV pa
     (timed too), and every job of the DB has rows in some canned query;
   - event pages show names (foreign-key labels), not only ids;
   - each CSV download has every row (the count SQL gives), a bad parameter gives 400;
+  - a database of two jobs or more has a compare page: a form, then for the first and the
+    last job the report's comparison part (its waterfall has one bar per part of
+    hta_job_diff_summary's role split, and the two steps); a job not there gives 404;
   - a database that is not an hta-sqlite one gets none of this.
 Prints one line per request with its time; --times FILE appends them there. Exit 1 on failure.
 """
@@ -209,6 +212,25 @@ async def check_hta(path, timed, immutable=False):
         r, ms2 = await get(ds, "/-/hta/%s/job/%s" % (urllib.parse.quote(name), tilde_encode(j)))
         check(ms2 < ms1 or ms2 < 100, "job %s: not cached (%.0f ms, then %.0f ms)" % (j, ms1, ms2))
     await get(ds, "/-/hta/%s/job/no-such-job" % urllib.parse.quote(name), expect=404)
+
+    # The compare page (two jobs or more): a form, then the report's comparison part for a
+    # pair (the step waterfall, the operators, the matched trees), a job not there: 404.
+    if len(jobs) >= 2:
+        base = "/-/hta/%s/compare" % urllib.parse.quote(name)
+        r, _ = await get(ds, "/-/hta/" + urllib.parse.quote(name))
+        check("/compare" in r.text, "the index has no link to the compare page")
+        r, _ = await get(ds, base)
+        check('<select name="control">' in r.text and '<select name="test">' in r.text, "compare: no form")
+        r, _ = await get(ds, "%s?control=%s&test=%s" % (base, urllib.parse.quote(jobs[0]), urllib.parse.quote(jobs[-1])))
+        page = html.unescape(r.text)
+        check("Comparison: %s \u2192 %s" % (jobs[0], jobs[-1]) in page, "compare: no comparison heading")
+        check('aria-label="The mean step from one run to the other, part by part"' in r.text, "compare: no waterfall")
+        want = sql.execute("SELECT count(*) FROM hta_job_diff_summary(?, ?) WHERE split = 'role' AND part <> 'step'",
+                           [jobs[0], jobs[-1]]).fetchone()[0]
+        bars = re.search(r'part by part">(.*?)</svg>', r.text, re.S)
+        check(bars is not None and bars.group(1).count("<rect") == want + 2,
+              "compare: the waterfall has not one bar per part (%d) and the two steps" % want)
+        await get(ds, "%s?control=nope&test=%s" % (base, urllib.parse.quote(jobs[0])), expect=404)
 
     # CSV: every row of the series.
     for fn in datasette_hta.CSV_FUNCTIONS:

@@ -369,6 +369,52 @@ class TestTraceDiff(Base):
         self.assertIsNone(TraceDiff.visualize_counts_diff(df, show_image=False))
 
 
+class TestCompareJobs(Base):
+    def test_compare_jobs(self):
+        """CJ-1..3: the test run's second GEMM (K3) takes 16 us instead of 10. The plugin's one
+        step is [0, 50) us on both sides; by role (us): Kernel: COMPUTATION, the GEMMs' union,
+        20 -> 26; Kernel: COMMUNICATION, the all-reduce [8, 23) less the first GEMM, 10;
+        Runtime, L1's [0, 2) (the others run under kernels), 2; CPU Exec, aten::mm and fwd's
+        [2, 3), 1; Other, the rest, 17 -> 11. Only aten::mm is a root: its launch and kernel
+        K1 match (10 us on both sides, a comparison point); the other launches have no
+        operator above them."""
+        import subprocess
+
+        import hta_sqlite
+        from hta_sqlite.trace_diff import TraceDiff
+
+        t = main_trace()
+        for e in t["traceEvents"]:
+            if e["name"] == "void gemm_kernel" and e["ts"] == B + 33:
+                e["dur"] = 16
+        write(os.path.join(self.tmp, "slower", "rank0.json.gz"), t)
+        cmp = TraceDiff.compare_jobs(self.dir, os.path.join(self.tmp, "slower"))
+        self.assertEqual((cmp.step["control_ns"], cmp.step["test_ns"], cmp.step["delta_ns"]), (50000, 50000, 0))
+        parts = {r["part"]: (r["control_ns"], r["test_ns"]) for _, r in cmp.parts().iterrows()}
+        self.assertEqual(parts, {"Kernel: COMPUTATION": (20000, 26000), "Kernel: COMMUNICATION": (10000, 10000),
+                                 "Runtime": (2000, 2000), "CPU Exec": (1000, 1000), "Other": (17000, 11000)})
+        self.assertEqual(int(cmp.parts()["delta_ns"].sum()), 0)
+        ops = cmp.operators()
+        self.assertEqual(ops["part"].tolist(), ["(no operator)", "aten::mm"])
+        self.assertEqual(ops["delta_us"].tolist(), [6.0, 0.0])
+        self.assertEqual(ops["test_count"].tolist(), [3, 1])
+        self.assertEqual(cmp.tree["match"].tolist(), ["matched"] * 3)
+        p = cmp.points(5)
+        self.assertEqual((len(p), p.loc[0, "name"], p.loc[0, "point_control_us"]), (1, "void gemm_kernel", 10.0))
+        # CJ-1: two jobs of one database, by name
+        db = os.path.join(self.tmp, "runs.db")
+        subprocess.run([hta_sqlite.ingest_path(), "-q", db, self.dir, os.path.join(self.tmp, "slower")], check=True)
+        by_name = TraceDiff.compare_jobs("job", "slower", db=db)
+        self.assertEqual(by_name.parts()["test_ns"].tolist(), cmp.parts()["test_ns"].tolist())
+        self.assertEqual((by_name.step["control_rank"], by_name.step["test_rank"]), (0, 0))
+        # CJ-2: a job or rank that is not there
+        with self.assertRaises(ValueError) as e:
+            TraceDiff.compare_jobs("job", "nope", db=db)
+        self.assertIn("test_job 'nope' is not a job", str(e.exception))
+        with self.assertRaises(ValueError):
+            TraceDiff.compare_jobs("job", "slower", control_rank=3, db=db)
+
+
 class TestPlots(Base):
     def test_figure_looked_up_when_drawn(self):
         """PLOT-2: one plotly.graph_objects.Figure per chart, looked up at call time; PLOT-1,

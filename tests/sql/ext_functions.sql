@@ -25,7 +25,8 @@ SELECT 'modules_only_design', (SELECT count(*) FROM pragma_module_list WHERE nam
    'hta_critical_path_job','hta_critical_path_job_summary','hta_critical_path_job_stats',
    'hta_kernel_stats','hta_operator_stats','hta_tensor_core_summary',
    'hta_step_time_breakdown','hta_execution_summary','hta_gpu_metrics','hta_distributed_overlap',
-   'hta_distributed_comm_ops','hta_findings','hta_op_perf','hta_op_perf_summary','hta_trace_health')) = 0;
+   'hta_distributed_comm_ops','hta_findings','hta_op_perf','hta_op_perf_summary',
+   'hta_job_diff','hta_job_diff_summary','hta_trace_health')) = 0;
 SELECT 'modules_op_perf', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_op_perf','hta_op_perf_summary')) = 2;
 SELECT 'modules_tb_views', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_step_time_breakdown',
   'hta_execution_summary','hta_gpu_metrics','hta_distributed_overlap','hta_distributed_comm_ops')) = 5;
@@ -128,3 +129,4 @@ SELECT 'median_grouped', (SELECT group_concat(m, ',') FROM (SELECT column1, hta_
 .system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT hta_quantile(column1, column1 / 10.0) FROM (VALUES (1), (2))" 2>&1 | grep -q "2nd argument to hta_quantile() must be the same for all rows" && echo 'err_quantile_q_varies\|1' || echo 'err_quantile_q_varies\|0'
 .system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT hta_median(column1) FROM (VALUES ('abc'))" 2>&1 | grep -q "1st argument to hta_median() must be a number" && echo 'err_median_text\|1' || echo 'err_median_text\|0'
 .system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT hta_union_length(column1, column2) FROM (VALUES ('a', 1))" 2>&1 | grep -q "hta_union_length(): start and end must be numbers" && echo 'err_union_text\|1' || echo 'err_union_text\|0'
+SELECT 'modules_job_diff', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_job_diff','hta_job_diff_summary')) = 2;

@@ -1,0 +1,334 @@
+/*
+** job_diff_summary.c: hta_job_diff_summary, why the step time changed between two
+** runs: the difference of the mean step time split into parts that add up exactly
+** (integer ns) to it, and the operators whose GPU time changed most.
+**
+**   SELECT part, control_us, test_us, delta_us FROM hta_job_diff_summary('a', 'b')
+**    WHERE split = 'role';
+**   SELECT part, delta_us FROM hta_job_diff_summary('a', 'b') WHERE split = 'operator'
+**    LIMIT 10;
+**
+** Parameters: job_diff_vtab.c (control_job, test_job, control_rank, test_rank,
+** control_schema, test_schema): one trace per side.
+** Columns: part, control_us, test_us, delta_us, split ('role', 'operator'),
+** control_ns, test_ns, delta_ns (integers; NULL for operators), control_count,
+** test_count (steps, for 'step'; GPU events, for 'operator'), share (delta_ns / the step
+** difference), control_trace_id, test_trace_id.
+**
+** Requirements (tests cite them as JS-n):
+**  1. Steps are the TensorBoard plugin's (tb_steps.c TV-3..5) of each side's trace;
+**     a side's step time is the mean of its steps' windows, in whole ns rounded down
+**     (0 without steps). The first row, part 'step' of split 'role', gives both sides'
+**     mean step time and their numbers of steps (control_count, test_count).
+**  2. Split 'role': the plugin's eight roles (TV-7), each step's Kernel time divided
+**     further by kernel type (kernel_type_rule: 'Kernel: COMPUTATION', ...): each
+**     instant of a Kernel-role kernel goes to the first type active at it in the order
+**     COMPUTATION, COMMUNICATION, MEMORY, OTHER. A part's per-step value is its total
+**     over the steps divided by their number, apportioned in whole ns by largest
+**     remainder (ties: part order) so that the parts add up exactly to JS-1's step
+**     time; hence the deltas add up exactly to the step difference. Parts that are 0
+**     on both sides are left out.
+**  3. Split 'operator': every GPU event of the trace under the nearest cpu_op above it
+**     in TraceLens's tree (job_diff.c JD-2; '(no operator)' for one without), per
+**     operator name: GPU events (count) and their summed dur per step (the trace's
+**     total divided by its number of steps, 1 without steps), in us; rows by
+**     |delta_us| descending, then name.
+**  4. share = delta_ns / the step difference, NULL when that is 0.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff/job_diff.h"
+#include "tb/tb_model.h" /* the plugin's steps and roles */
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+enum {
+  JS_PART,
+  JS_US, /* control_us, test_us, delta_us */
+  JS_SPLIT = 4,
+  JS_NS = 5, /* control_ns, test_ns, delta_ns */
+  JS_COUNT = 8,
+  JS_SHARE = 10,
+  JS_TRACE = 11,
+  JS_NVISIBLE = 13
+};
+static const char jsSchema[] =
+    "CREATE TABLE x(part TEXT, control_us REAL, test_us REAL, delta_us REAL, split TEXT,"
+    " control_ns INTEGER, test_ns INTEGER, delta_ns INTEGER, control_count INTEGER,"
+    " test_count INTEGER, share REAL, control_trace_id INTEGER, test_trace_id INTEGER)";
+
+/* Kernel types in JS-2's priority order, then the seven other roles. */
+#define JS_NKT 4
+static const int jsTypes[JS_NKT] = {HTA_KT_COMPUTATION, HTA_KT_COMMUNICATION, HTA_KT_MEMORY,
+                                    HTA_KT_OTHER};
+#define JS_NPART (JS_NKT + TV_NROLE - 1)
+
+/* One side's per-step parts (JS-1, JS-2). */
+typedef struct js_roles {
+  int64_t nsteps;
+  int64_t step;           /* mean step time, ns */
+  int64_t part[JS_NPART]; /* apportioned per-step ns */
+} js_roles;
+
+typedef struct js_seqtype {
+  int64_t seq;
+  int type;
+} js_seqtype;
+
+static int jsSeqCmp(const void *a, const void *b) {
+  const js_seqtype *x = a, *y = b;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The kernel type of each Kernel-role device event of M into per-type merged lists. */
+static int jsKernelTypes(const tv_model *m, const hta_gpu_rows *g, hta_iv **iv, size_t *n) {
+  js_seqtype *st = sqlite3_malloc64((g->n ? g->n : 1) * sizeof *st);
+  int rc = SQLITE_OK;
+  if (!st) return SQLITE_NOMEM;
+  for (size_t i = 0; i < g->n; i++) st[i].seq = g->a[i].seq, st[i].type = g->a[i].kernel_type;
+  qsort(st, g->n, sizeof *st, jsSeqCmp);
+  for (int t = 0; t < JS_NKT; t++) {
+    iv[t] = sqlite3_malloc64((m->ndev ? m->ndev : 1) * sizeof **iv);
+    n[t] = 0;
+    if (!iv[t]) rc = SQLITE_NOMEM;
+  }
+  for (size_t i = 0; rc == SQLITE_OK && i < m->ndev; i++) {
+    const tv_dev *d = &m->devs[i];
+    js_seqtype key = {d->seq, 0}, *hit;
+    int type = HTA_KT_OTHER, t;
+    if (d->kind != TV_KERNEL || d->comm) continue;
+    hit = bsearch(&key, st, g->n, sizeof *st, jsSeqCmp);
+    if (hit) type = hit->type;
+    for (t = 0; t < JS_NKT - 1 && jsTypes[t] != type; t++) {
+    }
+    iv[t][n[t]++] = (hta_iv){d->ts, d->end};
+  }
+  for (int t = 0; rc == SQLITE_OK && t < JS_NKT; t++) n[t] = hta_iv_merge(iv[t], n[t]);
+  sqlite3_free(st);
+  return rc;
+}
+
+/* Largest-remainder apportionment of TOT[0..np) over N steps (JS-2). */
+static void jsApportion(const int64_t *tot, int np, int64_t nsteps, int64_t *out, int64_t *step) {
+  int64_t sum = 0, base = 0, rem[JS_NPART];
+  for (int p = 0; p < np; p++) {
+    out[p] = tot[p] / nsteps;
+    rem[p] = tot[p] % nsteps;
+    sum += tot[p];
+    base += out[p];
+  }
+  *step = sum / nsteps;
+  for (int64_t extra = *step - base; extra > 0; extra--) {
+    int best = -1;
+    for (int p = 0; p < np; p++)
+      if (rem[p] > 0 && (best < 0 || rem[p] > rem[best])) best = p;
+    if (best < 0) break;
+    out[best]++;
+    rem[best] = 0;
+  }
+}
+
+/* JS-1, JS-2 for trace T; G holds its GPU rows with their kernel types. */
+static int jsRoles(sqlite3 *db, const hta_trace *t, const hta_gpu_rows *g, js_roles *r) {
+  tv_model m;
+  hta_iv *iv[JS_NKT] = {0, 0, 0, 0}, *acc = 0, *piece = 0, *tmp = 0;
+  size_t n[JS_NKT] = {0, 0, 0, 0}, nacc = 0;
+  int64_t tot[JS_NPART];
+  int rc = tv_model_load(db, t, 0, &m);
+  memset(r, 0, sizeof *r);
+  memset(tot, 0, sizeof tot);
+  if (rc == SQLITE_OK) rc = jsKernelTypes(&m, g, iv, n);
+  if (rc == SQLITE_OK) {
+    size_t all = 0;
+    for (int k = 0; k < JS_NKT; k++) all += n[k];
+    acc = sqlite3_malloc64((all ? all : 1) * sizeof *acc);
+    tmp = sqlite3_malloc64((all ? all : 1) * sizeof *tmp);
+    piece = sqlite3_malloc64((all ? all : 1) * sizeof *piece);
+    if (!acc || !tmp || !piece) rc = SQLITE_NOMEM;
+  }
+  for (int k = 0; rc == SQLITE_OK && k < JS_NKT; k++) {
+    /* this type's share: its union minus the earlier types' */
+    size_t np = hta_iv_subtract(iv[k], n[k], acc, nacc, piece);
+    for (size_t s = 0; s < m.nsteps; s++)
+      tot[k] += hta_iv_clip_length(piece, np, m.steps[s].start, m.steps[s].end);
+    memcpy(tmp, acc, nacc * sizeof *acc);
+    memcpy(tmp + nacc, iv[k], n[k] * sizeof *tmp);
+    nacc = hta_iv_merge(tmp, nacc + n[k]);
+    memcpy(acc, tmp, nacc * sizeof *acc);
+  }
+  if (rc == SQLITE_OK && m.nsteps) {
+    int64_t kernel = 0, typed = 0;
+    for (size_t s = 0; s < m.nsteps; s++) {
+      kernel += m.steps[s].cost[TV_KERNEL];
+      for (int p = TV_MEMCPY; p < TV_NROLE; p++) tot[JS_NKT + p - 1] += m.steps[s].cost[p];
+    }
+    for (int k = 0; k < JS_NKT; k++) typed += tot[k];
+    tot[JS_NKT - 1] += kernel - typed; /* 0: the types partition the Kernel role */
+    r->nsteps = (int64_t)m.nsteps;
+    jsApportion(tot, JS_NPART, r->nsteps, r->part, &r->step);
+  }
+  for (int k = 0; k < JS_NKT; k++) sqlite3_free(iv[k]);
+  sqlite3_free(acc);
+  sqlite3_free(tmp);
+  sqlite3_free(piece);
+  tv_model_free(&m);
+  return rc;
+}
+
+static const char *jsPartName(int p) {
+  static const char *const kt[JS_NKT] = {"Kernel: COMPUTATION", "Kernel: COMMUNICATION",
+                                         "Kernel: MEMORY", "Kernel: OTHER"};
+  return p < JS_NKT ? kt[p] : tv_role_names[p - JS_NKT + 1];
+}
+
+static double jsUs(int64_t ns) { return (double)ns / 1000.0; }
+
+/* A row with both sides' ns (JS-1, JS-2); STEP_DELTA for the share. */
+static hta_cell *jsRow(hta_table *out, const jd_pair *p, const char *split, const char *part,
+                       int64_t c, int64_t t, int64_t step_delta) {
+  hta_cell *row = hta_table_add_row(out);
+  if (!row) return 0;
+  hta_cell_static(&row[JS_PART], part);
+  hta_cell_static(&row[JS_SPLIT], split);
+  hta_cell_double(&row[JS_US], jsUs(c));
+  hta_cell_double(&row[JS_US + 1], jsUs(t));
+  hta_cell_double(&row[JS_US + 2], jsUs(t - c));
+  hta_cell_int(&row[JS_NS], c);
+  hta_cell_int(&row[JS_NS + 1], t);
+  hta_cell_int(&row[JS_NS + 2], t - c);
+  if (step_delta) hta_cell_double(&row[JS_SHARE], (double)(t - c) / (double)step_delta);
+  hta_cell_int(&row[JS_TRACE], p->t[0].trace_id);
+  hta_cell_int(&row[JS_TRACE + 1], p->t[1].trace_id);
+  return row;
+}
+
+/* ---------------------------------------------------------------- operators (JS-3) */
+typedef struct js_op {
+  const char *name; /* owned by the side's rawnames, or static */
+  int side;
+  int64_t ns, count;
+} js_op;
+
+static int jsOpCmp(const void *a, const void *b) {
+  const js_op *x = a, *y = b;
+  int c = strcmp(x->name, y->name);
+  return c ? c : x->side - y->side;
+}
+
+typedef struct js_out {
+  const char *name;
+  double us[2];
+  int64_t count[2];
+} js_out;
+
+static int jsOutCmp(const void *a, const void *b) {
+  const js_out *x = a, *y = b;
+  double dx = x->us[1] - x->us[0], dy = y->us[1] - y->us[0];
+  if (dx < 0) dx = -dx;
+  if (dy < 0) dy = -dy;
+  if (dx != dy) return dx > dy ? -1 : 1;
+  return strcmp(x->name, y->name);
+}
+
+static int jsOperators(const jd_pair *p, const jd_side *s, const js_roles *r, hta_table *out) {
+  js_op *v = 0;
+  js_out *o = 0;
+  size_t nv = 0, av = 0, no = 0;
+  int rc = SQLITE_OK;
+  for (int k = 0; k < 2; k++) {
+    int32_t *slot = sqlite3_malloc64((s[k].nraw + 1) * sizeof *slot); /* raw name -> v index */
+    if (!slot) goto ops_oom;
+    for (size_t i = 0; i <= s[k].nraw; i++) slot[i] = -1;
+    for (size_t g = 0; g < s[k].ot.gpu.n; g++) {
+      int32_t op = jd_cpu_op_of(&s[k], (int32_t)(s[k].nhost + g));
+      size_t key = op >= 0 && s[k].raw[op] >= 0 ? (size_t)s[k].raw[op] : s[k].nraw;
+      if (slot[key] < 0) {
+        js_op x = {key < s[k].nraw ? s[k].rawnames[key] : "(no operator)", k, 0, 0};
+        HTA_PUSH(v, nv, av, 64, x, ops_slot_oom);
+        slot[key] = (int32_t)(nv - 1);
+      }
+      v[slot[key]].ns = hta_add_sat(v[slot[key]].ns, s[k].ot.gpu.a[g].dur);
+      v[slot[key]].count++;
+    }
+    sqlite3_free(slot);
+    continue;
+  ops_slot_oom:
+    sqlite3_free(slot);
+    goto ops_oom;
+  }
+  if (nv) qsort(v, nv, sizeof *v, jsOpCmp);
+  o = sqlite3_malloc64((nv ? nv : 1) * sizeof *o);
+  if (!o) goto ops_oom;
+  for (size_t i = 0; i < nv; i++) {
+    if (!no || strcmp(o[no - 1].name, v[i].name)) {
+      memset(&o[no], 0, sizeof o[no]);
+      o[no++].name = v[i].name;
+    }
+    int64_t steps = r[v[i].side].nsteps ? r[v[i].side].nsteps : 1;
+    o[no - 1].us[v[i].side] = (double)v[i].ns / (double)steps / 1000.0;
+    o[no - 1].count[v[i].side] = v[i].count;
+  }
+  if (no) qsort(o, no, sizeof *o, jsOutCmp);
+  for (size_t i = 0; i < no && rc == SQLITE_OK; i++) {
+    hta_cell *row = hta_table_add_row(out);
+    if (!row) goto ops_oom;
+    rc = hta_cell_text(&row[JS_PART], o[i].name);
+    hta_cell_static(&row[JS_SPLIT], "operator");
+    hta_cell_double(&row[JS_US], o[i].us[0]);
+    hta_cell_double(&row[JS_US + 1], o[i].us[1]);
+    hta_cell_double(&row[JS_US + 2], o[i].us[1] - o[i].us[0]);
+    hta_cell_int(&row[JS_COUNT], o[i].count[0]);
+    hta_cell_int(&row[JS_COUNT + 1], o[i].count[1]);
+    hta_cell_int(&row[JS_TRACE], p->t[0].trace_id);
+    hta_cell_int(&row[JS_TRACE + 1], p->t[1].trace_id);
+  }
+  sqlite3_free(v);
+  sqlite3_free(o);
+  return rc;
+ops_oom:
+  sqlite3_free(v);
+  sqlite3_free(o);
+  return SQLITE_NOMEM;
+}
+
+static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
+  hta_table *out = &res->t;
+  jd_intern names;
+  opt_ids ids[2];
+  jd_side s[2];
+  js_roles r[2];
+  int rc = SQLITE_OK;
+  (void)pzErr;
+  memset(&names, 0, sizeof names);
+  memset(ids, 0, sizeof ids);
+  memset(s, 0, sizeof s);
+  for (int k = 0; k < 2 && rc == SQLITE_OK; k++) {
+    rc = opt_ids_load(db, p->schema[k], &ids[k]);
+    if (rc == SQLITE_OK) rc = jd_side_load(db, &p->t[k], &ids[k], &names, &s[k]);
+    if (rc == SQLITE_OK) rc = jsRoles(db, &p->t[k], &s[k].ot.gpu, &r[k]);
+  }
+  if (rc == SQLITE_OK) {
+    int64_t d = r[1].step - r[0].step;
+    hta_cell *row = jsRow(out, p, "role", "step", r[0].step, r[1].step, d);
+    if (!row) rc = SQLITE_NOMEM;
+    else {
+      hta_cell_int(&row[JS_COUNT], r[0].nsteps);
+      hta_cell_int(&row[JS_COUNT + 1], r[1].nsteps);
+    }
+    for (int k = 0; k < JS_NPART && rc == SQLITE_OK; k++) {
+      if (!r[0].part[k] && !r[1].part[k]) continue;
+      if (!jsRow(out, p, "role", jsPartName(k), r[0].part[k], r[1].part[k], d)) rc = SQLITE_NOMEM;
+    }
+  }
+  if (rc == SQLITE_OK) rc = jsOperators(p, s, r, out);
+  for (int k = 0; k < 2; k++) {
+    jd_side_free(&s[k]);
+    opt_ids_free(&ids[k]);
+  }
+  jd_intern_free(&names);
+  return rc;
+}
+
+const jd_def jd_summary_def = {"hta_job_diff_summary", jsSchema, JS_NVISIBLE, jsRun};
