@@ -51,6 +51,7 @@ static const struct {
     {"op_perf", hta_register_op_perf},
     {"inference", hta_register_inference},
     {"findings", hta_register_findings},
+    {"health", hta_register_health},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {

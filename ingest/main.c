@@ -28,6 +28,7 @@
 
 #include "compare_print.h"
 #include "findings_print.h"
+#include "health_print.h"
 #include "inputs.h"
 #include "io/io.h"
 #include "list.h"
@@ -154,7 +155,7 @@ static void usage(FILE *out) {
           "                  write RANK's trace with its queue-length and memory-bandwidth\n"
           "                  counter events to OUT (.gz: gzip) instead (no PATH):\n"
           "                  hta-ingest --write-counters 0 rank0_counters.json.gz DB\n"
-          "  -q, --quiet     print errors only\n"
+          "  -q, --quiet     print errors only (no summary, no health checks)\n"
           "  -v, --verbose   print one line per file\n"
           "  --progress      draw progress even when stderr is not a terminal\n"
           "  --no-progress   never draw progress\n"
@@ -486,6 +487,31 @@ static int bad_param(const char *fmt, const char *arg) {
   return EXIT_USAGE;
 }
 
+/* After an ingest: the health checks of the files ingested now that failed or warned
+** (health_print.h), on stderr; an error there is reported, the ingest stands. */
+static void say_health(cli *c, const char *db, const pl_file *pf, int n) {
+  const char **files = calloc((size_t)n, sizeof *files), **jobs = calloc((size_t)n, sizeof *jobs);
+  int nf = 0, nj = 0;
+  char err[512] = "";
+  sqlite3 *h = NULL;
+  if (!files || !jobs) goto done;
+  for (int i = 0; i < n; i++) {
+    if (pf[i].status != PL_OK) continue;
+    files[nf++] = pf[i].path;
+    int seen = 0;
+    for (int k = 0; k < nj && !seen; k++) seen = !strcmp(jobs[k], pf[i].job);
+    if (!seen) jobs[nj++] = pf[i].job;
+  }
+  clear_progress(c);
+  if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+      hp_print(h, stderr, jobs, nj, files, nf, err, sizeof err))
+    say(c, 1, "hta-ingest: %s: health checks: %s\n", db, h && !err[0] ? sqlite3_errmsg(h) : err);
+done:
+  sqlite3_close(h);
+  free(files);
+  free(jobs);
+}
+
 /* The ingest: DB PATH... with o's options; job and ranks from --job / --ranks, the
 ** capture folders CAPS[0..ncaps) from --captures. */
 static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int npaths,
@@ -624,6 +650,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     say(c, 3,
         "hta-ingest: peak RSS %.1f MB; CPU: writer %.2f s, other threads %.2f s; commit %.2f s\n",
         (double)ru.ru_maxrss / 1024.0, st.writer_cpu, st.other_cpu, st.finish_s);
+  if (ok && c->verbosity >= 2) say_health(c, db, pf, n);
   if (failed || bad_path) code = EXIT_FAILED;
 end:
   in_free(&in);

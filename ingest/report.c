@@ -8,6 +8,7 @@
 ** charts HTA draws, in HTA's order, each followed by the table it is drawn from
 ** and, folded under "SQL", the query that makes that table:
 **
+**   Unnumbered, first: the trace's health, what not to trust (report_health.c).
 **   1. Findings: what to fix first (report_findings.c).
 **   2-11. The traces and HTA's analyses, in HTA's order: temporal breakdown,
 **      kernel types, top kernels, kernels across ranks, idle time, overlap, queue
@@ -45,6 +46,8 @@
 **     numbered sections); a job that is not in the database is an error.
 **  9. Each job's part opens with its findings (hta_findings): section 1,
 **     first in the contents; the sections above follow, numbered from 2.
+** 10. Before the findings, an unnumbered "Trace health" block lists the checks of
+**     hta_trace_health that failed or warned (report_health.c).
 **
 ** HOW IT WORKS: the extension is registered on the connection (hta-ingest links
 ** it statically). Every statement goes through hrScoped, which puts the job's
@@ -199,9 +202,9 @@ static void hrJob(hr_ctx *x, const char *job, int njobs) {
   sv_puts(o, ".</p>\n");
   hrContents(x);
   void (*const parts[])(hr_ctx *) = {
-      hrFindings, hrOverview, hrTemporal, hrKernelTypes, hrTopKernels, hrAcross,
-      hrIdle,     hrOverlap,  hrQueue,    hrMemBw,       hrLaunch,     hrCollectives,
-      hrMemory,   hrCritPath, hrOps,      hrPerf,        hrTbViews};
+      hrHealth,      hrFindings, hrOverview, hrTemporal, hrKernelTypes, hrTopKernels,
+      hrAcross,      hrIdle,     hrOverlap,  hrQueue,    hrMemBw,       hrLaunch,
+      hrCollectives, hrMemory,   hrCritPath, hrOps,      hrPerf,        hrTbViews};
   for (size_t i = 0; i < sizeof parts / sizeof parts[0] && !x->fatal && !o->oom; i++) parts[i](x);
 }
 

@@ -167,6 +167,9 @@ void hrLogHistogram(hr_ctx *x, const char *title, const char *xlabel, const doub
 /* Each writes one <section> of the current job's part (report.c calls them in order),
 ** numbered as on the page. */
 
+/* report_health.c: the Trace health block that opens each job's part, unnumbered (HR-10). */
+void hrHealth(hr_ctx *x);
+
 /* report_findings.c: section 1, the findings. */
 void hrFindings(hr_ctx *x);
 

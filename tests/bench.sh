@@ -153,6 +153,7 @@ hta_gpu_metrics|SELECT * FROM hta_gpu_metrics
 hta_distributed_overlap|SELECT * FROM hta_distributed_overlap
 hta_distributed_comm_ops|SELECT * FROM hta_distributed_comm_ops
 hta_findings|SELECT * FROM hta_findings
+hta_trace_health|SELECT * FROM hta_trace_health
 hta_op_perf|SELECT * FROM hta_op_perf
 hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
 hta_inference_steps|SELECT * FROM hta_inference_steps

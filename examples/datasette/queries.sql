@@ -50,6 +50,26 @@ SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t WHERE arg.rank IS NULL AND arg.job IS NULL;
 
+-- name: trace_health
+-- title: Trace health: can I trust this trace?
+-- description: One row per check of each trace (and one of the whole job: rank empty), failures first, then warnings: the profiler's own log (a full GPU buffer, broken records), what ingest repaired, GPU-only or CPU-only, kernels without a launch and launches without a kernel, flows, steps (collapsed, a truncated last step), the ranks' clock offsets from collectives that end together, ranks profiled of the world size, distributedInfo, device properties, time units. value is what was measured, threshold where the check stops being ok, detail the counts behind it (JSON), message what it means.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT * FROM (
+SELECT t.* FROM arg CROSS JOIN hta_trace_health t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_trace_health t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_trace_health t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_trace_health t WHERE arg.rank IS NULL AND arg.job IS NULL)
+ORDER BY verdict = 'ok', verdict = 'warn', job, rank, trace_id, "check";
+
 -- name: temporal_breakdown
 -- title: Temporal breakdown
 -- description: Per rank: idle, compute and non-compute GPU time between the first and the last kernel (µs and %). HTA get_temporal_breakdown.

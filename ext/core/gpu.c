@@ -108,7 +108,7 @@ static int fetchStrings(sqlite3 *db, const char *schema, const char *sql, const 
   return rc;
 }
 
-static int isKernelCat(const char *c) {
+int hta_is_kernel_category(const char *c) {
   static const char *const cats[] = {"kernel",     "Kernel", "gpu_memset",     "Memset",
                                      "gpu_memcpy", "Memcpy", "mtia_ccp_events"};
   for (size_t i = 0; i < sizeof cats / sizeof cats[0]; i++) {
@@ -221,7 +221,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
       goto gpu_error;
     }
     for (size_t i = 0; i < out->nnames; i++) kt[i] = hta_classify(c, out->names[i]);
-    for (size_t i = 0; i < ncat; i++) kc[i] = isKernelCat(cat_names[i]);
+    for (size_t i = 0; i < ncat; i++) kc[i] = hta_is_kernel_category(cat_names[i]);
     for (size_t i = 0; i < out->n; i++) { /* slots[] now holds category slots */
       out->a[i].kernel_type = kt[out->a[i].name_slot];
       out->a[i].is_kernel_cat = kc[slots[i]];

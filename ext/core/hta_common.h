@@ -231,6 +231,9 @@ typedef struct hta_gpu_rows {
 ** Returns SQLITE_OK, SQLITE_NOMEM, SQLITE_INTERRUPT or an SQLite error.
 */
 int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out);
+/* 1 when category NAME is GPU work proper (hta_gpu.is_kernel_cat): kernels, copies and
+** memsets in Kineto's and the legacy spellings, and MTIA's mtia_ccp_events. */
+int hta_is_kernel_category(const char *name);
 const char *hta_gpu_name(const hta_gpu_rows *g, int32_t name_id);
 void hta_gpu_free(hta_gpu_rows *g);
 /* Loads the traces (hta_traces_load arguments) and calls FN once per trace, in
@@ -505,6 +508,7 @@ int hta_register_tb_views(sqlite3 *db);  /* the plugin's Overview, GPU summary, 
 int hta_register_op_perf(sqlite3 *db);   /* operator performance model, its summary */
 int hta_register_inference(sqlite3 *db); /* hta_inference_steps (inference/) */
 int hta_register_findings(sqlite3 *db);  /* hta_findings: what to fix (findings.c) */
+int hta_register_health(sqlite3 *db);    /* hta_trace_health: can I trust this trace (health/) */
 int hta_register_io(sqlite3 *db);        /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */

@@ -134,7 +134,7 @@ static int mbBandwidth(sqlite3_stmt *st, const hta_gpu *k, int from_bytes, doubl
 }
 
 /* The key of kind K in S->names, added when new; -1 on OOM. */
-static int64_t mbKindKey(hta_steps *s, const char *k, size_t *cap) {
+static int64_t mbKindKey(hta_series *s, const char *k, size_t *cap) {
   for (size_t i = 0; i < s->nnames; i++)
     if (!strcmp(s->names[i], k)) return (int64_t)i;
   if (s->nnames == *cap) {
@@ -149,7 +149,7 @@ static int64_t mbKindKey(hta_steps *s, const char *k, size_t *cap) {
 }
 
 /* Renumbers S's keys in the byte order of their kinds (MB-4). SQLITE_OK or SQLITE_NOMEM. */
-static int mbSortKinds(hta_steps *s) {
+static int mbSortKinds(hta_series *s) {
   size_t n = s->nnames;
   int64_t *order = sqlite3_malloc64((n ? n : 1) * sizeof *order);
   int64_t *key = sqlite3_malloc64((n ? n : 1) * sizeof *key);
@@ -181,13 +181,13 @@ static int mbSortKinds(hta_steps *s) {
 
 /* What a run builds and emits with. */
 typedef struct mb_ctx {
-  hta_steps_ctx base;        /* how the rows look, collapse_ties */
+  hta_series_ctx base;        /* how the rows look, collapse_ties */
   int from_bytes, hta_order; /* bw_from_bytes, hta_tie_order */
 } mb_ctx;
 
 /* Builds the series of trace T into *S (MB-1..5; freed by the caller). */
 static int mbBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classifier *cls,
-                   hta_steps *s) {
+                   hta_series *s) {
   int from_bytes = ((const mb_ctx *)ctx)->from_bytes, hta_order = ((const mb_ctx *)ctx)->hta_order;
   hta_gpu_rows g;
   sqlite3_stmt *st = 0;
@@ -212,7 +212,7 @@ static int mbBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classif
     double bw;
     int computed;
     char kind[16] = {0};
-    hta_step *p;
+    hta_series_pt *p;
     if (k->kernel_type != HTA_KT_MEMORY) continue; /* MB-1 */
     rc = mbBandwidth(st, k, from_bytes, &bw, &computed);
     if (rc != SQLITE_OK) goto mb_build_end;
@@ -240,7 +240,7 @@ static int mbBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classif
   s->n = 2 * s->n;
   rc = mbSortKinds(s);
   /* MB-4 (HTA's order: the starts in file order, then the ends), MB-5 */
-  if (rc == SQLITE_OK) rc = hta_steps_order(s, hta_order, 0, !hta_order);
+  if (rc == SQLITE_OK) rc = hta_series_order(s, hta_order, 0, !hta_order);
 
 mb_build_end:
   sqlite3_finalize(st);
@@ -248,27 +248,27 @@ mb_build_end:
   return rc;
 }
 
-static const hta_steps_def mbDef = {.has_computed = 1, .summary_positive = 1};
+static const hta_series_def mbDef = {.has_computed = 1, .summary_positive = 1};
 
 /* ---------------------------------------------------------------- hta_memory_bw */
 
 /* A run of either function with A's parameters (MB-6 collapse_ties, MB-7 summary). */
-static int mbRunWith(sqlite3 *db, const hta_tvf_args *a, hta_steps_emit emit, hta_table *out) {
+static int mbRunWith(sqlite3 *db, const hta_tvf_args *a, hta_series_emit emit, hta_table *out) {
   mb_ctx c = {
       {&mbDef, a->p[MB_P_COLLAPSE] != 0}, a->p[MB_P_FROM_BYTES] != 0, a->p[MB_P_TIE_ORDER] != 0};
-  return hta_steps_each_trace(db, a, a->p[MB_P_LAST_STEP] != 0, mbBuild, emit, &c, out);
+  return hta_series_each_trace(db, a, a->p[MB_P_LAST_STEP] != 0, mbBuild, emit, &c, out);
 }
 
 static int mbRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return mbRunWith(db, a, hta_steps_emit_rows, out);
+  return mbRunWith(db, a, hta_series_emit_rows, out);
 }
 
 /* ---------------------------------------------------------------- hta_memory_bw_summary */
 
 static int msRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   (void)pzErr;
-  return mbRunWith(db, a, hta_steps_emit_summary, out);
+  return mbRunWith(db, a, hta_series_emit_summary, out);
 }
 
 /* ---------------------------------------------------------------- definitions */
@@ -307,7 +307,7 @@ const hta_tvf hta_memory_bw_summary_tvf = {
 ** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
 int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
   hta_classifier *cls = 0;
-  hta_steps s;
+  hta_series s;
   mb_ctx c = {{&mbDef, 0}, mbParams[MB_P_FROM_BYTES].dflt != 0, 0}; /* the defaults */
   memset(&s, 0, sizeof s);
   *pa = 0;
@@ -315,7 +315,7 @@ int hta_memory_bw_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa,
   int rc = hta_classifier_open(db, t->schema, &cls);
   if (rc == SQLITE_OK) rc = mbBuild(&c, db, t, cls, &s);
   hta_classifier_free(cls);
-  if (rc == SQLITE_OK) rc = hta_steps_points(&s, pa, pn);
-  hta_steps_free(&s);
+  if (rc == SQLITE_OK) rc = hta_series_points(&s, pa, pn);
+  hta_series_free(&s);
   return rc;
 }

@@ -161,7 +161,7 @@ static int qlCounts(const ql_ids *ids, const hta_gpu *k) {
 
 /* What a run builds and emits with. */
 typedef struct ql_ctx {
-  hta_steps_ctx base; /* how the rows look, collapse_ties */
+  hta_series_ctx base; /* how the rows look, collapse_ties */
   ql_ids ids;         /* QL-1 */
   int hta_order;      /* hta_tie_order */
   double max_q;       /* hta_queue_full_time's max_queue_length */
@@ -169,7 +169,7 @@ typedef struct ql_ctx {
 
 /* Builds the series of trace T into *S (QL-2..4; freed by the caller). */
 static int qlBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classifier *cls,
-                   hta_steps *s) {
+                   hta_series *s) {
   const ql_ctx *c = ctx;
   hta_gpu_rows g;
   size_t nlinked = 0;
@@ -185,7 +185,7 @@ static int qlBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classif
   }
   for (size_t i = 0; i < g.n; i++) {
     const hta_gpu *k = &g.a[i];
-    hta_step *p;
+    hta_series_pt *p;
     if (!s->has_gpu || k->ts < s->gpu_min_ts) s->gpu_min_ts = k->ts;
     if (!s->has_gpu || k->ts > s->gpu_max_ts) s->gpu_max_ts = k->ts;
     s->has_gpu = 1;
@@ -212,18 +212,18 @@ static int qlBuild(void *ctx, sqlite3 *db, const hta_trace *t, const hta_classif
   hta_gpu_free(&g);
   s->n = 2 * s->n;
   /* QL-3 (HTA's order: the +1 changes by call, then GPU row, before the argsort), QL-4 */
-  return hta_steps_order(s, c->hta_order, nlinked, 0);
+  return hta_series_order(s, c->hta_order, nlinked, 0);
 }
 
-static const hta_steps_def qlDef = {.int_values = 1};
+static const hta_series_def qlDef = {.int_values = 1};
 
 /* Runs EMIT over the series of every trace of the query with C (its ids looked up
 ** here; no runtime call anywhere: no rows). */
 static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, ql_ctx *c, int include_last_step,
-                          hta_steps_emit emit, hta_table *out) {
+                          hta_series_emit emit, hta_table *out) {
   int rc = qlLookup(db, a->scope.schema, &c->ids);
   if (rc != SQLITE_OK || c->ids.n == 0) return rc;
-  return hta_steps_each_trace(db, a, include_last_step, qlBuild, emit, c, out);
+  return hta_series_each_trace(db, a, include_last_step, qlBuild, emit, c, out);
 }
 
 /* ---------------------------------------------------------------- hta_queue_length */
@@ -231,7 +231,7 @@ static int qlForEachTrace(sqlite3 *db, const hta_tvf_args *a, ql_ctx *c, int inc
 static int qlRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   ql_ctx c = {{&qlDef, a->p[QL_P_COLLAPSE] != 0}, .hta_order = a->p[QL_P_TIE_ORDER] != 0};
   (void)pzErr;
-  return qlForEachTrace(db, a, &c, a->p[QL_P_LAST_STEP] != 0, hta_steps_emit_rows, out);
+  return qlForEachTrace(db, a, &c, a->p[QL_P_LAST_STEP] != 0, hta_series_emit_rows, out);
 }
 
 /* ---------------------------------------------------------------- hta_queue_length_summary */
@@ -239,7 +239,7 @@ static int qlRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
 static int qsRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   ql_ctx c = {{&qlDef, a->p[QL_P_COLLAPSE] != 0}, .hta_order = a->p[QL_P_TIE_ORDER] != 0};
   (void)pzErr;
-  return qlForEachTrace(db, a, &c, a->p[QL_P_LAST_STEP] != 0, hta_steps_emit_summary,
+  return qlForEachTrace(db, a, &c, a->p[QL_P_LAST_STEP] != 0, hta_series_emit_summary,
                         out); /* QL-6 */
 }
 
@@ -272,7 +272,7 @@ static int qfHostSpan(sqlite3 *db, const hta_trace *t, int64_t *lo, int64_t *hi,
   return rc;
 }
 
-static int qfEmitFull(void *ctx, sqlite3 *db, const hta_trace *t, const hta_steps *s,
+static int qfEmitFull(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
                       int64_t job_min_ts, hta_table *out) {
   double max_q = ((const ql_ctx *)ctx)->max_q;
   int have_span = 0;
@@ -372,7 +372,7 @@ const hta_tvf hta_queue_full_time_tvf = {
 ** trace_id = T, in row order. *pa is sqlite3_malloc'd, NULL when empty. */
 int hta_queue_length_points(sqlite3 *db, const hta_trace *t, hta_series_point **pa, size_t *pn) {
   hta_classifier *cls = 0;
-  hta_steps s;
+  hta_series s;
   ql_ctx c = {.hta_order = 0};
   int rc = qlLookup(db, t->schema, &c.ids);
   *pa = 0;
@@ -382,7 +382,7 @@ int hta_queue_length_points(sqlite3 *db, const hta_trace *t, hta_series_point **
   rc = hta_classifier_open(db, t->schema, &cls);
   if (rc == SQLITE_OK) rc = qlBuild(&c, db, t, cls, &s);
   hta_classifier_free(cls);
-  if (rc == SQLITE_OK) rc = hta_steps_points(&s, pa, pn);
-  hta_steps_free(&s);
+  if (rc == SQLITE_OK) rc = hta_series_points(&s, pa, pn);
+  hta_series_free(&s);
   return rc;
 }

@@ -19,7 +19,7 @@ SQLITE_EXTENSION_INIT3
 /* the series' key, then whatever orders the changes of one series */
 #define ST_SAME_SERIES(x, y) ((x)->key == (y)->key)
 
-void hta_steps_free(hta_steps *s) {
+void hta_series_free(hta_series *s) {
   sqlite3_free(s->a);
   sqlite3_free(s->names);
   memset(s, 0, sizeof *s);
@@ -27,7 +27,7 @@ void hta_steps_free(hta_steps *s) {
 
 /* ST-1, the stable order: key, ts, tie, id1, id2. */
 static int stCmp(const void *a, const void *b) {
-  const hta_step *x = a, *y = b;
+  const hta_series_pt *x = a, *y = b;
   if (x->key != y->key) return x->key < y->key ? -1 : 1;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   if (x->tie != y->tie) return x->tie < y->tie ? -1 : 1;
@@ -37,19 +37,19 @@ static int stCmp(const void *a, const void *b) {
 
 /* ST-1, HTA's order: the presorted changes by (id1, id2). */
 static int stCmpIds(const void *a, const void *b) {
-  const hta_step *x = a, *y = b;
+  const hta_series_pt *x = a, *y = b;
   if (x->id1 != y->id1) return x->id1 < y->id1 ? -1 : 1;
   return x->id2 < y->id2 ? -1 : x->id2 > y->id2;
 }
 
 /* ST-1, HTA's order: key, then the position numpy's argsort gave. */
 static int stCmpHta(const void *a, const void *b) {
-  const hta_step *x = a, *y = b;
+  const hta_series_pt *x = a, *y = b;
   if (x->key != y->key) return x->key < y->key ? -1 : 1;
   return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static int stSortHta(hta_steps *s, size_t npresort) {
+static int stSortHta(hta_series *s, size_t npresort) {
   int64_t *v = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *v);
   size_t *perm = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *perm);
   if (!v || !perm) {
@@ -67,7 +67,7 @@ static int stSortHta(hta_steps *s, size_t npresort) {
   return SQLITE_OK;
 }
 
-int hta_steps_order(hta_steps *s, int hta_order, size_t npresort, int exact_zero) {
+int hta_series_order(hta_series *s, int hta_order, size_t npresort, int exact_zero) {
   int64_t open = 0;
   if (hta_order) {
     int rc = stSortHta(s, npresort);
@@ -85,23 +85,23 @@ int hta_steps_order(hta_steps *s, int hta_order, size_t npresort, int exact_zero
   return SQLITE_OK;
 }
 
-int hta_steps_last_at_ts(const hta_steps *s, size_t i) {
+int hta_series_last_at_ts(const hta_series *s, size_t i) {
   return i + 1 == s->n || !ST_SAME_SERIES(&s->a[i + 1], &s->a[i]) || s->a[i + 1].ts != s->a[i].ts;
 }
 
-int hta_steps_each_trace(sqlite3 *db, const hta_tvf_args *a, int include_last_step,
-                         hta_steps_build build, hta_steps_emit emit, void *ctx, hta_table *out) {
+int hta_series_each_trace(sqlite3 *db, const hta_tvf_args *a, int include_last_step,
+                         hta_series_build build, hta_series_emit emit, void *ctx, hta_table *out) {
   hta_traces tr;
   hta_classifier *cls = 0;
   int rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, include_last_step, &tr);
   if (rc != SQLITE_OK) return rc;
   rc = hta_classifier_open(db, a->scope.schema, &cls);
   for (int i = 0; i < tr.n && rc == SQLITE_OK; i++) {
-    hta_steps s;
+    hta_series s;
     memset(&s, 0, sizeof s);
     rc = build(ctx, db, &tr.a[i], cls, &s);
     if (rc == SQLITE_OK) rc = emit(ctx, db, &tr.a[i], &s, tr.job_min_ts, out);
-    hta_steps_free(&s);
+    hta_series_free(&s);
     if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   }
   hta_classifier_free(cls);
@@ -112,7 +112,7 @@ int hta_steps_each_trace(sqlite3 *db, const hta_tvf_args *a, int include_last_st
 /* ---------------------------------------------------------------- rows */
 
 /* Column 1 of a row: the stream, or the series' name (ST-5). */
-static int stKeyCell(const hta_steps *s, const hta_step *p, hta_cell *c) {
+static int stKeyCell(const hta_series *s, const hta_series_pt *p, hta_cell *c) {
   if (!s->names) {
     hta_cell_int(c, p->key);
     return SQLITE_OK;
@@ -120,15 +120,15 @@ static int stKeyCell(const hta_steps *s, const hta_step *p, hta_cell *c) {
   return hta_cell_text(c, s->names[p->key]);
 }
 
-int hta_steps_emit_rows(void *ctx, sqlite3 *db, const hta_trace *t, const hta_steps *s,
+int hta_series_emit_rows(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
                         int64_t job_min_ts, hta_table *out) {
-  const hta_steps_def *d = ((const hta_steps_ctx *)ctx)->def;
-  int collapse = ((const hta_steps_ctx *)ctx)->collapse, computed = 0;
+  const hta_series_def *d = ((const hta_series_ctx *)ctx)->def;
+  int collapse = ((const hta_series_ctx *)ctx)->collapse, computed = 0;
   (void)db;
   for (size_t i = 0; i < s->n; i++) {
-    const hta_step *p = &s->a[i];
+    const hta_series_pt *p = &s->a[i];
     computed |= p->computed;
-    if (collapse && !hta_steps_last_at_ts(s, i)) continue; /* ST-3 */
+    if (collapse && !hta_series_last_at_ts(s, i)) continue; /* ST-3 */
     hta_cell *row = hta_table_add_row(out);
     if (!row) return SQLITE_NOMEM;
     hta_cell_int(&row[0], t->rank);
@@ -144,10 +144,10 @@ int hta_steps_emit_rows(void *ctx, sqlite3 *db, const hta_trace *t, const hta_st
   return SQLITE_OK;
 }
 
-int hta_steps_emit_summary(void *ctx, sqlite3 *db, const hta_trace *t, const hta_steps *s,
+int hta_series_emit_summary(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
                            int64_t job_min_ts, hta_table *out) {
-  const hta_steps_def *d = ((const hta_steps_ctx *)ctx)->def;
-  int collapse = ((const hta_steps_ctx *)ctx)->collapse;
+  const hta_series_def *d = ((const hta_series_ctx *)ctx)->def;
+  int collapse = ((const hta_series_ctx *)ctx)->collapse;
   (void)db;
   (void)job_min_ts;
   double *v = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *v);
@@ -156,7 +156,7 @@ int hta_steps_emit_summary(void *ctx, sqlite3 *db, const hta_trace *t, const hta
   for (size_t i = 0; i < s->n && rc == SQLITE_OK;) { /* one series: [i, j) */
     size_t j = i, nv = 0;
     for (; j < s->n && ST_SAME_SERIES(&s->a[j], &s->a[i]); j++) {
-      if (collapse && !hta_steps_last_at_ts(s, j)) continue;
+      if (collapse && !hta_series_last_at_ts(s, j)) continue;
       if (!d->summary_positive || s->a[j].value > 0) v[nv++] = s->a[j].value; /* ST-4 */
     }
     if (nv > 0) {
@@ -178,7 +178,7 @@ int hta_steps_emit_summary(void *ctx, sqlite3 *db, const hta_trace *t, const hta
   return rc;
 }
 
-int hta_steps_points(const hta_steps *s, hta_series_point **pa, size_t *pn) {
+int hta_series_points(const hta_series *s, hta_series_point **pa, size_t *pn) {
   *pa = 0;
   *pn = 0;
   if (s->n == 0) return SQLITE_OK;
@@ -186,7 +186,7 @@ int hta_steps_points(const hta_steps *s, hta_series_point **pa, size_t *pn) {
   if (!a) return SQLITE_NOMEM;
   memset(a, 0, s->n * sizeof *a);
   for (size_t i = 0; i < s->n; i++) {
-    const hta_step *p = &s->a[i];
+    const hta_series_pt *p = &s->a[i];
     a[i].ts = p->ts;
     a[i].event_id = p->id2;
     if (s->names) memcpy(a[i].kind, s->names[p->key], sizeof a[i].kind);

@@ -9,8 +9,9 @@
   their defaults), the table and column descriptions of its _hta_column table, labels for
   the foreign keys (names instead of ids on event pages) and links to the pages below.
 - /-/hta/DB                       the database's jobs and downloads
-- /-/hta/DB/job/NAME              the job's report (hta-ingest --report): its findings (what to
-                                  fix, hta_findings) first, then HTA's charts
+- /-/hta/DB/job/NAME              the job's report (hta-ingest --report): the checks of
+                                  hta_trace_health that failed or warned, its findings (what to
+                                  fix, hta_findings), then HTA's charts
 - /-/hta/DB/FUNCTION.csv?...      every row of a series analysis as CSV (no row limit)
 - /-/hta/DB/compare?control=A&test=B
                                   what changed from job A to job B (hta-ingest --report
@@ -495,6 +496,13 @@ async def make_report(path, job, info):
         return f.read(), None
 
 
+def _health_link(datasette, database, job):
+    """The job page's link to the trace_health canned query of JOB (the report's Trace health
+    block, at the top of the page, lists the checks that failed or warned; the query has all)."""
+    url = datasette.urls.database(database) + "/trace_health" + ("" if job == "all" else "?job=" + urllib.parse.quote(job))
+    return ' &middot; <a href="%s">its health checks as a table</a>' % html.escape(url)
+
+
 async def job_view(datasette, request):
     database, found = await _check(datasette, request)
     if not found:
@@ -512,9 +520,9 @@ async def job_view(datasette, request):
     findings = datasette.urls.database(database) + "/findings" + ("" if job == "all" else "?job=" + urllib.parse.quote(job))
     nav = (
         '<p style="font-family: sans-serif; margin: 0.5em 1em"><a href="%s">%s in Datasette</a> &middot; '
-        '<a href="%s">jobs and downloads</a> &middot; job <b>%s</b> &middot; <a href="%s">its findings as a table</a></p>'
+        '<a href="%s">jobs and downloads</a> &middot; job <b>%s</b> &middot; <a href="%s">its findings as a table</a>%s</p>'
         % (html.escape(datasette.urls.database(database)), html.escape(database), html.escape(_url(datasette, database)), html.escape(job),
-           html.escape(findings))
+           html.escape(findings), _health_link(datasette, database, job))
     )
     m = re.search(r"<body[^>]*>", text)
     text = text[: m.end()] + nav + text[m.end() :] if m else nav + text

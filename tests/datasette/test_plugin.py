@@ -206,6 +206,9 @@ async def check_hta(path, timed, immutable=False):
         missing = [t for t in found if t not in page]
         check(not missing, "job %s: findings missing from its page: %s" % (j, missing[:3]))
         check('/findings?job=' in r.text or j == "all", "job %s: no link to the findings query" % j)
+        # above the findings, the Trace health block (report_health.c), and a link to the query
+        check(0 <= r.text.find('<div id="health"><h2>Trace health</h2>') < first[0], "job %s: no Trace health block above the findings" % j)
+        check('/trace_health?job=' in r.text or j == "all", "job %s: no link to the trace_health query" % j)
         r, ms2 = await get(ds, "/-/hta/%s/job/%s" % (urllib.parse.quote(name), tilde_encode(j)))
         check(ms2 < ms1 or ms2 < 100, "job %s: not cached (%.0f ms, then %.0f ms)" % (j, ms1, ms2))
     await get(ds, "/-/hta/%s/job/no-such-job" % urllib.parse.quote(name), expect=404)
