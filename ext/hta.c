@@ -49,6 +49,7 @@ static const struct {
     {"tb_views", hta_register_tb_views},
     {"op_perf", hta_register_op_perf},
     {"findings", hta_register_findings},
+    {"graph", hta_register_graph},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {

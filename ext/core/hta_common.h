@@ -450,6 +450,7 @@ int hta_register_tb_stats(sqlite3 *db); /* the plugin's kernel and operator view
 int hta_register_tb_views(sqlite3 *db); /* the plugin's Overview, GPU summary, Distributed view */
 int hta_register_op_perf(sqlite3 *db);  /* operator performance model, its summary */
 int hta_register_findings(sqlite3 *db); /* hta_findings: what to fix (findings.c) */
+int hta_register_graph(sqlite3 *db);    /* graph replays and their captures (graph/) */
 int hta_register_io(sqlite3 *db);       /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
