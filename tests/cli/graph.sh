@@ -11,6 +11,10 @@
 #  6. no capture; no iteration annotation (an indexed capture is not chosen); the one
 #     capture of a job without index serves the launches in no root (GM-3)
 #  7. hta_graph_launches and hta_graph_coverage; a job without a graph launch has no rows
+#  8. the operator analyses see a replayed kernel under its captured operator (OP-15,
+#     TB-14): hta_op_perf with the captured shapes, its summary, hta_operator_stats (no host
+#     time: the CPU ran none of it at replay), hta_kernel_stats; a graph replayed three
+#     times is three calls; an unmatched kernel stays under its launch
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
@@ -67,6 +71,17 @@ check "launches: piecewise" [ "$(q piecewise "SELECT group_concat(capture_window
 "$HTA_INGEST" -q plain.db jobs/nocapture/replay.json 2>/dev/null
 sqlite3 plain.db "UPDATE string SET value = 'hipKernelRun' WHERE value = 'hipGraphLaunch'"
 check "no graph launch: no rows" [ "$(q plain "SELECT (SELECT count(*) FROM hta_graph_kernels) + (SELECT count(*) FROM hta_graph_launches) + (SELECT count(*) FROM hta_graph_coverage)")" = 0 ]
+
+# 8. aten::mm of the capture: M 8, N 16, K 16: 2 * 8 * 16 * 16 = 4096 FLOPs; 10 µs of gemm
+check "op_perf: the captured GEMM" [ "$(q pos "SELECT p.m || ' ' || p.n || ' ' || p.k || ' ' || round(p.gflops * 1e9) || ' ' || p.kernel_us_total || ' ' || (SELECT group_concat(k.name) FROM json_each(p.kernel_event_ids) j JOIN hta_graph_kernels k ON k.kernel_event_id = j.value) FROM hta_op_perf('instance') p WHERE p.name = 'aten::mm'")" = "8 16 16 4096.0 10.0 gemm" ]
+check "op_perf: the shapes of the capture of 16" [ "$(q batch "SELECT m FROM hta_op_perf WHERE name = 'aten::mm'")" = 16 ]
+check "op_perf summary: launchers" [ "$(q pos "SELECT group_concat(name || ':' || launcher_category || ':' || calls || ':' || kernel_us_total, ' ') FROM (SELECT * FROM hta_op_perf_summary('name') ORDER BY name)")" = "aten::add:elementwise:1:10.0 aten::copy_:elementwise:1:3.0 aten::mm:GEMM:1:10.0" ]
+check "op_perf summary: the unmatched kernel under its launch" [ "$(q extra "SELECT calls || ' ' || kernel_us_total FROM hta_op_perf_summary('name') WHERE name = 'hipGraphLaunch'")" = "1 10.0" ]
+check "operator_stats: device time, no host time" [ "$(q pos "SELECT group_concat(name || ':' || calls || ':' || device_self_us || ':' || host_total_us, ' ') FROM (SELECT * FROM hta_operator_stats WHERE name IN ('aten::mm', 'aten::add') ORDER BY name)")" = "aten::add:1:10.0:0.0 aten::mm:1:10.0:0.0" ]
+check "kernel_stats: the kernels' operators" [ "$(q extra "SELECT group_concat(name || ':' || operator, ' ') FROM (SELECT * FROM hta_kernel_stats ORDER BY name)")" = "add:aten::add copy_kernel:aten::copy_ extra:CallTreeRoot gemm:aten::mm orphan:CallTreeRoot" ]
+check "replays: three calls" [ "$(q replays "SELECT calls || ' ' || kernel_us_total FROM hta_op_perf WHERE name = 'aten::mm'; SELECT calls || ' ' || device_self_us FROM hta_operator_stats WHERE name = 'aten::mm'")" = "3 30.0
+3 30.0" ]
+check "replays: each call names its launch" [ "$(q replays "SELECT count(DISTINCT graph_launch_event_id) || ' ' || count(DISTINCT event_id) FROM hta_op_perf('instance') WHERE name = 'aten::mm'")" = "3 1" ]
 
 [ $fails = 0 ] && echo "graph: all checks passed"
 [ $fails = 0 ]

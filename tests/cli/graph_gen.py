@@ -69,7 +69,8 @@ def capture(windows, dims=8):
         ev.append(x("cuda_runtime", "hipStreamBeginCapture", t, 2))
         t += 10
         for op, k in disp:
-            ev.append(x("cpu_op", op, t, 15, **{"Input Dims": [[dims, 16], [16, 16]]}))
+            ev.append(x("cpu_op", op, t, 15, **{"Input Dims": [[dims, 16], [16, 16]],
+                                                 "Input type": ["float", "float"]}))
             if k in GPU:
                 ev.append(x("cuda_runtime", "hipMemcpyAsync" if k == "memcpy" else "hipMemsetAsync",
                             t + 2, 5, correlation=corr))
@@ -141,6 +142,9 @@ def main():
     write_job(root, "piecewise", replay([(8, [[("gemm", 7)], [("add", 7), ("relu", 7)]])]),
               [(8, "PIECEWISE", capture([[("aten::mm", "gemm")],
                                          [("aten::add", "add"), ("aten::relu", "relu")]]))])
+    # one graph replayed by three iterations: three calls of each captured operator
+    write_job(root, "replays", replay([(8, [[("gemm", 7), ("add", 7)]])] * 3),
+              [(8, "FULL", full(GEMM_ADD))])
     # no capture at all
     write_job(root, "nocapture", replay([(8, [[("gemm", 7), ("add", 7)]])]), [])
     # no iteration annotation: an indexed capture cannot be chosen ...
