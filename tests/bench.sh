@@ -155,6 +155,9 @@ hta_distributed_comm_ops|SELECT * FROM hta_distributed_comm_ops
 hta_findings|SELECT * FROM hta_findings
 hta_op_perf|SELECT * FROM hta_op_perf
 hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
+hta_graph_kernels|SELECT * FROM hta_graph_kernels
+hta_graph_launches|SELECT * FROM hta_graph_launches
+hta_graph_coverage|SELECT * FROM hta_graph_coverage
 EOS
 
 # The HTML report of the tile's database: every section's analyses at once (the corpus

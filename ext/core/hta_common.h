@@ -357,8 +357,14 @@ typedef struct hta_table {
   int ncol; /* set before the first row */
   size_t nrow, cap;
   hta_cell *cells; /* nrow * ncol, row-major */
+  char **keep;     /* texts the table owns for its static cells (hta_table_keep) */
+  size_t nkeep, akeep;
 } hta_table;
 
+/* Hands the sqlite3_malloc'd text S to T, freed with it: cells may then point at it with
+** hta_cell_static, so that a text repeated over many rows is allocated once. On OOM S
+** is freed and SQLITE_NOMEM returned. */
+int hta_table_keep(hta_table *t, char *s);
 /* Appends a row of NULL cells; returns its first cell, NULL on OOM. */
 hta_cell *hta_table_add_row(hta_table *t);
 void hta_table_free(hta_table *t);

@@ -31,6 +31,7 @@
 **     cut); a trace without a GPU event under a graph launch has no row in any of them.
 **  2. Times are µs (REAL) from integer ns; coverage is NULL when replayed_us is 0.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "graph/graph.h"
@@ -44,38 +45,77 @@ typedef struct kg_look {
   sqlite3_stmt *op;  /* an operator's seq, name, args */
 } kg_look;
 
-static int kgSeq(kg_look *q, int64_t id, hta_cell *c) {
-  int rc;
-  sqlite3_reset(q->seq);
-  sqlite3_bind_int64(q->seq, 1, id);
-  rc = sqlite3_step(q->seq);
-  if (rc == SQLITE_ROW) hta_cell_int(c, sqlite3_column_int64(q->seq, 0));
-  sqlite3_reset(q->seq);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+/* An event the rows refer to (a dispatch or an operator), looked up once: its seq, and
+** an operator's name and Input Dims (texts kept by the table). */
+typedef struct kg_ref {
+  int64_t id, seq;
+  const char *name, *dims;
+} kg_ref;
+
+static int kgRefCmp(const void *a, const void *b) {
+  const kg_ref *x = a, *y = b;
+  return x->id < y->id ? -1 : x->id > y->id;
 }
 
-/* The operator's seq, name and Input Dims into three cells. */
-static int kgOp(kg_look *q, int64_t id, hta_cell *seq, hta_cell *name, hta_cell *dims) {
+/* Text Z (N bytes; NULL: none) kept by OUT; *pz points at the copy. */
+static int kgKeep(hta_table *out, const char *z, int n, const char **pz) {
+  char *c;
+  *pz = 0;
+  if (!z) return SQLITE_OK;
+  if (!(c = sqlite3_mprintf("%.*s", n, z))) return SQLITE_NOMEM;
+  *pz = c;
+  return hta_table_keep(out, c);
+}
+
+/* Looks up the distinct ids among V[0..n) (0 skipped) into *pr, sorted by id: with OPS
+** their name and Input Dims too. */
+static int kgRefs(kg_look *q, const int64_t *v, size_t n, int ops, hta_table *out, kg_ref **pr,
+                  size_t *pn) {
   static const hta_jkey kdims[1] = {HTA_JKEY("Input Dims")};
-  int rc;
-  sqlite3_reset(q->op);
-  sqlite3_bind_int64(q->op, 1, id);
-  rc = sqlite3_step(q->op);
-  if (rc == SQLITE_ROW) {
-    const char *args = (const char *)sqlite3_column_text(q->op, 2);
-    hta_jval v[1];
-    hta_cell_int(seq, sqlite3_column_int64(q->op, 0));
-    rc = hta_cell_text(name, (const char *)sqlite3_column_text(q->op, 1));
-    hta_json_members(args, args ? sqlite3_column_bytes(q->op, 2) : 0, kdims, 1, v);
-    if (rc == SQLITE_OK && v[0].p) {
-      char *z = sqlite3_mprintf("%.*s", v[0].n, v[0].p);
-      rc = z ? hta_cell_text(dims, z) : SQLITE_NOMEM;
-      sqlite3_free(z);
-    }
-    if (rc == SQLITE_OK) rc = SQLITE_ROW;
+  kg_ref *r = sqlite3_malloc64((n ? n : 1) * sizeof *r);
+  size_t m = 0;
+  int rc = SQLITE_OK;
+  *pr = r;
+  *pn = 0;
+  if (!r) return SQLITE_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    if (v[i]) r[m].id = v[i], m++;
   }
-  sqlite3_reset(q->op);
-  return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+  if (m > 1) qsort(r, m, sizeof *r, kgRefCmp);
+  size_t k = 0;
+  for (size_t i = 0; i < m; i++) {
+    if (i && r[i].id == r[i - 1].id) continue;
+    r[k].id = r[i].id;
+    r[k].seq = -1;
+    r[k].name = r[k].dims = 0;
+    k++;
+  }
+  for (size_t i = 0; i < k && rc == SQLITE_OK; i++) {
+    sqlite3_stmt *st = ops ? q->op : q->seq;
+    sqlite3_bind_int64(st, 1, r[i].id);
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      rc = SQLITE_OK;
+      r[i].seq = sqlite3_column_int64(st, 0);
+      if (ops) {
+        const char *args = (const char *)sqlite3_column_text(st, 2);
+        hta_jval jv[1];
+        hta_json_members(args, args ? sqlite3_column_bytes(st, 2) : 0, kdims, 1, jv);
+        rc = kgKeep(out, (const char *)sqlite3_column_text(st, 1), sqlite3_column_bytes(st, 1),
+                    &r[i].name);
+        if (rc == SQLITE_OK) rc = kgKeep(out, jv[0].p, jv[0].n, &r[i].dims);
+      }
+    } else if (rc == SQLITE_DONE) {
+      rc = SQLITE_OK;
+    }
+    sqlite3_reset(st);
+  }
+  *pn = k;
+  return rc;
+}
+
+static const kg_ref *kgRef(const kg_ref *r, size_t n, int64_t id) {
+  kg_ref key = {id, 0, 0, 0};
+  return id ? bsearch(&key, r, n, sizeof *r, kgRefCmp) : 0;
 }
 
 static int kgLookOpen(sqlite3 *db, const char *schema, kg_look *q) {
@@ -152,14 +192,25 @@ enum {
 static int kgKernels(sqlite3 *db, const hta_trace *t, const hg_attr *ga, hta_table *out,
                      kg_look *q) {
   int32_t *slots = sqlite3_malloc64((ga->nk ? ga->nk : 1) * sizeof *slots);
+  int64_t *ids = sqlite3_malloc64((ga->nk ? ga->nk : 1) * sizeof *ids);
   char **names = 0;
-  size_t nnames = 0;
-  int rc = slots ? SQLITE_OK : SQLITE_NOMEM;
+  size_t nnames = 0, nops = 0, ndisp = 0;
+  kg_ref *ops = 0, *disp = 0;
+  int rc = slots && ids ? SQLITE_OK : SQLITE_NOMEM;
   for (size_t i = 0; rc == SQLITE_OK && i < ga->nk; i++) slots[i] = ga->k[i].name_id;
   if (rc == SQLITE_OK) rc = hta_name_slots(db, t->schema, slots, ga->nk, &names, &nnames);
+  for (size_t i = 0; i < nnames; i++) { /* the table keeps the names (or they go) */
+    if (rc == SQLITE_OK) rc = hta_table_keep(out, names[i]);
+    else sqlite3_free(names[i]);
+  }
+  for (size_t i = 0; rc == SQLITE_OK && i < ga->nk; i++) ids[i] = ga->k[i].op_id;
+  if (rc == SQLITE_OK) rc = kgRefs(q, ids, ga->nk, 1, out, &ops, &nops);
+  for (size_t i = 0; rc == SQLITE_OK && i < ga->nk; i++) ids[i] = ga->k[i].dispatch_id;
+  if (rc == SQLITE_OK) rc = kgRefs(q, ids, ga->nk, 0, out, &disp, &ndisp);
   for (size_t i = 0; rc == SQLITE_OK && i < ga->nk; i++) {
     const hg_kernel *k = &ga->k[i];
     const hg_launch *l = k->launch >= 0 ? &ga->l[k->launch] : 0;
+    const kg_ref *op = kgRef(ops, nops, k->op_id), *d = kgRef(disp, ndisp, k->dispatch_id);
     hta_cell *row = hta_table_add_row(out);
     if (!row) {
       rc = SQLITE_NOMEM;
@@ -168,7 +219,7 @@ static int kgKernels(sqlite3 *db, const hta_trace *t, const hg_attr *ga, hta_tab
     hta_cell_int(&row[KG_RANK], t->rank);
     hta_cell_int(&row[KG_EVENT_ID], k->event_id);
     hta_cell_int(&row[KG_SEQ], k->seq);
-    if (slots[i] >= 0) rc = hta_cell_text(&row[KG_NAME], names[slots[i]]);
+    if (slots[i] >= 0) hta_cell_static(&row[KG_NAME], names[slots[i]]);
     hta_cell_int(&row[KG_STREAM], k->stream);
     hta_cell_double(&row[KG_TS], (double)k->ts / 1000.0);
     hta_cell_double(&row[KG_DUR], (double)k->dur / 1000.0);
@@ -184,18 +235,22 @@ static int kgKernels(sqlite3 *db, const hta_trace *t, const hg_attr *ga, hta_tab
       hta_cell_int(&row[KG_WINDOW], ga->w[l->window].index);
       hta_cell_int(&row[KG_DPOS], k->dpos);
       hta_cell_int(&row[KG_DISPATCH], k->dispatch_id);
-      if (rc == SQLITE_OK) rc = kgSeq(q, k->dispatch_id, &row[KG_DSEQ]);
+      if (d && d->seq >= 0) hta_cell_int(&row[KG_DSEQ], d->seq);
     }
-    if (k->op_id) {
+    if (op) {
       hta_cell_int(&row[KG_OP], k->op_id);
-      if (rc == SQLITE_OK)
-        rc = kgOp(q, k->op_id, &row[KG_OP_SEQ], &row[KG_OP_NAME], &row[KG_OP_DIMS]);
+      if (op->seq >= 0) hta_cell_int(&row[KG_OP_SEQ], op->seq);
+      if (op->name) hta_cell_static(&row[KG_OP_NAME], op->name);
+      if (op->dims) hta_cell_static(&row[KG_OP_DIMS], op->dims);
     }
     if (k->node >= 0) hta_cell_int(&row[KG_NODE], k->node);
     hta_cell_int(&row[KG_TRACE_ID], t->trace_id);
   }
   sqlite3_free(slots);
-  hta_names_free(names, nnames);
+  sqlite3_free(ids);
+  sqlite3_free(names); /* the texts are the table's */
+  sqlite3_free(ops);
+  sqlite3_free(disp);
   return rc;
 }
 

@@ -54,9 +54,11 @@ done < headings.txt
 
 # Every ```sql example of docs/sql.md followed by a ```text block still prints that
 # text (sqlite3 -box, io entry point, on the demo database, in a scratch directory
-# that sees examples/); `docs_list.sh update` rewrites the outputs instead.
+# that sees examples/ and graph.db); `docs_list.sh update` rewrites the outputs instead.
 if command -v python3 >/dev/null 2>&1; then
   "$HTA_INGEST" -q -j 1 demo.db "$top/examples/traces" || fail "ingest of the demo traces"
+  # the graph replay examples ATTACH it (examples/graph_replay: a replay and its capture)
+  "$HTA_INGEST" -q -j 1 graph.db "$top/examples/graph_replay" || fail "ingest of the graph example"
   ln -sf "$top/examples" examples
   python3 - "$doc" "$HTA_EXT" "$mode" <<'PY' || fails=$((fails + 1))
 import subprocess, sys

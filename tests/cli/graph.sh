@@ -11,6 +11,8 @@
 #  6. no capture; no iteration annotation (an indexed capture is not chosen); the one
 #     capture of a job without index serves the launches in no root (GM-3)
 #  7. hta_graph_launches and hta_graph_coverage; a job without a graph launch has no rows
+#  9. the report (HR-10): the coverage per trace, the launches not merged; none without
+#     graph launches
 #  8. the operator analyses see a replayed kernel under its captured operator (OP-15,
 #     TB-14): hta_op_perf with the captured shapes, its summary, hta_operator_stats (no host
 #     time: the CPU ran none of it at replay), hta_kernel_stats; a graph replayed three
@@ -82,6 +84,14 @@ check "kernel_stats: the kernels' operators" [ "$(q extra "SELECT group_concat(n
 check "replays: three calls" [ "$(q replays "SELECT calls || ' ' || kernel_us_total FROM hta_op_perf WHERE name = 'aten::mm'; SELECT calls || ' ' || device_self_us FROM hta_operator_stats WHERE name = 'aten::mm'")" = "3 30.0
 3 30.0" ]
 check "replays: each call names its launch" [ "$(q replays "SELECT count(DISTINCT graph_launch_event_id) || ' ' || count(DISTINCT event_id) FROM hta_op_perf('instance') WHERE name = 'aten::mm'")" = "3 1" ]
+
+# 9. the report
+"$HTA_INGEST" --report extra.html extra.db 2>/dev/null; check "report: exit 0" [ $? = 0 ]
+check "report: the coverage row" grep -qF '<td class="n">1</td><td class="n">0</td><td class="n">3</td><td class="n">2</td><td class="n">30</td><td class="n">20</td><td class="n">66.667</td>' extra.html
+check "report: the launch not merged" grep -qF '<td class="n">1</td><td>aligned</td>' extra.html
+"$HTA_INGEST" --report pos.html pos.db 2>/dev/null
+check "report: every launch merged: no such table" [ "$(grep -cF 'FROM hta_graph_launches' pos.html)" = 0 ]
+check "report: a job without graph launch has no such part" [ "$("$HTA_INGEST" --report plain.html plain.db 2>/dev/null; grep -c 'Graph replays' plain.html)" = 0 ]
 
 [ $fails = 0 ] && echo "graph: all checks passed"
 [ $fails = 0 ]

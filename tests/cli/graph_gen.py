@@ -3,6 +3,7 @@
 as TraceLens has them: the replay, capture_traces/ with the captures and their index).
 
   graph_gen.py DIR
+  graph_gen.py --example DIR    the example job of docs/sql.md (examples/graph_replay)
 
 A replay holds iteration annotations (roots), hipGraphLaunch calls and the GPU events they
 ran; a capture holds hipStreamBeginCapture/EndCapture windows with operators and the
@@ -68,9 +69,11 @@ def capture(windows, dims=8):
     for disp in windows:
         ev.append(x("cuda_runtime", "hipStreamBeginCapture", t, 2))
         t += 10
-        for op, k in disp:
-            ev.append(x("cpu_op", op, t, 15, **{"Input Dims": [[dims, 16], [16, 16]],
-                                                 "Input type": ["float", "float"]}))
+        for d in disp:
+            op, k = d[0], d[1]
+            shapes = d[2] if len(d) > 2 else [[dims, 16], [16, 16]]
+            types = d[3] if len(d) > 3 else ["float", "float"]
+            ev.append(x("cpu_op", op, t, 15, **{"Input Dims": shapes, "Input type": types}))
             if k in GPU:
                 ev.append(x("cuda_runtime", "hipMemcpyAsync" if k == "memcpy" else "hipMemsetAsync",
                             t + 2, 5, correlation=corr))
@@ -104,7 +107,25 @@ def write_job(root, name, rep, caps, index=True):
 GEMM_ADD = [("aten::mm", "gemm"), ("aten::add", "add")]
 
 
+def example(d):
+    """Three decode iterations of batch 8 replaying one captured graph (bf16 shapes); the
+    third replay runs a kernel the capture does not have."""
+    bf = ["c10::BFloat16", "c10::BFloat16"]
+    disp = [("aten::mm", "gemm_bf16_qkv", [[8, 4096], [4096, 6144]], bf),
+            ("aten::add", "elementwise_add", [[8, 4096], [8, 4096]], bf),
+            ("aten::mm", "gemm_bf16_out", [[8, 4096], [4096, 4096]], bf)]
+    step = [("gemm_bf16_qkv", 7), ("elementwise_add", 7), ("gemm_bf16_out", 7)]
+    odd = [("gemm_bf16_qkv", 7), ("fill_kernel", 7), ("elementwise_add", 7), ("gemm_bf16_out", 7)]
+    rep = replay([(8, [step]), (8, [step]), (8, [odd])])
+    os.makedirs(os.path.dirname(os.path.abspath(d)), exist_ok=True)
+    write_job(os.path.dirname(os.path.abspath(d)), os.path.basename(os.path.abspath(d)), rep,
+              [(8, "FULL", capture([disp]))])
+
+
 def main():
+    if sys.argv[1] == "--example":
+        example(sys.argv[2])
+        return
     root = sys.argv[1]
     full = lambda disp, dims=8: capture([disp], dims)  # noqa: E731
     # positional, with an eager and an unlinked kernel
