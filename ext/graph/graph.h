@@ -30,6 +30,9 @@
 #ifndef HTA_GRAPH_H
 #define HTA_GRAPH_H
 
+#include <stddef.h>
+#include <string.h>
+
 #include "core/hta_common.h"
 
 /* ---------------------------------------------------------------- matching (graph_align.c) */
@@ -83,6 +86,25 @@ const char *hg_match_name(int match);   /* "matched", "unmatched", "eager", "unl
 /* HG_MEM_* of a GPU event's name and of a dispatch's runtime call name (GA-1). */
 int hg_gpu_mem(const char *name);
 int hg_dispatch_mem(const char *name);
+
+/* The index of the element with EVENT_ID in BASE[0..n) (elements of SIZE bytes sorted by
+** an int64 event id at offset OFF); -1. */
+static inline long hg_find_id(const void *base, size_t n, size_t size, size_t off,
+                              int64_t event_id) {
+  const char *b = base;
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int64_t v;
+    memcpy(&v, b + mid * size + off, sizeof v);
+    if (v < event_id) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == n) return -1;
+  int64_t v;
+  memcpy(&v, b + lo * size + off, sizeof v);
+  return v == event_id ? (long)lo : -1;
+}
 
 /* ---------------------------------------------------------------- TraceLens's call tree (graph_tree.c) */
 enum { HG_C_OTHER = 0, HG_C_OP, HG_C_RUNTIME, HG_C_PYTHON };

@@ -814,13 +814,7 @@ void hg_attr_free(hg_attr *a) {
 }
 
 long hg_attr_find(const hg_attr *a, int64_t event_id) {
-  size_t lo = 0, hi = a->nk;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (a->k[mid].event_id < event_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < a->nk && a->k[lo].event_id == event_id ? (long)lo : -1;
+  return hg_find_id(a->k, a->nk, sizeof *a->k, offsetof(hg_kernel, event_id), event_id);
 }
 
 long hg_window_find(const hg_attr *a, int64_t capture_trace_id, int64_t ts, int64_t end) {

@@ -124,13 +124,7 @@ void hg_tree_free(hg_tree *t) {
 }
 
 long hg_tree_find(const hg_tree *t, int64_t event_id) {
-  size_t lo = 0, hi = t->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->a[mid].event_id < event_id) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < t->n && t->a[lo].event_id == event_id ? (long)lo : -1;
+  return hg_find_id(t->a, t->n, sizeof *t->a, offsetof(hg_hnode, event_id), event_id);
 }
 
 long hg_tree_op(const hg_tree *t, long i, int64_t lo, int64_t hi) { /* GT-3 */

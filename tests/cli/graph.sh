@@ -11,6 +11,9 @@
 #  6. no capture; no iteration annotation (an indexed capture is not chosen); the one
 #     capture of a job without index serves the launches in no root (GM-3)
 #  7. hta_graph_launches and hta_graph_coverage; a job without a graph launch has no rows
+# 10. hostile input: a capture without EndCapture (no_window), a kernel name that is no
+#     string (a dispatch that may run any kernel), node ids on some kernels only, times at
+#     the int64 limits: answers, never an error
 #  9. the report (HR-10): the coverage per trace, the launches not merged; none without
 #     graph launches
 #  8. the operator analyses see a replayed kernel under its captured operator (OP-15,
@@ -84,6 +87,15 @@ check "kernel_stats: the kernels' operators" [ "$(q extra "SELECT group_concat(n
 check "replays: three calls" [ "$(q replays "SELECT calls || ' ' || kernel_us_total FROM hta_op_perf WHERE name = 'aten::mm'; SELECT calls || ' ' || device_self_us FROM hta_operator_stats WHERE name = 'aten::mm'")" = "3 30.0
 3 30.0" ]
 check "replays: each call names its launch" [ "$(q replays "SELECT count(DISTINCT graph_launch_event_id) || ' ' || count(DISTINCT event_id) FROM hta_op_perf('instance') WHERE name = 'aten::mm'")" = "3 1" ]
+
+# 10.
+check "nowindow" [ "$(kernels nowindow)" = "gemm:unmatched:no_window: add:unmatched:no_window: copy_kernel:eager::aten::copy_ orphan:unlinked::" ]
+check "oddargs" [ "$(kernels oddargs)" = "gemm:matched:positional:aten::mm@0.0 add:matched:positional:aten::add@0.1 copy_kernel:eager::aten::copy_ orphan:unlinked::" ]
+cp pos.db huge.db
+sqlite3 huge.db "UPDATE event SET ts = 9223372036854775000, dur = 9223372036854775000 WHERE seq % 2 = 0"
+for f in hta_graph_kernels hta_graph_launches hta_graph_coverage "hta_op_perf('instance')" hta_op_perf_summary hta_operator_stats hta_kernel_stats; do
+  q huge "SELECT count(*) FROM $f" >/dev/null 2>err.txt; check "int64 limits: $f runs" [ $? = 0 ]
+done
 
 # 9. the report
 "$HTA_INGEST" --report extra.html extra.db 2>/dev/null; check "report: exit 0" [ $? = 0 ]

@@ -166,6 +166,17 @@ def main():
     # one graph replayed by three iterations: three calls of each captured operator
     write_job(root, "replays", replay([(8, [[("gemm", 7), ("add", 7)]])] * 3),
               [(8, "FULL", full(GEMM_ADD))])
+    # a capture without its EndCapture: no window
+    nowin = capture([GEMM_ADD])
+    nowin["traceEvents"] = [e for e in nowin["traceEvents"] if e["name"] != "hipStreamEndCapture"]
+    write_job(root, "nowindow", replay([(8, [[("gemm", 7), ("add", 7)]])]), [(8, "FULL", nowin)])
+    # malformed args: a kernel name that is no string, a node id that is no integer
+    odd = capture([GEMM_ADD])
+    for e in odd["traceEvents"]:
+        if e.get("args", {}).get("kernel") == "add":
+            e["args"]["kernel"] = 42
+    rep = replay([(8, [[("gemm", 7, "x"), ("add", 7, 3)]])])
+    write_job(root, "oddargs", rep, [(8, "FULL", odd)])
     # no capture at all
     write_job(root, "nocapture", replay([(8, [[("gemm", 7), ("add", 7)]])]), [])
     # no iteration annotation: an indexed capture cannot be chosen ...
