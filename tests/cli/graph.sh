@@ -88,6 +88,10 @@ check "replays: three calls" [ "$(q replays "SELECT calls || ' ' || kernel_us_to
 3 30.0" ]
 check "replays: each call names its launch" [ "$(q replays "SELECT count(DISTINCT graph_launch_event_id) || ' ' || count(DISTINCT event_id) FROM hta_op_perf('instance') WHERE name = 'aten::mm'")" = "3 1" ]
 
+# the example job of docs/sql.md is what graph_gen.py --example writes
+python3 "$here/graph_gen.py" --example example && diff -r example "$here/../../examples/graph_replay" >/dev/null
+check "examples/graph_replay is graph_gen.py --example's" [ $? = 0 ]
+
 # 10.
 check "nowindow" [ "$(kernels nowindow)" = "gemm:unmatched:no_window: add:unmatched:no_window: copy_kernel:eager::aten::copy_ orphan:unlinked::" ]
 check "oddargs" [ "$(kernels oddargs)" = "gemm:matched:positional:aten::mm@0.0 add:matched:positional:aten::add@0.1 copy_kernel:eager::aten::copy_ orphan:unlinked::" ]
