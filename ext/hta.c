@@ -52,6 +52,7 @@ static const struct {
     {"inference", hta_register_inference},
     {"findings", hta_register_findings},
     {"health", hta_register_health},
+    {"graph", hta_register_graph},
 };
 
 static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {

@@ -48,6 +48,9 @@
 **     first in the contents; the sections above follow, numbered from 2.
 ** 10. Before the findings, an unnumbered "Trace health" block lists the checks of
 **     hta_trace_health that failed or warned (report_health.c).
+** 11. A job whose traces replay CUDA/HIP graphs gets, in its overview, the graph
+**     coverage per trace (hta_graph_coverage: the share of the replayed GPU time
+**     under a captured operator) and the launches not merged (hta_graph_launches).
 **
 ** HOW IT WORKS: the extension is registered on the connection (hta-ingest links
 ** it statically). Every statement goes through hrScoped, which puts the job's

@@ -48,6 +48,28 @@ void hrOverview(hr_ctx *x) {
           "SELECT trace_id, code, count, first_seq, example, message FROM ingest_issue ORDER BY "
           "issue_id",
           "ingest issues");
+  /* HR-11: CUDA/HIP graph replays and their captures (ext/graph/) */
+  if (hrScalar(x, "SELECT count(*) FROM hta_graph_coverage", "hta_graph_coverage") > 0) {
+    sv_puts(x->o,
+            "<h3>Graph replays</h3>\n<p class=\"what\">The kernels a CUDA/HIP graph launch "
+            "replayed, matched to the operators that captured them (the job's capture traces): "
+            "<code>coverage_pct</code> is the share of the replayed GPU time under a captured "
+            "operator; the operator and performance sections count only that part by "
+            "operator.</p>\n");
+    hrTable(x,
+            "SELECT rank, trace_id, launches, launches_merged, replayed AS replayed_kernels,\n"
+            "       matched AS matched_kernels, replayed_us, matched_us,\n"
+            "       100.0 * coverage AS coverage_pct\n"
+            "FROM hta_graph_coverage ORDER BY rank, trace_id",
+            "graph coverage");
+    if (hrScalar(x, "SELECT count(*) FROM hta_graph_launches WHERE result <> 'merged'",
+                 "hta_graph_launches") > 0)
+      hrTable(x,
+              "SELECT rank, trace_id, graph_launch_seq, ts_us, gpu_events, matched, unmatched,\n"
+              "       match_rule, unmatched_reason\n"
+              "FROM hta_graph_launches WHERE result <> 'merged' ORDER BY rank, trace_id, ts_us",
+              "graph launches not merged");
+  }
   hrEndSection(x);
 }
 

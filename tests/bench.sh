@@ -157,6 +157,9 @@ hta_trace_health|SELECT * FROM hta_trace_health
 hta_op_perf|SELECT * FROM hta_op_perf
 hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
 hta_inference_steps|SELECT * FROM hta_inference_steps
+hta_graph_kernels|SELECT * FROM hta_graph_kernels
+hta_graph_launches|SELECT * FROM hta_graph_launches
+hta_graph_coverage|SELECT * FROM hta_graph_coverage
 EOS
 
 # hta_inference_steps on a trace that has engine iterations: the tile's ProfilerStep#N

@@ -413,8 +413,14 @@ typedef struct hta_table {
   int ncol; /* set before the first row */
   size_t nrow, cap;
   hta_cell *cells; /* nrow * ncol, row-major */
+  char **keep;     /* texts the table owns for its static cells (hta_table_keep) */
+  size_t nkeep, akeep;
 } hta_table;
 
+/* Hands the sqlite3_malloc'd text S to T, freed with it: cells may then point at it with
+** hta_cell_static, so that a text repeated over many rows is allocated once. On OOM S
+** is freed and SQLITE_NOMEM returned. */
+int hta_table_keep(hta_table *t, char *s);
 /* Appends a row of NULL cells; returns its first cell, NULL on OOM. */
 hta_cell *hta_table_add_row(hta_table *t);
 void hta_table_free(hta_table *t);
@@ -509,6 +515,7 @@ int hta_register_op_perf(sqlite3 *db);   /* operator performance model, its summ
 int hta_register_inference(sqlite3 *db); /* hta_inference_steps (inference/) */
 int hta_register_findings(sqlite3 *db);  /* hta_findings: what to fix (findings.c) */
 int hta_register_health(sqlite3 *db);    /* hta_trace_health: can I trust this trace (health/) */
+int hta_register_graph(sqlite3 *db);     /* graph replays and their captures (graph/) */
 int hta_register_io(sqlite3 *db);        /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */

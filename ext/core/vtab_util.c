@@ -152,8 +152,20 @@ void hta_table_free(hta_table *t) {
     if (t->cells[i].owned) sqlite3_free((void *)t->cells[i].v.s);
   }
   sqlite3_free(t->cells);
+  for (size_t i = 0; i < t->nkeep; i++) sqlite3_free(t->keep[i]);
+  sqlite3_free(t->keep);
   t->cells = 0;
   t->nrow = t->cap = 0;
+  t->keep = 0;
+  t->nkeep = t->akeep = 0;
+}
+
+int hta_table_keep(hta_table *t, char *s) {
+  HTA_PUSH(t->keep, t->nkeep, t->akeep, 16, s, keep_oom);
+  return SQLITE_OK;
+keep_oom:
+  sqlite3_free(s);
+  return SQLITE_NOMEM;
 }
 
 void hta_cell_int(hta_cell *c, int64_t i) {
@@ -375,8 +387,16 @@ static int tvfParam(sqlite3_vtab *vt, const hta_tvf *def, const hta_param *p, sq
   return 0;
 }
 
-/* Moves SRC's rows to the end of DST (same ncol); SRC is left empty. */
+/* Moves SRC's rows (and kept texts) to the end of DST (same ncol); SRC is left empty.
+** An empty DST takes SRC's arrays as they are (one job: no copy). */
 static int tvfAppend(hta_table *dst, hta_table *src) {
+  if (dst->nrow == 0 && dst->nkeep == 0) {
+    hta_table_free(dst);
+    *dst = *src;
+    memset(src, 0, sizeof *src);
+    src->ncol = dst->ncol;
+    return SQLITE_OK;
+  }
   for (size_t r = 0; r < src->nrow; r++) {
     hta_cell *row = hta_table_add_row(dst);
     if (!row) return SQLITE_NOMEM;
@@ -385,13 +405,21 @@ static int tvfAppend(hta_table *dst, hta_table *src) {
   sqlite3_free(src->cells); /* owned text now belongs to DST */
   src->cells = 0;
   src->nrow = src->cap = 0;
+  for (size_t i = 0; i < src->nkeep; i++) { /* so do the kept texts */
+    if (hta_table_keep(dst, src->keep[i]) != SQLITE_OK) {
+      src->keep[i] = 0;
+      return SQLITE_NOMEM;
+    }
+    src->keep[i] = 0;
+  }
+  src->nkeep = 0;
   return SQLITE_OK;
 }
 
 /* Runs the analysis for each of the cursor's jobs, in order (TVF-4). */
 static int tvfRunJobs(tvf_cursor *c, tvf_vtab *vt, char **pzErr) {
   const hta_tvf *def = vt->def;
-  hta_table one = {def->nvisible, 0, 0, 0};
+  hta_table one = {.ncol = def->nvisible};
   int rc = SQLITE_OK;
   c->job_end = sqlite3_malloc64((c->njobs ? c->njobs : 1) * sizeof *c->job_end);
   if (!c->job_end) return SQLITE_NOMEM;

@@ -357,7 +357,7 @@ static int emitPathOrSummary(sqlite3 *db, const hta_traces *tr, const hta_trace 
                              const cp_graph *g, int summary, int has_rank, int64_t rank,
                              hta_table *out) {
   if (!summary) return emitPath(db, tr, t, g, has_rank, rank, out);
-  hta_table tmp = {t ? 22 : 23, 0, 0, 0}; /* the job's rows have src_rank too */
+  hta_table tmp = {.ncol = t ? 22 : 23}; /* the job's rows have src_rank too */
   int rc = emitPath(db, tr, t, g, 0, 0, &tmp);
   if (rc == SQLITE_OK) rc = emitSummary(&tmp, has_rank, rank, out);
   hta_table_free(&tmp);

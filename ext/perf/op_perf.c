@@ -93,6 +93,13 @@
 ** 16. The inference attention models (op_perf_model_infer.c OI-4) take the sums of the
 **     trace's engine step (core/steps.c) whose span holds the call's start, when its
 **     annotation is a detailed one; none: no row.
+** 17. Graph replays (graph/graph.h, TraceLens's capture merge): under each graph launch
+**     matched to a capture window hangs a copy of the window's host events (those of
+**     OP-2's categories wholly inside it, any thread), each copy in threads of its own,
+**     nested by OP-2 on the capture's times; a replayed kernel matched to a dispatch is
+**     linked to that dispatch's copy instead of its launch (OP-3, OP-8), an unmatched one
+**     stays with its launch. A copy's operator is a call of its own: its event_id is the
+**     captured operator's, graph_launch_event_id ('instance') the launch that replayed it.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -112,7 +119,8 @@ SQLITE_EXTENSION_INIT3
   " tflops REAL, tbps REAL, peak_tflops REAL, peak_tbps REAL, roofline_us REAL,"             \
   " pct_of_peak REAL, bound TEXT, achievable_tflops REAL, achievable_tbps REAL,"             \
   " pct_of_achievable REAL, peak_device TEXT, event_id INTEGER, is_backward INTEGER,"        \
-  " num_kernels INTEGER, kernel_event_ids TEXT, trace_id INTEGER, group_by HIDDEN)"
+  " num_kernels INTEGER, kernel_event_ids TEXT, graph_launch_event_id INTEGER,"              \
+  " trace_id INTEGER, group_by HIDDEN)"
 enum {
   OC_RANK,
   OC_CATEGORY,
@@ -149,6 +157,7 @@ enum {
   OC_IS_BWD,
   OC_NKERN,
   OC_KIDS,
+  OC_GRAPH_LAUNCH,
   OC_TRACE_ID,
   OC_NVISIBLE
 };
@@ -429,6 +438,8 @@ static int instanceRow(op_run *r, const hta_trace *t, const opt_trace *ot, const
   cellReal(&row[OC_PCT], c->pct);
   cellReal(&row[OC_ACH_PCT], c->ach_pct);
   hta_cell_int(&row[OC_NKERN], (int64_t)c->kn);
+  if (ot->nodes[c->node].graft >= 0) /* OP-17: the launch that replayed the call */
+    hta_cell_int(&row[OC_GRAPH_LAUNCH], ot->graft_launch[ot->nodes[c->node].graft]);
   sqlite3_str *s = sqlite3_str_new(0);
   sqlite3_str_appendchar(s, 1, '[');
   for (size_t i = 0; i < c->kn; i++)

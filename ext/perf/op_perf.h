@@ -16,6 +16,7 @@
 #define HTA_OP_PERF_H
 
 #include "core/hta_common.h"
+#include "graph/graph.h"
 
 /* ---------------------------------------------------------------- recorded shapes */
 /* The four lists PyTorch writes with record_shapes, aligned with the arguments. */
@@ -237,6 +238,9 @@ typedef struct opt_node {
   int32_t parent;      /* position of its parent in the tree order; -1 */
   int32_t sub_end;     /* position of the last event of its subtree (itself when a leaf) */
   int32_t args;        /* index into opt_trace.args; -1 */
+  int32_t graft;       /* a captured event grafted under a graph launch: its launch's index
+                       ** in the graph match (hg_attr.l); -1 for the trace's own */
+  int32_t grafted;     /* a graph launch: its graft in opt_trace.grafts; -1 */
   int16_t model;       /* index into opm_defs; -1 */
   uint8_t is_runtime;  /* cuda_runtime / cuda_driver (else cpu_op) */
   uint8_t in_tree;     /* 0: left out by the bleed rule (OP-2) */
@@ -253,9 +257,18 @@ typedef struct opt_launcher {
   int64_t subtree_ns; /* busy time of every GPU event under it */
 } opt_launcher;
 
+/* The captured events grafted under one graph launch (OP-17): positions first..last. */
+typedef struct opt_graft {
+  int32_t launch; /* the launch's position */
+  int32_t first, last;
+} opt_graft;
+
 typedef struct opt_trace {
   opt_node *nodes; /* in tree order: by (thread, ts, seq) */
   size_t nnode;
+  opt_graft *grafts; /* by launch position */
+  size_t ngraft;
+  int64_t *graft_launch;   /* a grafted node's graft (opt_node.graft) -> its launch's event id */
   hta_gpu_rows gpu;        /* the trace's GPU rows (gpu.c), in file order */
   int32_t *gpu_node;       /* per GPU row: the position of the runtime event it is linked to; -1 */
   unsigned char *gpu_comm; /* per GPU row: a communication kernel (OP-8) */

@@ -165,15 +165,19 @@ key_oom:
 
 typedef struct thread_key {
   int64_t pid, tid;
+  int32_t graft; /* a graft's copy of a captured thread: its launch index; -1 */
 } thread_key;
 
-/* Index of (pid, tid) among the trace's threads, added when new; -1 on OOM. */
+/* Index of (pid, tid, graft) among the trace's threads, added when new; -1 on OOM. */
 static int32_t threadOf(thread_key **pv, size_t *pn, size_t *pa, int64_t pid, int64_t tid,
-                        int32_t *last) {
-  thread_key k = {pid, tid};
-  if (*last >= 0 && (*pv)[*last].pid == pid && (*pv)[*last].tid == tid) return *last;
+                        int32_t graft, int32_t *last) {
+  thread_key k = {pid, tid, graft};
+  if (*last >= 0 && (*pv)[*last].pid == pid && (*pv)[*last].tid == tid &&
+      (*pv)[*last].graft == graft)
+    return *last;
   for (size_t i = 0; i < *pn; i++) {
-    if ((*pv)[i].pid == pid && (*pv)[i].tid == tid) return *last = (int32_t)i;
+    if ((*pv)[i].pid == pid && (*pv)[i].tid == tid && (*pv)[i].graft == graft)
+      return *last = (int32_t)i;
   }
   HTA_PUSH(*pv, *pn, *pa, 16, k, thr_oom);
   return *last = (int32_t)(*pn - 1);
@@ -216,12 +220,15 @@ static int presize(sqlite3 *db, const hta_trace *t, opt_trace *ot, size_t *pa) {
   return SQLITE_OK;
 }
 
-/* The scan: every complete host event of the tree categories, in load (event_id) order. */
-static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_trace *ot,
-                     thread_key **threads, size_t *nthreads, seqpair **pairs, size_t *npairs) {
+/* The scan: every complete host event of the tree categories of trace TRACE_ID, appended
+** in load (event_id) order. PAIRS NULL: no backward links (a capture's events). The
+** capacities *AN, *AA (nodes, args) and *ATH (threads) persist across scans. */
+static int loadNodes(sqlite3 *db, const hta_trace *t, int64_t trace_id, const opt_ids *ids,
+                     opt_trace *ot, size_t *an, size_t *aa, thread_key **threads, size_t *nthreads,
+                     size_t *ath, seqpair **pairs, size_t *npairs) {
   sqlite3_stmt *st = 0;
   textkeys tk = {0, 0, 0};
-  size_t an = 0, aa = 0, ath = 0, ap = 0;
+  size_t ap = 0;
   int32_t last = -1;
   char *ops = idList(ids->cat_op, ids->ncat_op), *rts = idList(ids->cat_rt, ids->ncat_rt);
   char *sql = ops && rts
@@ -234,9 +241,9 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
                   : 0;
   int rc = sql ? hta_prepare(db, t->schema, sql, &st) : SQLITE_NOMEM;
   if (rc == SQLITE_OK) {
-    sqlite3_bind_int64(st, 1, hta_trace_first_id(t->trace_id));
-    sqlite3_bind_int64(st, 2, hta_trace_last_id(t->trace_id));
-    rc = presize(db, t, ot, &an);
+    sqlite3_bind_int64(st, 1, hta_trace_first_id(trace_id));
+    sqlite3_bind_int64(st, 2, hta_trace_last_id(trace_id));
+    if (!ot->nodes) rc = presize(db, t, ot, an); /* the profiled trace, scanned first */
   }
   while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
     rc = SQLITE_OK; /* a row: go on */
@@ -250,12 +257,12 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
         sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 3);
     n.ts = sqlite3_column_int64(st, 6);
     n.end = hta_end(n.ts, sqlite3_column_int64(st, 7));
-    n.parent = n.args = -1;
+    n.parent = n.args = n.graft = n.grafted = -1;
     n.model = -1;
     if ((rc = valueKey(st, 4, &tk, &pid)) != SQLITE_OK ||
         (rc = valueKey(st, 5, &tk, &tid)) != SQLITE_OK)
       break;
-    if ((n.thread = threadOf(threads, nthreads, &ath, pid, tid, &last)) < 0) goto load_oom;
+    if ((n.thread = threadOf(threads, nthreads, ath, pid, tid, -1, &last)) < 0) goto load_oom;
     if (!n.is_runtime) {
       const char *args = (const char *)sqlite3_column_text(st, 8);
       size_t len = (size_t)sqlite3_column_bytes(st, 8);
@@ -266,15 +273,15 @@ static int loadNodes(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_tr
         if ((rc = opa_parse(&ot->arena, args, len, &a)) != SQLITE_OK) break;
         n.model = (int16_t)ids->model_def[mi];
         n.args = (int32_t)ot->nargs;
-        HTA_PUSH(ot->args, ot->nargs, aa, 64, a, load_oom);
+        HTA_PUSH(ot->args, ot->nargs, *aa, 64, a, load_oom);
       }
-      n.is_bwd_node = hta_i32_find(ids->bwd_ids, ids->nbwd, n.name_id) >= 0;
-      if (ids->nbwd && !ids->tree_only && opa_seqnum(args, len, &sn)) { /* OP-7 */
+      n.is_bwd_node = pairs && hta_i32_find(ids->bwd_ids, ids->nbwd, n.name_id) >= 0;
+      if (pairs && ids->nbwd && !ids->tree_only && opa_seqnum(args, len, &sn)) { /* OP-7 */
         seqpair p = {sn, n.seq, (int32_t)ot->nnode};
         HTA_PUSH(*pairs, *npairs, ap, 256, p, load_oom);
       }
     }
-    HTA_PUSH(ot->nodes, ot->nnode, an, 4096, n, load_oom);
+    HTA_PUSH(ot->nodes, ot->nnode, *an, 4096, n, load_oom);
   }
   if (rc == SQLITE_DONE) rc = SQLITE_OK;
   goto load_end;
@@ -388,16 +395,16 @@ static int nestNodes(opt_trace *ot) {
   return SQLITE_OK;
 }
 
-/* The position of the node with EVENT_ID; -1. IDS are the load-order event ids. */
-static int32_t posOfId(const opt_trace *ot, const int64_t *ids, const int32_t *pos_of,
-                       int64_t event_id) {
-  size_t lo = 0, hi = ot->nnode;
+/* The position of the trace's own node with EVENT_ID; -1. IDS are the load-order event
+** ids of its N own nodes (the grafted copies come after them). */
+static int32_t posOfId(const int64_t *ids, size_t n, const int32_t *pos_of, int64_t event_id) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (ids[mid] < event_id) lo = mid + 1;
     else hi = mid;
   }
-  return lo < ot->nnode && ids[lo] == event_id ? pos_of[lo] : -1;
+  return lo < n && ids[lo] == event_id ? pos_of[lo] : -1;
 }
 
 /* 1 when NEEDLE (lower case) occurs in S, ignoring case. */
@@ -411,8 +418,24 @@ static int hasWord(const char *s, const char *needle) {
   return 0;
 }
 
-/* OP-3: each GPU event to the runtime call it is linked to; the per-node lists. */
-static int linkGpu(opt_trace *ot, const int64_t *ids, const int32_t *pos_of) {
+/* A grafted runtime call: (launch index, event id) -> position. */
+typedef struct gdisp {
+  int32_t launch, pos;
+  int64_t event_id;
+} gdisp;
+
+static int gdispCmp(const void *a, const void *b) {
+  const gdisp *x = a, *y = b;
+  if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+  return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
+}
+
+/* OP-3: each GPU event to the runtime call it is linked to; the per-node lists. A
+** replayed kernel matched to a dispatch hangs under that dispatch's copy (OP-17). */
+static int linkGpu(opt_trace *ot, const int64_t *ids, size_t nown, const int32_t *pos_of,
+                   const hg_attr *ga) {
+  gdisp *gd = 0;
+  size_t ngd = 0, agd = 0;
   size_t n = ot->gpu.n;
   ot->gpu_node = sqlite3_malloc64((n ? n : 1) * sizeof *ot->gpu_node);
   ot->gpu_comm = sqlite3_malloc64(n ? n : 1);
@@ -423,6 +446,13 @@ static int linkGpu(opt_trace *ot, const int64_t *ids, const int32_t *pos_of) {
     sqlite3_free(slot_comm);
     return SQLITE_NOMEM;
   }
+  for (size_t p = 0; p < ot->nnode; p++) { /* the grafted runtime calls */
+    const opt_node *e = &ot->nodes[p];
+    if (e->graft < 0 || !e->is_runtime) continue;
+    gdisp x = {e->graft, (int32_t)p, e->event_id};
+    HTA_PUSH(gd, ngd, agd, 256, x, link_oom);
+  }
+  if (ngd > 1) qsort(gd, ngd, sizeof *gd, gdispCmp);
   for (size_t s = 0; s < ot->gpu.nnames; s++) { /* OP-8: communication by name */
     const char *nm = ot->gpu.names[s];
     slot_comm[s] =
@@ -431,13 +461,21 @@ static int linkGpu(opt_trace *ot, const int64_t *ids, const int32_t *pos_of) {
   memset(ot->goff, 0, (ot->nnode + 1) * sizeof *ot->goff);
   for (size_t i = 0; i < n; i++) {
     const hta_gpu *g = &ot->gpu.a[i];
-    int32_t p = g->is_kernel_cat && g->link_id ? posOfId(ot, ids, pos_of, g->link_id) : -1;
+    int32_t p = g->is_kernel_cat && g->link_id ? posOfId(ids, nown, pos_of, g->link_id) : -1;
+    long k = ngd ? hg_attr_find(ga, g->event_id) : -1;
+    if (k >= 0 && ga->k[k].match == HG_MATCHED) { /* OP-17 */
+      gdisp key = {ga->k[k].launch, 0, ga->k[k].dispatch_id};
+      const gdisp *d = bsearch(&key, gd, ngd, sizeof *gd, gdispCmp);
+      if (d) p = d->pos;
+    }
     if (p >= 0 && !ot->nodes[p].is_runtime) p = -1;
     ot->gpu_node[i] = p;
     ot->gpu_comm[i] = g->name_id >= 0 ? slot_comm[g->name_slot] : 0;
     if (p >= 0) ot->goff[p + 1]++;
   }
   sqlite3_free(slot_comm);
+  sqlite3_free(gd);
+  gd = 0;
   for (size_t p = 0; p < ot->nnode; p++) ot->goff[p + 1] += ot->goff[p];
   int32_t *fill = sqlite3_malloc64((ot->nnode ? ot->nnode : 1) * sizeof *fill);
   if (!fill) return SQLITE_NOMEM;
@@ -447,6 +485,10 @@ static int linkGpu(opt_trace *ot, const int64_t *ids, const int32_t *pos_of) {
   }
   sqlite3_free(fill);
   return SQLITE_OK;
+link_oom:
+  sqlite3_free(slot_comm);
+  sqlite3_free(gd);
+  return SQLITE_NOMEM;
 }
 
 /* OP-7: each backward node to the latest-starting operator of its sequence number
@@ -572,28 +614,117 @@ launch_end:
   return rc;
 }
 
+/* OP-17: for each graph launch merged with a capture window (graph/graph.h), a copy of
+** the window's events (those of the capture's tree categories wholly inside it), each
+** copy its own threads; appended after the trace's own nodes. */
+static int graftCaptures(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_trace *ot,
+                         const hg_attr *ga, size_t *an, size_t *aa, thread_key **threads,
+                         size_t *nthreads, size_t *ath) {
+  int32_t *win = 0;
+  int rc = SQLITE_OK;
+  for (size_t li = 0; li < ga->nl && rc == SQLITE_OK; li++) {
+    const hg_launch *first = &ga->l[li];
+    int64_t cap = first->capture_trace_id;
+    int seen = 0;
+    if (first->window < 0 || first->matched == 0) continue;
+    for (size_t j = 0; j < li && !seen; j++) /* each capture once */
+      seen = ga->l[j].window >= 0 && ga->l[j].matched && ga->l[j].capture_trace_id == cap;
+    if (seen) continue;
+    size_t a = ot->nnode, b;
+    rc = loadNodes(db, t, cap, ids, ot, an, aa, threads, nthreads, ath, 0, 0);
+    if (rc != SQLITE_OK) break;
+    b = ot->nnode;
+    sqlite3_free(win);
+    if (!(win = sqlite3_malloc64((b - a + 1) * sizeof *win))) return SQLITE_NOMEM;
+    for (size_t i = a; i < b; i++)
+      win[i - a] = (int32_t)hg_window_find(ga, cap, ot->nodes[i].ts, ot->nodes[i].end);
+    for (size_t lj = li; lj < ga->nl; lj++) { /* the copies: one per launch */
+      const hg_launch *l = &ga->l[lj];
+      int32_t last = -1;
+      if (l->window < 0 || l->matched == 0 || l->capture_trace_id != cap) continue;
+      for (size_t i = a; i < b; i++) {
+        if (win[i - a] != l->window) continue;
+        opt_node n = ot->nodes[i];
+        const thread_key *k = &(*threads)[n.thread];
+        n.graft = (int32_t)lj;
+        if ((n.thread = threadOf(threads, nthreads, ath, k->pid, k->tid, (int32_t)lj, &last)) < 0)
+          goto graft_oom;
+        HTA_PUSH(ot->nodes, ot->nnode, *an, 4096, n, graft_oom);
+      }
+    }
+    /* the loaded events themselves go: only their copies hang in the tree */
+    memmove(ot->nodes + a, ot->nodes + b, (ot->nnode - b) * sizeof *ot->nodes);
+    ot->nnode -= b - a;
+  }
+  sqlite3_free(win);
+  return rc;
+graft_oom:
+  sqlite3_free(win);
+  return SQLITE_NOMEM;
+}
+
+/* OP-17: the roots of each copy hang under their launch; the launch knows its copy's
+** positions (contiguous: its threads were made one after the other). */
+static int hangGrafts(opt_trace *ot, const hg_attr *ga, const int64_t *ids, size_t nown,
+                      const int32_t *pos_of) {
+  int32_t *lpos = sqlite3_malloc64((ga->nl ? ga->nl : 1) * sizeof *lpos);
+  size_t ag = 0;
+  if (!lpos) return SQLITE_NOMEM;
+  for (size_t i = 0; i < ga->nl; i++) lpos[i] = posOfId(ids, nown, pos_of, ga->l[i].event_id);
+  for (size_t p = 0; p < ot->nnode; p++) {
+    opt_node *e = &ot->nodes[p];
+    int32_t lp = e->graft >= 0 ? lpos[e->graft] : -1;
+    if (lp < 0) continue;
+    if (e->in_tree && e->parent < 0) e->parent = lp;
+    opt_node *l = &ot->nodes[lp];
+    if (l->grafted < 0) {
+      opt_graft g = {lp, (int32_t)p, (int32_t)p};
+      l->grafted = (int32_t)ot->ngraft;
+      HTA_PUSH(ot->grafts, ot->ngraft, ag, 16, g, hang_oom);
+    }
+    ot->grafts[l->grafted].last = (int32_t)p;
+  }
+  sqlite3_free(lpos);
+  return SQLITE_OK;
+hang_oom:
+  sqlite3_free(lpos);
+  return SQLITE_NOMEM;
+}
+
 int opt_trace_load(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_trace *ot) {
   thread_key *threads = 0;
   seqpair *pairs = 0;
-  size_t nthreads = 0, npairs = 0;
+  size_t nthreads = 0, npairs = 0, an = 0, aa = 0, ath = 0, nown;
   int32_t *pos_of = 0;
   int64_t *load_ids = 0;
+  hg_attr ga;
   int rc;
   memset(ot, 0, sizeof *ot);
-  rc = loadNodes(db, t, ids, ot, &threads, &nthreads, &pairs, &npairs);
+  memset(&ga, 0, sizeof ga);
+  rc = loadNodes(db, t, t->trace_id, ids, ot, &an, &aa, &threads, &nthreads, &ath, &pairs, &npairs);
+  nown = ot->nnode;
+  if (rc == SQLITE_OK) rc = hg_attr_load(db, t, 0, &ga);
+  if (rc == SQLITE_OK && ga.nl) {
+    rc = graftCaptures(db, t, ids, ot, &ga, &an, &aa, &threads, &nthreads, &ath);
+    if (rc == SQLITE_OK && !(ot->graft_launch = sqlite3_malloc64(ga.nl * sizeof *ot->graft_launch)))
+      rc = SQLITE_NOMEM;
+    for (size_t i = 0; rc == SQLITE_OK && i < ga.nl; i++) ot->graft_launch[i] = ga.l[i].event_id;
+  }
   if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   if (rc == SQLITE_OK) {
-    load_ids = sqlite3_malloc64((ot->nnode ? ot->nnode : 1) * sizeof *load_ids);
+    load_ids = sqlite3_malloc64((nown ? nown : 1) * sizeof *load_ids);
     if (!load_ids) rc = SQLITE_NOMEM;
-    for (size_t i = 0; rc == SQLITE_OK && i < ot->nnode; i++) load_ids[i] = ot->nodes[i].event_id;
+    for (size_t i = 0; rc == SQLITE_OK && i < nown; i++) load_ids[i] = ot->nodes[i].event_id;
   }
   if (rc == SQLITE_OK) rc = orderNodes(ot, nthreads, &pos_of);
   if (rc == SQLITE_OK) rc = nestNodes(ot);
+  if (rc == SQLITE_OK && ot->nnode > nown) rc = hangGrafts(ot, &ga, load_ids, nown, pos_of);
   if (rc == SQLITE_OK) rc = hta_gpu_load(db, t, ids->cls, &ot->gpu);
-  if (rc == SQLITE_OK) rc = linkGpu(ot, load_ids, pos_of);
+  if (rc == SQLITE_OK) rc = linkGpu(ot, load_ids, nown, pos_of, &ga);
   if (rc == SQLITE_OK && npairs) rc = linkBackward(ot, pairs, npairs, pos_of);
   if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   if (rc == SQLITE_OK && !ids->tree_only) rc = findLaunchers(ot, ids->execute_id);
+  hg_attr_free(&ga);
   sqlite3_free(threads);
   sqlite3_free(pairs);
   sqlite3_free(pos_of);
@@ -604,6 +735,8 @@ int opt_trace_load(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_trac
 
 void opt_trace_free(opt_trace *ot) {
   sqlite3_free(ot->nodes);
+  sqlite3_free(ot->grafts);
+  sqlite3_free(ot->graft_launch);
   hta_gpu_free(&ot->gpu);
   sqlite3_free(ot->gpu_node);
   sqlite3_free(ot->gpu_comm);
@@ -632,6 +765,19 @@ app_oom:
   return SQLITE_NOMEM;
 }
 
+/* The GPU rows of node P's own runtimes, and of the copy grafted under it (OP-17). */
+static int appendOwn(const opt_trace *ot, int32_t p, unsigned char *mark, int32_t **pv, size_t *pn,
+                     size_t *pa) {
+  int rc = appendNode(ot, p, mark, pv, pn, pa);
+  if (rc == SQLITE_OK && ot->nodes[p].grafted >= 0) {
+    const opt_graft *g = &ot->grafts[ot->nodes[p].grafted];
+    for (int32_t j = g->first; j <= g->last && rc == SQLITE_OK; j++) {
+      if (ot->nodes[j].in_tree) rc = appendNode(ot, j, mark, pv, pn, pa);
+    }
+  }
+  return rc;
+}
+
 int opt_subtree_gpu(const opt_trace *ot, const int32_t *list, size_t nlist, unsigned char *mark,
                     int32_t **pv, size_t *pn, size_t *pa) {
   size_t first = *pn;
@@ -639,11 +785,11 @@ int opt_subtree_gpu(const opt_trace *ot, const int32_t *list, size_t nlist, unsi
   for (size_t i = 0; i < nlist && rc == SQLITE_OK; i++) {
     int32_t p = list[i];
     if (!ot->nodes[p].in_tree) { /* no children: only its own launches (a runtime call) */
-      rc = appendNode(ot, p, mark, pv, pn, pa);
+      rc = appendOwn(ot, p, mark, pv, pn, pa);
       continue;
     }
     for (int32_t j = p; j <= ot->nodes[p].sub_end && rc == SQLITE_OK; j++) {
-      if (ot->nodes[j].in_tree) rc = appendNode(ot, j, mark, pv, pn, pa);
+      if (ot->nodes[j].in_tree) rc = appendOwn(ot, j, mark, pv, pn, pa);
     }
   }
   for (size_t i = first; i < *pn; i++) mark[(*pv)[i]] = 0;

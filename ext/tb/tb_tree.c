@@ -71,6 +71,13 @@
 **     every operator node's own runtimes; per GPU id (the kernels' device): the
 **     kernels of operator nodes' runtimes on it. The placeholder of TB-7 counts in
 **     none of these.
+** 14. Graph replays (graph/graph.h): for each graph launch matched to a capture window,
+**     a copy of the window's rows of the capture (nodes and runtimes wholly inside it,
+**     any thread; not its GPU events), moved so that the window starts at the launch's
+**     start, each copied thread a thread of its own, builds its trees by TB-2..6; a
+**     matched replayed kernel hangs under its dispatch's copy instead of the launch (an
+**     unmatched one stays). The copies have no host time (zero-length once nested and
+**     attached): the CPU ran none of them at replay; the launch keeps its own.
 **
 ** HOW IT WORKS: one scan of the trace's rows (rowid range) reads nodes, runtimes and
 ** GPU events, with the args members it needs (json_args.c); names are read once
@@ -180,6 +187,10 @@ typedef struct tb_load {
   int64_t ncls;
   size_t cnode, crt, cdev; /* allocated */
   int extra;               /* runtimes were added after the scan: sort them */
+  int32_t ord;             /* the next row's file order (TB-14: copies continue it) */
+  int64_t trace_id;        /* the trace scanned: T's own, or a capture of its job (TB-14) */
+  const hg_attr *ga;       /* T's graph match (TB-14) */
+  int32_t *wl_first, *wl;  /* the launches of each window (ga->w): wl[wl_first[w] ..] */
 } tb_load;
 
 /* Reads the category table into L->cls, and the id lists of the scan: ALL the
@@ -318,6 +329,7 @@ static int addRuntime(tb_load *l, int64_t event_id, sqlite3_value *tid, int64_t 
   r.ext = ext;
   r.has_time = 1;
   r.thread = -1;
+  r.graft = -1;
   HTA_PUSH(tr->rts, tr->nrt, l->crt, 1024, r, oom);
   return SQLITE_OK;
 oom:
@@ -358,11 +370,55 @@ oom:
   return SQLITE_NOMEM;
 }
 
-/* TB-1: one scan of the trace's rows. */
+/* TB-14: a thread key of its own for the copy under launch L of a captured thread TID. */
+static int64_t graftTid(int64_t tid, int32_t L) {
+  uint64_t z = (uint64_t)tid + 0x9E3779B97F4A7C15ull * (uint64_t)(L + 1);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return INT64_MIN + 2 + (int64_t)(z >> 2); /* below every real key */
+}
+
+/* TB-14: a captured row inside a merged window: one copy per launch of the window,
+** moved onto the launch's time (the window's start at the launch's start), in a thread
+** of its own. GPU events of the capture are not read. */
+static int graftRow(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a) {
+  tb_tree *tr = l->tr;
+  int64_t ts = sqlite3_column_int64(st, S_TS), dur = sqlite3_column_int64(st, S_DUR);
+  long w = hg_window_find(l->ga, l->trace_id, ts, hta_end(ts, dur > 0 ? dur : 0));
+  int rc = SQLITE_OK;
+  if (w < 0 || cls == TB_C_NONE || cls >= TB_C_KERNEL) return SQLITE_OK;
+  for (int32_t k = l->wl_first[w]; k < l->wl_first[w + 1] && rc == SQLITE_OK; k++) {
+    int32_t L = l->wl[k];
+    int64_t shift = hta_sub_sat(l->ga->l[L].ts, l->ga->w[w].ts);
+    int64_t tid = graftTid(hta_tid_key(sqlite3_column_value(st, S_TID)), L);
+    if (cls == TB_C_RT) {
+      int64_t ext = 0;
+      int has = rowExt(st, S_EXT, a, &ext);
+      rc = addRuntime(l, sqlite3_column_int64(st, S_ID), sqlite3_column_value(st, S_TID), ts, dur,
+                      has, ext);
+      if (rc != SQLITE_OK) break;
+      tb_rt *r = &tr->rts[tr->nrt - 1];
+      r->ts = hta_add_sat(r->ts, shift), r->end = hta_add_sat(r->end, shift);
+      r->tid = tid, r->tid_text = 0, r->graft = L;
+    } else {
+      size_t before = tr->nnode;
+      if (l->ord == INT32_MAX) return SQLITE_TOOBIG;
+      rc = addNode(l, st, cls, a, l->ord++);
+      if (rc != SQLITE_OK || tr->nnode == before) continue;
+      tb_node *n = &tr->nodes[tr->nnode - 1];
+      n->ts = hta_add_sat(n->ts, shift), n->end = hta_add_sat(n->end, shift);
+      n->tid = tid, n->graft = 1;
+    }
+  }
+  return rc;
+}
+
+/* TB-1: one scan of the rows of trace l->trace_id (TB-14: a capture's, grafted). */
 static int loadRows(tb_load *l) {
   char *zAll = 0, *zArgs = 0, *zNodes = 0, *sql = 0;
   sqlite3_stmt *st = 0;
-  int32_t ord = 0;
+  int graft = l->trace_id != l->t->trace_id;
   int rc = loadCategories(l, &zAll, &zArgs, &zNodes);
   if (rc != SQLITE_OK || !zAll) goto done; /* no category the plugin reads */
   /* the lists start with a comma */
@@ -379,8 +435,8 @@ static int loadRows(tb_load *l) {
   }
   rc = hta_prepare(l->db, l->t->schema, sql, &st);
   if (rc != SQLITE_OK) goto done;
-  sqlite3_bind_int64(st, 1, hta_trace_first_id(l->t->trace_id));
-  sqlite3_bind_int64(st, 2, hta_trace_last_id(l->t->trace_id));
+  sqlite3_bind_int64(st, 1, hta_trace_first_id(l->trace_id));
+  sqlite3_bind_int64(st, 2, hta_trace_last_id(l->trace_id));
   sqlite3_bind_int(st, 3, l->shapes != 0);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t cat = sqlite3_column_int64(st, S_CAT);
@@ -389,7 +445,9 @@ static int loadRows(tb_load *l) {
     hta_json_members((const char *)sqlite3_column_text(st, S_ARGS),
                      sqlite3_column_bytes(st, S_ARGS), tbArgKeys, A_N, a);
     rc = SQLITE_OK;
-    if (cls == TB_C_RT) {
+    if (graft) {
+      rc = graftRow(l, st, cls, a);
+    } else if (cls == TB_C_RT) {
       int64_t ext = 0;
       int has = rowExt(st, S_EXT, a, &ext);
       rc = addRuntime(l, sqlite3_column_int64(st, S_ID), sqlite3_column_value(st, S_TID),
@@ -397,14 +455,14 @@ static int loadRows(tb_load *l) {
     } else if (cls >= TB_C_KERNEL) {
       rc = addDev(l, st, cls, a);
     } else if (cls != TB_C_NONE) {
-      rc = addNode(l, st, cls, a, ord);
+      rc = addNode(l, st, cls, a, l->ord);
     }
     if (rc != SQLITE_OK) break;
-    if (ord == INT32_MAX) {
+    if (l->ord == INT32_MAX) {
       rc = SQLITE_TOOBIG;
       break;
     }
-    if ((++ord & 0xffff) == 0 && hta_interrupted(l->db)) {
+    if ((++l->ord & 0xffff) == 0 && hta_interrupted(l->db)) {
       rc = SQLITE_INTERRUPT;
       break;
     }
@@ -472,6 +530,83 @@ static int loadLaunches(tb_load *l) {
   sqlite3_finalize(st);
   sqlite3_free(ids);
   return rc;
+}
+
+/* TB-14: the merged windows' rows of each capture the graph match used, grafted. */
+static int graftRows(tb_load *l) {
+  const hg_attr *ga = l->ga;
+  int rc = SQLITE_OK;
+  size_t n = 0;
+  l->wl_first = sqlite3_malloc64((ga->nw + 1) * sizeof *l->wl_first);
+  l->wl = sqlite3_malloc64((ga->nl ? ga->nl : 1) * sizeof *l->wl);
+  if (!l->wl_first || !l->wl) return SQLITE_NOMEM;
+  for (size_t w = 0; w < ga->nw; w++) { /* the launches of each window (few windows) */
+    l->wl_first[w] = (int32_t)n;
+    for (size_t i = 0; i < ga->nl; i++) {
+      if (ga->l[i].window == (int32_t)w && ga->l[i].matched > 0) l->wl[n++] = (int32_t)i;
+    }
+  }
+  l->wl_first[ga->nw] = (int32_t)n;
+  for (size_t w = 0; w < ga->nw && rc == SQLITE_OK; w++) { /* each capture once */
+    int64_t cap = ga->w[w].capture_trace_id;
+    int seen = 0, used = 0;
+    for (size_t v = 0; v < ga->nw; v++) {
+      if (ga->w[v].capture_trace_id != cap) continue;
+      if (v < w) seen = 1;
+      if (l->wl_first[v + 1] > l->wl_first[v]) used = 1;
+    }
+    if (seen || !used) continue;
+    l->trace_id = cap;
+    rc = loadRows(l);
+    l->extra = 1;
+  }
+  l->trace_id = l->t->trace_id;
+  return rc;
+}
+
+/* TB-14: a grafted row has no host time: the CPU ran none of it at replay. */
+static void graftTimes(tb_tree *tr) {
+  for (size_t i = 0; i < tr->nnode; i++) {
+    if (tr->nodes[i].graft) tr->nodes[i].end = tr->nodes[i].ts;
+  }
+  for (size_t i = 0; i < tr->nrt; i++) {
+    if (tr->rts[i].graft >= 0) tr->rts[i].end = tr->rts[i].ts;
+  }
+}
+
+typedef struct tb_gkey { /* a grafted dispatch: (launch, event id) -> runtime */
+  int32_t launch, rt;
+  int64_t event_id;
+} tb_gkey;
+
+static int gkeyCmp(const void *a, const void *b) {
+  const tb_gkey *x = a, *y = b;
+  if (x->launch != y->launch) return x->launch < y->launch ? -1 : 1;
+  return x->event_id < y->event_id ? -1 : x->event_id > y->event_id;
+}
+
+/* TB-14: each matched replayed kernel to its dispatch's copy instead of its launch. */
+static int graftDevices(tb_tree *tr, const hg_attr *ga) {
+  tb_gkey *k = 0;
+  size_t n = 0, a = 0;
+  for (size_t i = 0; i < tr->nrt; i++) {
+    if (tr->rts[i].graft < 0) continue;
+    tb_gkey x = {tr->rts[i].graft, (int32_t)i, tr->rts[i].event_id};
+    HTA_PUSH(k, n, a, 256, x, gd_oom);
+  }
+  TB_QSORT(k, n, gkeyCmp);
+  for (size_t i = 0; n && i < tr->ndev; i++) {
+    long j = hg_attr_find(ga, tr->devs[i].event_id);
+    if (j < 0 || ga->k[j].match != HG_MATCHED) continue;
+    tb_gkey key = {ga->k[j].launch, 0, ga->k[j].dispatch_id};
+    const tb_gkey *f = bsearch(&key, k, n, sizeof *k, gkeyCmp);
+    if (f) tr->devs[i].rt = f->rt;
+  }
+  sqlite3_free(k);
+  return SQLITE_OK;
+gd_oom:
+  sqlite3_free(k);
+  return SQLITE_NOMEM;
 }
 
 static int rtIdCmp(const void *a, const void *b) {
@@ -867,7 +1002,7 @@ static int attachRuntimes(tb_tree *tr, const tb_tidmap *map) {
 /* TB-4, TB-7: GPU events to their runtimes (by link_id), the placeholder for kernels
 ** without one with its attachments, and each runtime's GPU time. The GPU events end
 ** up ordered by runtime (those of none last), in file order within one. */
-static int linkDevices(tb_tree *tr) {
+static int linkDevices(tb_tree *tr, const hg_attr *ga) {
   size_t nun = 0, nb;
   int32_t *pos = 0, *perm = 0;
   tb_dev tmp;
@@ -896,9 +1031,12 @@ static int linkDevices(tb_tree *tr) {
       }
       if (lo < tr->nrt && tr->rts[lo].event_id == d->link_id) d->rt = (int32_t)lo;
     }
-    if (d->rt < 0 && d->kind == TB_K_KERNEL) nun++;
   }
   sqlite3_free(byId);
+  if (ga->nl && graftDevices(tr, ga) != SQLITE_OK) return SQLITE_NOMEM;
+  for (size_t i = 0; i < tr->ndev; i++) {
+    if (tr->devs[i].rt < 0 && tr->devs[i].kind == TB_K_KERNEL) nun++;
+  }
   if (nun) { /* TB-7: the placeholder */
     int every = (tr->quirks & TB_Q_UNLINKED) != 0;
     size_t first = 0, crt = tr->nrt;
@@ -1122,14 +1260,20 @@ int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tre
   tb_load l;
   tb_tidmap map = {0, 0, 0, 0};
   int32_t *last = 0;
+  hg_attr ga;
   int rc;
   memset(tr, 0, sizeof *tr);
   memset(&l, 0, sizeof l);
+  memset(&ga, 0, sizeof ga);
   tr->quirks = quirks;
-  l.db = db, l.t = t, l.tr = tr, l.shapes = shapes;
+  l.db = db, l.t = t, l.tr = tr, l.shapes = shapes, l.trace_id = t->trace_id, l.ga = &ga;
   rc = loadRows(&l);
   if (rc == SQLITE_OK && !(quirks & TB_Q_DRIVER)) rc = loadLaunches(&l);
+  if (rc == SQLITE_OK) rc = hg_attr_load(db, t, 0, &ga);
+  if (rc == SQLITE_OK && ga.nl) rc = graftRows(&l);
   sqlite3_free(l.cls);
+  sqlite3_free(l.wl_first);
+  sqlite3_free(l.wl);
   if (rc == SQLITE_OK && l.extra) TB_QSORT(tr->rts, tr->nrt, rtIdCmp);
   if (rc == SQLITE_OK) rc = loadNames(&l);
   if (rc == SQLITE_OK) classify(tr);
@@ -1137,7 +1281,9 @@ int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tre
   if (rc == SQLITE_OK) rc = buildTrees(tr);
   if (rc == SQLITE_OK) rc = attachRuntimes(tr, &map);
   tidFree(&map);
-  if (rc == SQLITE_OK) rc = linkDevices(tr);
+  if (rc == SQLITE_OK && ga.nl) graftTimes(tr);
+  if (rc == SQLITE_OK) rc = linkDevices(tr, &ga);
+  hg_attr_free(&ga);
   if (rc == SQLITE_OK && !(last = sqlite3_malloc64((tr->nnode ? tr->nnode : 1) * sizeof *last)))
     rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK) rc = mergeChains(tr, last);

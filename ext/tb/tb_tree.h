@@ -9,6 +9,7 @@
 #define HTA_TB_TREE_H
 
 #include "core/hta_common.h"
+#include "graph/graph.h"
 
 /* The plugin's quirks, reproduced on request (the hidden parameter plugin_quirks,
 ** a sum of these bits; 0 computes what is right, TB_Q_ALL what the plugin does).
@@ -56,6 +57,7 @@ typedef struct tb_node {
   uint32_t shape;      /* 1 + offset of its Input Dims text in the arena; 0: "[]" */
   uint8_t type;        /* TB_T_* */
   uint8_t has_ext, is_op, dropped, tc;
+  uint8_t graft; /* a captured event grafted under a graph launch (TB-14) */
 } tb_node;
 
 typedef struct tb_rt {
@@ -64,6 +66,7 @@ typedef struct tb_rt {
   int64_t dev_ns, tc_ns, k_ns; /* its GPU events' time, its tensor-core kernels', its kernels' */
   int32_t thread;              /* index into tb_tree.threads, -1 when its thread has no node */
   int32_t dev_first, ndev;     /* its GPU events: tb_tree.devs[dev_first ..] */
+  int32_t graft;               /* a grafted dispatch: its launch in the graph match; -1 */
   uint8_t has_ext, has_time;
   uint8_t tid_text; /* its tid was written as text (TB-6, TB_Q_EXTID) */
 } tb_rt;

@@ -54,12 +54,14 @@ done < headings.txt
 
 # Every ```sql example of docs/sql.md followed by a ```text block still prints that
 # text (sqlite3 -box, io entry point, on the demo database, in a scratch directory
-# that sees examples/ and serve.db, the inference example, for `ATTACH 'serve.db' AS
-# serve`); `docs_list.sh update` rewrites the outputs instead.
+# that sees examples/, serve.db (the inference example, for `ATTACH 'serve.db' AS serve`)
+# and graph.db (the graph replay example)); `docs_list.sh update` rewrites the outputs instead.
 if command -v python3 >/dev/null 2>&1; then
   "$HTA_INGEST" -q -j 1 demo.db "$top/examples/traces" || fail "ingest of the demo traces"
   # the inference server's example (tools/gen_inference_trace.py), ATTACHed as serve
   "$HTA_INGEST" -q -j 1 serve.db "$top/examples/inference" || fail "ingest of the inference example"
+  # the graph replay examples ATTACH it (examples/graph_replay: a replay and its capture)
+  "$HTA_INGEST" -q -j 1 graph.db "$top/examples/graph_replay" || fail "ingest of the graph example"
   ln -sf "$top/examples" examples
   python3 - "$doc" "$HTA_EXT" "$mode" <<'PY' || fails=$((fails + 1))
 import subprocess, sys

@@ -26,9 +26,11 @@ SELECT 'modules_only_design', (SELECT count(*) FROM pragma_module_list WHERE nam
    'hta_kernel_stats','hta_operator_stats','hta_tensor_core_summary',
    'hta_step_time_breakdown','hta_execution_summary','hta_gpu_metrics','hta_distributed_overlap',
    'hta_distributed_comm_ops','hta_findings','hta_op_perf','hta_op_perf_summary',
-   'hta_job_diff','hta_job_diff_summary','hta_inference_steps','hta_trace_health')) = 0;
+   'hta_job_diff','hta_job_diff_summary','hta_inference_steps','hta_trace_health',
+   'hta_graph_kernels','hta_graph_launches','hta_graph_coverage')) = 0;
 SELECT 'modules_inference', (SELECT count(*) FROM pragma_module_list WHERE name = 'hta_inference_steps') = 1;
 SELECT 'modules_op_perf', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_op_perf','hta_op_perf_summary')) = 2;
+SELECT 'modules_graph', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_graph_kernels','hta_graph_launches','hta_graph_coverage')) = 3;
 SELECT 'modules_tb_views', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_step_time_breakdown',
   'hta_execution_summary','hta_gpu_metrics','hta_distributed_overlap','hta_distributed_comm_ops')) = 5;
 SELECT 'no_io_by_default', (SELECT count(*) FROM pragma_module_list WHERE name = 'hta_trace_events')

@@ -44,7 +44,7 @@ UPDATE trace SET event_count = (SELECT count(*) FROM event), min_ts = 0,
                  max_end = (SELECT max(ts + dur) FROM event);
 
 SELECT 'opg_01_columns', group_concat(name, ',') =
-  'rank,category,name,m,n,k,batch,shapes,dtypes,compute_spec,calls,gflops,bytes,flops_per_byte,kernel_us_mean,kernel_us_median,kernel_us_std,kernel_us_min,kernel_us_max,kernel_us_total,tflops,tbps,peak_tflops,peak_tbps,roofline_us,pct_of_peak,bound,achievable_tflops,achievable_tbps,pct_of_achievable,peak_device,event_id,is_backward,num_kernels,kernel_event_ids,trace_id,job'
+  'rank,category,name,m,n,k,batch,shapes,dtypes,compute_spec,calls,gflops,bytes,flops_per_byte,kernel_us_mean,kernel_us_median,kernel_us_std,kernel_us_min,kernel_us_max,kernel_us_total,tflops,tbps,peak_tflops,peak_tbps,roofline_us,pct_of_peak,bound,achievable_tflops,achievable_tbps,pct_of_achievable,peak_device,event_id,is_backward,num_kernels,kernel_event_ids,graph_launch_event_id,trace_id,job'
   FROM pragma_table_info('hta_op_perf');
 SELECT 'opg_02_hidden', group_concat(name, ',') = 'group_by,schema'
   FROM pragma_table_xinfo('hta_op_perf') WHERE hidden;
