@@ -38,7 +38,7 @@ static const char *hrfSection(const char *rule) {
 }
 
 static const char hrf_sql[] =
-    "SELECT rank, rule, title, time_us, pct_of_step, count, advice, source, trace_id, evidence\n"
+    "SELECT rank, rule, title, time_us, pct_of_step, kind, advice, source, trace_id, evidence\n"
     "FROM hta_findings";
 
 void hrFindings(hr_ctx *x) {
