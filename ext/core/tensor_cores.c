@@ -16,8 +16,8 @@
 **  4. AMD: a Tensile / hipBLASLt "_MI<m>x<n>x<k>" token with m > 0 (the MFMA
 **     instruction: Cijk_..._MT64x16x16_MI16x16x1_...), composable_kernel's xdl, MIOpen's
 **     _gtcx, and mfma (any case), wmma.
-**  5. Precision bits from the name, any case: tf32 -> TF32; bf16, f16, fp16, h884,
-**     h1688, hmma, Tensile's _BBS_ / _HHS_ / _BH_ / _HH_ -> HALF; e4m3, e5m2, fp8 -> FP8;
+**  5. Precision bits from the name, any case: tf32 -> TF32; bf16, f16 (fp16), bfloat16,
+**     h884, h1688, hmma, and case-sensitive Tensile's _BBS_ / _HHS_ / _BH_ / _HH_ -> HALF; e4m3, e5m2, fp8 -> FP8;
 **     e2m1, fp4 -> FP4; imma, i8816, int8 -> INT8. Only for a name TC-1..4 recognise.
 **  6. hta_tc_dtype: Half, BFloat16 (c10:: or not, any case) -> HALF; Float8 -> FP8;
 **     Float4 -> FP4; "signed char", int8, qint8 -> INT8; anything else 0.
@@ -101,13 +101,13 @@ unsigned hta_tc_kernel(const char *s) {
       tcTensileMi(s) || tcAny(s, amd, TC_N(amd), 0) || tcHasNoCase(s, "mfma"))       /* TC-4 */
     f = HTA_TC_MMA;
   if (!f) return 0;
-  static const char *const half[] = {"bf16",  "f16",   "h884", "h1688", "hmma",
-                                     "_BBS_", "_HHS_", "_BH_", "_HH_"};
+  static const char *const half[] = {"bf16", "f16",   "bfloat16", "h884", "h1688",
+                                     "hmma", "_BBS_", "_HHS_",    "_BH_", "_HH_"};
   static const char *const fp8[] = {"e4m3", "e5m2", "fp8"};
   static const char *const fp4[] = {"e2m1", "fp4"};
   static const char *const i8[] = {"imma", "i8816", "int8"};
   if (tcHasNoCase(s, "tf32")) f |= HTA_TC_TF32; /* TC-5 */
-  if (tcAny(s, half, 4, 1) || tcAny(s, half + 4, TC_N(half) - 4, 0)) f |= HTA_TC_HALF;
+  if (tcAny(s, half, 6, 1) || tcAny(s, half + 6, TC_N(half) - 6, 0)) f |= HTA_TC_HALF;
   if (tcAny(s, fp8, TC_N(fp8), 1)) f |= HTA_TC_FP8;
   if (tcAny(s, fp4, TC_N(fp4), 1)) f |= HTA_TC_FP4;
   if (tcAny(s, i8, TC_N(i8), 1)) f |= HTA_TC_INT8;

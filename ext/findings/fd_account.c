@@ -42,7 +42,7 @@
 **     After the trace's last compute work there is no K: the thread that launched that
 **     work is asked, and nothing is issued.
 **  6. The causal exception: a sync or blocking copy S of T that began while the GPU had
-**     work (a busy instant) drained that lead; the not-issued idle after S that FA-5
+**     work (busy, or its next work already issued) drained that lead; the not-issued idle after S that FA-5
 **     would call gpu_waits_for_host or host_other is S's cost instead, until the host is
 **     ahead again (a compute work item whose launch returned before the work before it
 **     ended) or the step ends. A sync that only waits while the GPU is busy costs
@@ -466,15 +466,22 @@ static int faClaimSync(fa_trace *tr, long s, const fa_span *sp, int64_t a, int64
   return rc;
 }
 
-/* 1 when the GPU was busy at T (FA-6: a lead to drain). */
-static int faBusyAt(const fa_trace *tr, int64_t t) {
+/* 1 when the GPU had work at T: busy, or the next work already issued (FA-6: a lead). */
+static int faLeadAt(const fa_trace *tr, int64_t t) {
   size_t lo = 0, hi = tr->nbusy;
   while (lo < hi) {
     size_t m = lo + (hi - lo) / 2;
     if (tr->busy[m].end <= t) lo = m + 1;
     else hi = m;
   }
-  return lo < tr->nbusy && tr->busy[lo].start <= t;
+  if (lo < tr->nbusy && tr->busy[lo].start <= t) return 1;
+  lo = 0, hi = tr->nw;
+  while (lo < hi) { /* the first work starting after t */
+    size_t m = lo + (hi - lo) / 2;
+    if (tr->wts[m] <= t) lo = m + 1;
+    else hi = m;
+  }
+  return lo < tr->nw && tr->w[lo].has_launch && tr->w[lo].launch_end <= t;
 }
 
 /* The number of work items starting in [x, y) that found the host ahead (FA-6). */
@@ -507,7 +514,7 @@ static const fa_span *faDrain(const fa_trace *tr, const fd_step *st, int64_t tid
     if (k > lo && (!best || tr->sp[k - 1].end > best->end)) best = &tr->sp[k - 1];
   }
   if (!best || best->end < st->start || best->ts < st->start) return 0;
-  if (!faBusyAt(tr, best->ts)) return 0;         /* no lead when it began */
+  if (!faLeadAt(tr, best->ts)) return 0;         /* no lead when it began */
   if (faAheadIn(tr, best->end, t) > 0) return 0; /* the host got ahead again */
   return best;
 }

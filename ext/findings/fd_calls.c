@@ -183,6 +183,7 @@ int fd_calls_json(fd_ctx *x, const fd_unit *u, const fd_acct *a, int part, sqlit
   rc = fclOpen(x, &w);
   sqlite3_str *top = sqlite3_str_new(0);
   for (size_t i = 0; i < n; i++) out->calls += ev[i].id > 0; /* FCL-1 */
+  size_t ntop = 0;
   for (size_t i = 0; rc == SQLITE_OK && i < n && i < FCL_WALK; i++) {
     int64_t found[3] = {-1, -1, -1}, bytes = 0;
     char *nm[3] = {0, 0, 0}, *callname = 0;
@@ -210,8 +211,8 @@ int fd_calls_json(fd_ctx *x, const fd_unit *u, const fd_acct *a, int part, sqlit
       if (rc == SQLITE_OK && nm[FCL_PY]) rc = fd_tally_add(&frames, nm[FCL_PY], 1, ev[i].ns);
       if (rc == SQLITE_OK && nm[FCL_ANN]) rc = fd_tally_add(&regions, nm[FCL_ANN], 1, ev[i].ns);
     }
-    if (rc == SQLITE_OK && i < FCL_TOP) { /* FCL-3 */
-      sqlite3_str_appendf(top, "%s{\"seq\":%lld,\"name\":", i ? "," : "",
+    if (rc == SQLITE_OK && ntop < FCL_TOP) { /* FCL-3 */
+      sqlite3_str_appendf(top, "%s{\"seq\":%lld,\"name\":", ntop ? "," : "",
                           (long long)sqlite3_column_int64(w.ev, 0));
       fd_json_str(top, callname);
       sqlite3_str_appendall(top, ",\"host_us\":");
@@ -225,7 +226,7 @@ int fd_calls_json(fd_ctx *x, const fd_unit *u, const fd_acct *a, int part, sqlit
       sqlite3_str_appendall(top, ",\"frame\":");
       fd_json_str(top, nm[FCL_PY]);
       sqlite3_str_appendchar(top, 1, '}');
-      if (i == 0) {
+      if (ntop++ == 0) {
         out->top_bytes = bytes;
         out->has_top_bytes = sqlite3_column_type(w.ev, 4) != SQLITE_NULL;
       }

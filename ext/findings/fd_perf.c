@@ -144,6 +144,7 @@ int fd_perf_ops(fd_ctx *x, const fd_ops **pops) {
   if (!(o = sqlite3_malloc64(sizeof *o))) return SQLITE_NOMEM;
   memset(o, 0, sizeof *o);
   fd_slot_set(x, FD_SLOT_PERF, o, fpfFree);
+  *pops = o; /* empty until filled below */
   rc = hta_query_int64(x->db, x->schema,
                        "SELECT 1 FROM $S.sqlite_master WHERE type = 'table'"
                        " AND name = 'device_peak'",
@@ -169,7 +170,6 @@ int fd_perf_ops(fd_ctx *x, const fd_ops **pops) {
     if (rc == SQLITE_OK) rc = fpfUnit(x, st, u, o, &cap);
   }
   sqlite3_finalize(st);
-  if (rc == SQLITE_OK) *pops = o;
   return rc;
 }
 

@@ -26,7 +26,7 @@ SQLITE_EXTENSION_INIT3
 
 typedef struct fh_spec {
   int part;
-  const char *what; /* "synchronizations", ... (plural) */
+  const char *what, *what1; /* "synchronizations leave", "synchronization leaves" */
   const char *advice, *advice_amd;
 } fh_spec;
 
@@ -64,10 +64,11 @@ static int fhCause(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
           c.has_top_bytes ? " of " : "", c.has_top_bytes ? fhBytes(c.top_bytes, b) : "",
           c.top_name ? c.top_name : "?", c.top_op ? " in " : "", c.top_op ? c.top_op : "", t);
     } else {
-      row.title =
-          sqlite3_mprintf("%lld %s leave the GPU idle %s per step%s%s%s%s", (long long)c.calls,
-                          spec->what, t, c.top_name ? ", most " : "", c.top_name ? c.top_name : "",
-                          c.top_op ? " in " : "", c.top_op ? c.top_op : "");
+      row.title = sqlite3_mprintf("%lld %s the GPU idle %s per step%s%s%s%s", (long long)c.calls,
+                                  c.calls == 1 ? spec->what1 : spec->what, t,
+                                  c.top_name ? (c.calls == 1 ? ", " : ", most ") : "",
+                                  c.top_name ? c.top_name : "", c.top_op ? " in " : "",
+                                  c.top_op ? c.top_op : "");
     }
     row.advice = u->amd && spec->advice_amd ? spec->advice_amd : spec->advice; /* FH-4 */
     fd_calls_free(&c);
@@ -79,7 +80,7 @@ static int fhCause(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
 
 int fd_dataloader_wait(fd_ctx *x, const fd_rule *r) {
   static const fh_spec spec = {
-      FD_P_DATALOADER, "DataLoader waits",
+      FD_P_DATALOADER, "DataLoader waits leave", "DataLoader wait leaves",
       "The GPU waits for input: give the DataLoader worker processes (num_workers), "
       "pin_memory=True, persistent_workers=True and a prefetch_factor, and move decoding and "
       "augmentation off the training process.",
@@ -89,7 +90,7 @@ int fd_dataloader_wait(fd_ctx *x, const fd_rule *r) {
 
 int fd_host_sync(fd_ctx *x, const fd_rule *r) {
   static const fh_spec spec = {
-      FD_P_HOST_SYNC, "synchronizations",
+      FD_P_HOST_SYNC, "synchronizations leave", "synchronization leaves",
       "A synchronization stops the host until the GPU is done, so the GPU then idles until "
       "the host queues work again: keep values on the GPU instead of calling .item(), "
       ".cpu(), .tolist() or print() on tensors in the step, avoid operators whose output "
@@ -101,7 +102,7 @@ int fd_host_sync(fd_ctx *x, const fd_rule *r) {
 
 int fd_blocking_copy(fd_ctx *x, const fd_rule *r) {
   static const fh_spec spec = {
-      FD_P_BLOCKING_COPY, "blocking copies",
+      FD_P_BLOCKING_COPY, "blocking copies leave", "blocking copy leaves",
       "A copy from or to pageable host memory, or through a synchronous call (cudaMemcpy: "
       "what torch.tensor(data, device='cuda') and .to('cuda') of an unpinned CPU tensor do), "
       "blocks the host until the GPU's queue drains and the copy ends, whatever its size: "
@@ -118,7 +119,8 @@ int fd_blocking_copy(fd_ctx *x, const fd_rule *r) {
 
 int fd_allocator_churn(fd_ctx *x, const fd_rule *r) {
   static const fh_spec spec = {
-      FD_P_ALLOCATOR, "device memory allocations and frees",
+      FD_P_ALLOCATOR, "device memory allocations and frees leave",
+      "device memory allocation or free leaves",
       "cudaMalloc and cudaFree are slow and synchronize the device: let PyTorch's caching "
       "allocator keep its blocks (no torch.cuda.empty_cache() in the loop), keep tensor shapes "
       "steady from step to step (pad or bucket variable lengths), try "
