@@ -106,7 +106,7 @@ static int fdLoadUnits(fd_ctx *x, const hta_tvf_args *a) {
   sqlite3_stmt *st = 0;
   rc = hta_prepare(x->db, x->schema,
                    "SELECT t.device_type = 'AMD GPU', d.compute_major, d.compute_minor"
-                   " FROM $S.trace t LEFT JOIN $S.device d ON d.trace_id = t.trace_id"
+                   " FROM $T t LEFT JOIN $S.device d ON d.trace_id = t.trace_id"
                    " WHERE t.trace_id = ?1 ORDER BY d.device_id LIMIT 1",
                    &st);
   for (int i = 0; rc == SQLITE_OK && i < x->nu; i++) { /* vendor and device, for the advice */
@@ -125,12 +125,11 @@ static int fdLoadUnits(fd_ctx *x, const hta_tvf_args *a) {
   }
   sqlite3_finalize(st);
   if (rc == SQLITE_OK)
-    rc = hta_query_int64(x->db, x->schema, "SELECT max(world_size) FROM $S.trace WHERE job_id = ?1",
-                         1, &x->job_id, &x->world_size, &isnull);
+    rc = hta_query_int64(x->db, x->schema, "SELECT max(world_size) FROM $T WHERE job_id = ?1", 1,
+                         &x->job_id, &x->world_size, &isnull);
   if (rc == SQLITE_OK)
-    rc = hta_query_int64(x->db, x->schema,
-                         "SELECT count(DISTINCT rank) FROM $S.trace WHERE job_id = ?1", 1,
-                         &x->job_id, &x->ranks_in_job, &isnull);
+    rc = hta_query_int64(x->db, x->schema, "SELECT count(DISTINCT rank) FROM $T WHERE job_id = ?1",
+                         1, &x->job_id, &x->ranks_in_job, &isnull);
   if (rc == SQLITE_OK) rc = fd_steps_load(x);
   for (int i = 0; rc == SQLITE_OK && i < x->nu; i++)
     if (fd_unit_wanted(x, &x->u[i])) rc = fd_health_caveats(x, &x->u[i]);

@@ -12,8 +12,8 @@
 **     of those with a launch that run shorter than their launch call) and launch_bound
 **     (short_kernels_pct >= 50).
 **  2. gpu_waits_for_host's advice names the pattern: the optimizer's region
-**     (Optimizer.step...) or a _foreach_ operator costliest and launch-bound: a foreach
-**     or fused optimizer; launch-bound otherwise: CUDA graphs or torch.compile (HIP graphs
+**     (Optimizer.step..., Optimizer.zero_grad...) or a _foreach_ operator costliest and
+**     launch-bound: a foreach or fused optimizer, zero_grad(set_to_none=True); launch-bound otherwise: CUDA graphs or torch.compile (HIP graphs
 **     on AMD); else: more work per launch and a look at the host's own time (CUDA graphs
 **     only help when launches are the bottleneck).
 */
@@ -27,10 +27,11 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 static const char fgOptimizer[] =
-    "The optimizer updates each parameter with a few tiny kernels launched one by one, and "
+    "The optimizer touches each parameter with a few tiny kernels launched one by one, and "
     "the GPU runs dry between them: use a foreach or fused optimizer "
-    "(torch.optim.AdamW(..., foreach=True) or fused=True, apex's FusedAdam), or compile the "
-    "optimizer step (torch.compile).";
+    "(torch.optim.SGD/AdamW(..., foreach=True) or fused=True, apex's FusedAdam), let "
+    "zero_grad(set_to_none=True) drop the gradients instead of zeroing each one, or compile "
+    "the optimizer step (torch.compile).";
 static const char fgGraphs[] =
     "Most kernels run shorter than the host takes to launch them, so the GPU drains its "
     "queue faster than the host fills it: capture the step with CUDA graphs "
@@ -73,7 +74,7 @@ static int fgCause(fd_ctx *x, const fd_rule *r, int part) {
     fd_fmt_us(row.time_us, t);
     const char *where = c.top_region ? c.top_region : c.top_op;
     if (part == FD_P_GPU_WAITS_FOR_HOST) {
-      int optim = (c.top_region && !strncmp(c.top_region, "Optimizer.step", 14)) ||
+      int optim = (where && !strncmp(where, "Optimizer.", 10)) || /* (a cpu_op in old traces) */
                   (c.top_op && strstr(c.top_op, "_foreach_"));
       row.title = sqlite3_mprintf("The GPU waits for the host to issue work %s per step%s%s%s", t,
                                   where ? ", most in " : "", where ? where : "",
