@@ -77,6 +77,9 @@ typedef struct fd_unit {
 ** (hta_inference_steps) belong here when a trace has no ProfilerStep. */
 struct fd_ctx;
 int fd_steps_load(struct fd_ctx *x);
+/* Extends U's ProfilerSteps to the GPU work they launched (fd_steps.c FS-4): N GPU rows,
+** LAUNCH[i] the start of row i's launch call, END[i] the row's end (ns). */
+void fd_steps_extend(fd_unit *u, const int64_t *launch, const int64_t *end, size_t n);
 
 /* Sets U->caveats: the JSON array of what limits the trust in U's findings, each
 ** {"check": name, "value": v, "text": sentence}: "steps" (no ProfilerStep: the window

@@ -41,11 +41,13 @@
 **     GPU drains faster). K without a launch: FA-4's parts, else unexplained.
 **     After the trace's last compute work there is no K: the thread that launched that
 **     work is asked, and nothing is issued.
-**  6. The causal exception: a sync or blocking copy S of T that began while the GPU had
+**  6. The causal exception: a sync, blocking copy or device malloc/free S of T (cudaFree
+**     and hipFree synchronize the device) that began while the GPU had
 **     work (busy, or its next work already issued) drained that lead; the not-issued idle after S that FA-5
 **     would call gpu_waits_for_host or host_other is S's cost instead, until the host is
 **     ahead again (a compute work item whose launch returned before the work before it
-**     ended) or the step ends. A sync that only waits while the GPU is busy costs
+**     ended) or the step ends. A chain of such calls (three pageable copies in a row, the
+**     later ones starting on the queue the first drained) is charged to the first. A sync that only waits while the GPU is busy costs
 **     nothing: busy time is never idle.
 **  7. Charges: each piece of idle time is charged to the host call (sync, copy,
 **     allocation, DataLoader span, the launch of K) or the communication kernel that
@@ -294,7 +296,7 @@ typedef struct fa_launch { /* a launch call: its thread and time */
 } fa_launch;
 
 typedef struct fa_trace {
-  const fd_unit *u;
+  fd_unit *u;
   fa_work *w; /* by ts */
   size_t nw;
   int64_t *wts;   /* w[i].ts, for binary search */
@@ -503,20 +505,24 @@ static int faAheadIn(const fa_trace *tr, int64_t x, int64_t y) {
   return tr->ahead_sum[b] - tr->ahead_sum[a];
 }
 
-/* FA-6: the sync or blocking copy of thread TID that drained the GPU's lead before
+/* FA-6: the sync, blocking copy or allocation call of thread TID that drained the lead before
 ** time T in step S (NULL when none). */
 static const fa_span *faDrain(const fa_trace *tr, const fd_step *st, int64_t tid, int64_t t) {
-  const fa_span *best = 0;
-  for (int cls = FA_SYNC; cls <= FA_COPY; cls++) {
-    size_t lo, hi;
-    faSpanRange(tr, cls, tid, &lo, &hi);
-    size_t k = faSpanFrom(tr, lo, hi, t); /* spans before k end at or before t */
-    if (k > lo && (!best || tr->sp[k - 1].end > best->end)) best = &tr->sp[k - 1];
+  int64_t before = t;
+  for (int hop = 0; hop < 64; hop++) { /* back along a chain of such calls */
+    const fa_span *best = 0;
+    for (int cls = FA_SYNC; cls <= FA_ALLOC; cls++) {
+      size_t lo, hi;
+      faSpanRange(tr, cls, tid, &lo, &hi);
+      size_t k = faSpanFrom(tr, lo, hi, before); /* spans before k end at or before it */
+      if (k > lo && (!best || tr->sp[k - 1].end > best->end)) best = &tr->sp[k - 1];
+    }
+    if (!best || best->end < st->start) return 0;  /* a drain ends with its step */
+    if (faAheadIn(tr, best->end, t) > 0) return 0; /* the host got ahead again */
+    if (faLeadAt(tr, best->ts)) return best;       /* it drained the lead */
+    before = best->ts; /* it began on a drained queue: the call before it may have drained it */
   }
-  if (!best || best->end < st->start || best->ts < st->start) return 0;
-  if (!faLeadAt(tr, best->ts)) return 0;         /* no lead when it began */
-  if (faAheadIn(tr, best->end, t) > 0) return 0; /* the host got ahead again */
-  return best;
+  return 0;
 }
 
 /* Not-issued time [a, b) on thread TID that no span claimed: host_other where TID
@@ -634,6 +640,20 @@ static int faLoadGpu(fd_ctx *x, const fa_run *r, fa_trace *tr, fa_span **ps, siz
   if (rc != SQLITE_OK) return rc;
   comm = sqlite3_malloc64(g.nnames ? g.nnames : 1);
   if (!comm) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK) { /* FS-4: the steps reach the end of the GPU work they launched */
+    int64_t *ls = sqlite3_malloc64((g.n ? g.n : 1) * sizeof *ls),
+            *le = sqlite3_malloc64((g.n ? g.n : 1) * sizeof *le);
+    size_t m = 0;
+    for (size_t i = 0; ls && le && i < g.n; i++) {
+      if (!g.a[i].link_id || !g.a[i].is_kernel_cat || g.a[i].dur <= 0) continue;
+      ls[m] = g.a[i].launch_ts;
+      le[m++] = hta_end(g.a[i].ts, g.a[i].dur);
+    }
+    if (ls && le) fd_steps_extend(tr->u, ls, le, m);
+    else rc = SQLITE_NOMEM;
+    sqlite3_free(ls);
+    sqlite3_free(le);
+  }
   for (size_t i = 0; rc == SQLITE_OK && i < g.nnames; i++)
     comm[i] = (unsigned char)faIsComm(g.names[i]);
   for (size_t i = 0; rc == SQLITE_OK && i < g.n; i++) { /* FA-1 */

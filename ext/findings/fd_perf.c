@@ -10,9 +10,11 @@
 **     whose devices match no device_peak pattern, a unit without recorded shapes (no
 **     host event with "Input Dims").
 **  4. fd_tc_claims: float32 matrix work (compute_spec matrix_fp32, a GEMM, CONV or SDPA
-**     category) none of whose kernels runs on tensor cores, on a device that has them
-**     (AMD, or NVIDIA compute capability 7 or more): tensor_cores_unused's, no other
-**     busy finding's.
+**     category) none of whose kernels runs on tensor cores, on a device that has them:
+**     NVIDIA compute capability 7 or more (its kernel names tell the MMA families); on
+**     AMD only when a kernel is a Tensile GEMM without a matrix instruction (Cijk_ and
+**     no _MI token): Triton and other kernels there name no instruction, and run float32
+**     dots on the matrix cores. tensor_cores_unused's, no other busy finding's.
 **  5. fd_tc_advice by compute capability and vendor: 7.x fp16 autocast (no bf16, no
 **     TF32 on Volta and Turing); 8.x bf16 autocast or TF32; 9.x and later bf16, or FP8
 **     with Transformer Engine; AMD (MI series) bf16 autocast.
@@ -107,7 +109,9 @@ static int fpfUnit(fd_ctx *x, sqlite3_stmt *st, const fd_unit *u, fd_ops *o, siz
       size_t len = q ? (size_t)(q - p) : strlen(p);
       char buf[512];
       sqlite3_snprintf(len + 1 < sizeof buf ? (int)len + 1 : (int)sizeof buf, buf, "%s", p);
-      v.tc |= hta_tc_kernel(buf);
+      unsigned f = hta_tc_kernel(buf);
+      v.tc |= f;
+      if (!f && !strncmp(buf, "Cijk_", 5)) v.simt_amd = 1;
       if (!strncmp(buf, "Memcpy ", 7) && strncmp(buf, "Memcpy DtoD", 11)) v.copy = 1;
       p = q ? q + 1 : p + len;
     }
@@ -195,9 +199,9 @@ int fd_peak_tflops(fd_ctx *x, const fd_unit *u, const char *spec, double *tflops
 }
 
 int fd_tc_claims(const fd_unit *u, const fd_op *op) {
-  int has_tc = u->amd || u->cc_major >= 7;
-  return has_tc && fd_op_matrix(op) && op->spec && !strcmp(op->spec, "matrix_fp32") &&
-         !(op->tc & HTA_TC_MMA);
+  if (!fd_op_matrix(op) || !op->spec || strcmp(op->spec, "matrix_fp32") || (op->tc & HTA_TC_MMA))
+    return 0;
+  return u->amd ? op->simt_amd : u->cc_major >= 7;
 }
 
 const char *fd_tc_advice(const fd_unit *u) {

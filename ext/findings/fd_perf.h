@@ -17,6 +17,7 @@ typedef struct fd_op {
   double kernel_us, roofline_us;                          /* roofline_us NaN when none */
   unsigned tc;                                            /* OR of hta_tc_kernel over its kernels */
   int copy;                                               /* it launched a host <-> device copy */
+  int simt_amd; /* a kernel is a Tensile GEMM without a matrix instruction (Cijk_, no _MI) */
 } fd_op;
 
 typedef struct fd_ops {

@@ -11,6 +11,13 @@
 **  2. A trace with no such step has one step, its window [min_ts, max_end), number -1,
 **     and no_steps = 1 (a caveat says so: fd_health.c).
 **  3. Every step starts typical; fd_account.c marks the outliers.
+**  4. fd_steps_extend: a ProfilerStep is the host's span, but a host that runs ahead of
+**     the GPU launches step N's work during steps N+1, N+2... So the accounting's step
+**     N is [S_N, E_N): E_N = the later of its host end and the end of the last GPU row
+**     launched from its host span, S_N = the later of its host start and E_(N-1). Steps
+**     stay disjoint; each holds its own GPU work; a step that another's GPU work covers
+**     entirely has no length and is no typical step. The window of a trace without
+**     steps is not changed.
 **
 ** The seam: engines that write no ProfilerStep (vLLM, SGLang) annotate their
 ** iterations; hta_inference_steps reads them. When it exists, FS-2's fallback becomes
@@ -42,6 +49,26 @@ static int fsProfilerSteps(fd_ctx *x, sqlite3_stmt *st, fd_unit *u) {
 fs_oom:
   sqlite3_reset(st);
   return SQLITE_NOMEM;
+}
+
+void fd_steps_extend(fd_unit *u, const int64_t *launch, const int64_t *end, size_t n) {
+  if (u->no_steps || !u->nsteps) return;
+  int64_t *gpu_end = sqlite3_malloc64(u->nsteps * sizeof *gpu_end);
+  if (!gpu_end) return; /* the host spans stay: a coarser answer, not a wrong one */
+  for (size_t s = 0; s < u->nsteps; s++) gpu_end[s] = u->steps[s].end;
+  for (size_t i = 0; i < n; i++) {
+    long s = fd_step_at(u, launch[i]);
+    if (s >= 0 && end[i] > gpu_end[s]) gpu_end[s] = end[i];
+  }
+  int64_t prev = INT64_MIN;
+  for (size_t s = 0; s < u->nsteps; s++) { /* FS-4 */
+    fd_step *st = &u->steps[s];
+    if (st->start < prev) st->start = prev;
+    st->end = gpu_end[s] > st->start ? gpu_end[s] : st->start;
+    if (st->end <= st->start) st->typical = 0;
+    prev = st->end;
+  }
+  sqlite3_free(gpu_end);
 }
 
 int fd_steps_load(fd_ctx *x) {
