@@ -20,7 +20,8 @@
 **     the trace's caveats under it, once.
 **  3. Then each symptom, with the causes whose parent it is indented under it; then the
 **     causes under no symptom, the busy findings, the configurations; each group in
-**     hta_findings' order (time_us descending). A job without any row prints "no
+**     hta_findings' order (time_us descending). A trace with nothing but its summary
+**     says "nothing else above 1% of the step"; a job without any row prints "no
 **     findings above 1% of a step".
 **  4. A finding: its share of the step and its time per step ("-" without), its rule and
 **     kind (and "TensorBoard plugin" for the plugin's), the title, "Try:" and its advice
@@ -261,6 +262,9 @@ static int fpJob(sqlite3 *db, FILE *out, const char *job, int width, char *err, 
       rows[k].done = 1;
     }
     static const char *const order[] = {"symptom", "cause", "busy", "configuration"};
+    int others = 0;
+    for (int k = i; k < j; k++) others += strcmp(rows[k].kind, "summary") != 0;
+    if (!others) fprintf(out, "  nothing else above 1%% of the step\n");
     for (int o = 0; o < 4; o++) { /* FP-3 */
       for (int k = i; k < j; k++) {
         fp_row *r = &rows[k];

@@ -34,6 +34,7 @@ typedef struct hr_ctx {
   sv_buf *o;
   int64_t job_id;  /* the job of this part of the page (HR-8) */
   int has_capture; /* the database has the capture table: graph captures are no ranks' traces */
+  int fd_all;      /* temp.hr_fd_all holds hta_findings of every job (hrJobsOverview) */
   char *job_q;     /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
   char idp[24];    /* prefix of the section ids: "" for one job, "jN-" for several */
   hr_trace *tr;    /* traces with analysable events, by (rank, trace_id) */
@@ -86,7 +87,8 @@ void hrShownNote(hr_ctx *x);
 void hrSeries(hr_ctx *x, const char *sql, const char *what, const char *key_prefix,
               const char *ylabel, const char *unit);
 
-/* report_findings.c: section 1, the findings. */
+/* report_findings.c: the overview of the jobs (a page of several) and section 1, the findings. */
+void hrJobsOverview(hr_ctx *x, int njobs, char *const *names);
 void hrFindings(hr_ctx *x);
 
 /* report_more.c: sections 11-13, and hrMat into temp.NAME that notes an empty result. */
