@@ -4,8 +4,9 @@
 **
 ** Requirements (tests cite them as FCM-n):
 **  1. coll_load over the whole job with include_last_profiler_step 1 (a kernel's wait is
-**     over every kernel of its instance, COL-8), once per run; none when the database
-**     holds no name with nccl, rccl or cross_device_reduce (no collective can match).
+**     over every kernel of its instance, COL-8), once per run; none when the job has one
+**     rank (nobody to wait for) or the database holds no name with nccl, rccl or
+**     cross_device_reduce (no collective can match).
 **  2. all-join: type allreduce, reducescatter, allgather, alltoall, alltoallv,
 **     broadcast, or collective name "barrier"; without a type or name, a kernel name
 **     holding AllReduce, AllGather, ReduceScatter, AllToAll or Broadcast.
@@ -37,7 +38,8 @@ int fd_comm(fd_ctx *x, const coll_job **pj) {
   if (!j) return SQLITE_NOMEM;
   memset(j, 0, sizeof *j);
   fd_slot_set(x, FD_SLOT_COMM, j, fcmFree);
-  rc = hta_query_int64(x->db, x->schema, /* FCM-1 */
+  if (x->ranks_in_job < 2) return SQLITE_OK; /* FCM-1: one rank waits for nobody */
+  rc = hta_query_int64(x->db, x->schema,     /* FCM-1 */
                        "SELECT 1 FROM $S.string WHERE value LIKE '%nccl%' OR value LIKE '%rccl%'"
                        " OR value LIKE '%cross_device_reduce%' LIMIT 1",
                        0, 0, &one, &isnull);
