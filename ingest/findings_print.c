@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings_rows.h"
 #include "report.h"
 
 #define FP_MAX_SEEN 2048
@@ -78,30 +79,6 @@ static void fpTime(char *buf, size_t n, double us) {
   else snprintf(buf, n, "%.0f \xC2\xB5s", us);
 }
 
-/* One row of hta_findings, as read. */
-typedef struct fp_row {
-  int has_rank, has_trace, has_time, has_pct, plugin;
-  long long rank, trace_id;
-  double time_us, pct;
-  char *rule, *kind, *parent, *title, *advice, *caveats, *evidence;
-  int done; /* printed */
-} fp_row;
-
-static void fpRowFree(fp_row *r) {
-  free(r->rule);
-  free(r->kind);
-  free(r->parent);
-  free(r->title);
-  free(r->advice);
-  free(r->caveats);
-  free(r->evidence);
-}
-
-static char *fpDup(sqlite3_stmt *st, int col) {
-  const char *z = (const char *)sqlite3_column_text(st, col);
-  return z ? strdup(z) : NULL;
-}
-
 /* The caveat texts of a JSON array (caveats column) through SQLite's json_each. */
 static int fpNotes(sqlite3 *db, const char *caveats, char ***pv, int *pn) {
   sqlite3_stmt *st = NULL;
@@ -132,7 +109,7 @@ static void fpNotesFree(char **v, int n) {
 
 /* FP-4: one finding at INDENT; SEEN holds the rules whose advice was printed, SHOWN the
 ** notes its trace's summary printed. */
-static void fpFinding(sqlite3 *db, FILE *out, const fp_row *r, int indent, int width, char *seen,
+static void fpFinding(sqlite3 *db, FILE *out, const fr_row *r, int indent, int width, char *seen,
                       char **shown, int nshown, int several) {
   char share[16] = "-", t[32] = "-", key[80], who[64] = "";
   if (r->has_pct) snprintf(share, sizeof share, "%.1f%%", r->pct);
@@ -162,7 +139,7 @@ static void fpFinding(sqlite3 *db, FILE *out, const fp_row *r, int indent, int w
 }
 
 /* FP-2: the summary line of a trace. */
-static void fpSummary(sqlite3 *db, FILE *out, const fp_row *r, int width, int several) {
+static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int several) {
   sqlite3_stmt *st = NULL;
   char line[512], who[64], b1[32], b2[32], b3[32];
   double step = 0, busy = 0, idle = 0, attributed = 0;
@@ -195,103 +172,59 @@ static void fpSummary(sqlite3 *db, FILE *out, const fp_row *r, int width, int se
 /* Prints one job's findings (FP-2..4). JOB NULL: the job without a name. */
 static int fpJob(sqlite3 *db, FILE *out, const char *job, int width, char *err, size_t errlen) {
   sqlite3_stmt *st = NULL;
-  fp_row *rows = NULL;
-  int n = 0, rc;
+  fr_row *rows = NULL;
+  long n = 0;
+  int rc;
   /* job = ?1 hands the job to hta_findings (its xBestIndex takes EQ only: IS would
   ** analyse every job and filter after) */
 #define FP_SQL                                                                               \
   "SELECT f.rank, f.trace_id, f.rule, f.kind, f.parent, f.source, f.time_us, f.pct_of_step," \
-  " f.title, f.advice, f.caveats, f.evidence, (SELECT count(*) FROM trace t WHERE"           \
-  " t.rank = f.rank AND t.job_id = (SELECT trace.job_id FROM trace"                          \
-  " WHERE trace.trace_id = f.trace_id)) FROM hta_findings f WHERE f.job "
+  " f.title, f.advice, f.caveats, f.evidence FROM hta_findings f WHERE f.job "
   if (sqlite3_prepare_v2(db, job ? FP_SQL "= ?1" : FP_SQL "IS NULL", -1, &st, NULL) != SQLITE_OK) {
     snprintf(err, errlen, "hta_findings: %s", sqlite3_errmsg(db));
     return -1;
   }
   if (job) sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    fp_row *v = realloc(rows, (size_t)(n + 1) * sizeof *rows), *r;
-    if (!v) {
-      rc = SQLITE_NOMEM;
-      break;
-    }
-    rows = v;
-    r = &rows[n++];
-    memset(r, 0, sizeof *r);
-    r->has_rank = sqlite3_column_type(st, 0) != SQLITE_NULL;
-    r->rank = sqlite3_column_int64(st, 0);
-    r->has_trace = sqlite3_column_type(st, 1) != SQLITE_NULL;
-    r->trace_id = sqlite3_column_int64(st, 1);
-    r->rule = fpDup(st, 2);
-    r->kind = fpDup(st, 3);
-    r->parent = fpDup(st, 4);
-    r->plugin = sqlite3_column_text(st, 5) &&
-                !strcmp((const char *)sqlite3_column_text(st, 5), "tb_plugin");
-    r->has_time = sqlite3_column_type(st, 6) != SQLITE_NULL;
-    r->time_us = sqlite3_column_double(st, 6);
-    r->has_pct = sqlite3_column_type(st, 7) != SQLITE_NULL;
-    r->pct = sqlite3_column_double(st, 7);
-    r->title = fpDup(st, 8);
-    r->advice = fpDup(st, 9);
-    r->caveats = fpDup(st, 10);
-    r->evidence = fpDup(st, 11);
-    r->done = sqlite3_column_int64(st, 12) > 1 ? 2 : 0; /* 2: a rank of several traces */
-  }
-  if (rc != SQLITE_DONE && rc != SQLITE_NOMEM)
-    snprintf(err, errlen, "hta_findings: %s", sqlite3_errmsg(db));
-  else if (rc == SQLITE_NOMEM) snprintf(err, errlen, "out of memory");
+  rc = fr_load(st, &rows, &n);
+  if (rc == SQLITE_NOMEM) snprintf(err, errlen, "out of memory");
+  else if (rc != SQLITE_DONE) snprintf(err, errlen, "hta_findings: %s", sqlite3_errmsg(db));
   sqlite3_finalize(st);
+  long *order = malloc((size_t)(n ? n : 1) * sizeof *order);
+  unsigned char *sub = malloc((size_t)(n ? n : 1));
+  if (rc == SQLITE_DONE && (!order || !sub)) {
+    snprintf(err, errlen, "out of memory");
+    rc = SQLITE_NOMEM;
+  }
   fprintf(out, "Job %s", job ? job : "(unnamed)");
   if (rc == SQLITE_DONE && n == 0) fprintf(out, ": no findings above 1%% of a step\n");
   else if (rc == SQLITE_DONE) fputc('\n', out);
+  long m = rc == SQLITE_DONE ? fr_order(rows, n, order, sub) : 0;
   char seen[FP_MAX_SEEN + 80] = "";
-  for (int i = 0; rc == SQLITE_DONE && i < n;) { /* one trace (or the job) at a time */
-    int j = i, several = 0;
-    while (j < n && rows[j].has_rank == rows[i].has_rank && rows[j].rank == rows[i].rank &&
-           rows[j].has_trace == rows[i].has_trace && rows[j].trace_id == rows[i].trace_id) {
-      several |= rows[j].done == 2;
-      rows[j++].done = 0;
-    }
-    char **shown = NULL;
-    int nshown = 0;
-    for (int k = i; k < j; k++) { /* FP-2: the summary and the trace's caveats */
-      if (strcmp(rows[k].kind, "summary")) continue;
-      fpSummary(db, out, &rows[k], width, several);
-      fpNotes(db, rows[k].caveats, &shown, &nshown);
-      for (int c = 0; c < nshown; c++) fpWrap(out, 2, "note: ", shown[c], width);
-      rows[k].done = 1;
-    }
-    static const char *const order[] = {"symptom", "cause", "busy", "configuration"};
-    int others = 0;
-    for (int k = i; k < j; k++) others += strcmp(rows[k].kind, "summary") != 0;
-    if (!others) fprintf(out, "  nothing else above 1%% of the step\n");
-    for (int o = 0; o < 4; o++) { /* FP-3 */
-      for (int k = i; k < j; k++) {
-        fp_row *r = &rows[k];
-        if (r->done || strcmp(r->kind, order[o])) continue;
-        if (o == 1 && r->parent) { /* a cause printed under its symptom, when that is here */
-          int under = 0;
-          for (int m = i; m < j && !under; m++)
-            under = !strcmp(rows[m].kind, "symptom") && !strcmp(rows[m].rule, r->parent);
-          if (under) continue;
-        }
-        fpFinding(db, out, r, 2, width, seen, shown, nshown, several);
-        r->done = 1;
-        if (o) continue;
-        for (int m = i; m < j; m++) { /* its causes */
-          fp_row *c = &rows[m];
-          if (c->done || strcmp(c->kind, "cause") || !c->parent || strcmp(c->parent, r->rule))
-            continue;
-          fpFinding(db, out, c, 6, width, seen, shown, nshown, several);
-          c->done = 1;
-        }
+  char **shown = NULL;
+  int nshown = 0, several = 0;
+  for (long k = 0; k < m; k++) {
+    const fr_row *r = &rows[order[k]];
+    if (k == 0 || !fr_same_trace(r, &rows[order[k - 1]])) { /* a new trace (FP-2) */
+      fpNotesFree(shown, nshown);
+      shown = NULL, nshown = 0, several = 0;
+      for (long i = 0; r->has_rank && i < n; i++) /* a rank of several traces */
+        several |= rows[i].has_rank && rows[i].rank == r->rank && rows[i].has_trace &&
+                   rows[i].trace_id != r->trace_id;
+      if (!strcmp(r->kind, "summary")) {
+        fpSummary(db, out, r, width, several);
+        fpNotes(db, r->caveats, &shown, &nshown);
+        for (int c = 0; c < nshown; c++) fpWrap(out, 2, "note: ", shown[c], width);
+        if (k + 1 == m || !fr_same_trace(r, &rows[order[k + 1]]))
+          fprintf(out, "  nothing else above 1%% of the step\n");
+        continue;
       }
     }
-    fpNotesFree(shown, nshown);
-    i = j;
+    fpFinding(db, out, r, sub[k] ? 6 : 2, width, seen, shown, nshown, several);
   }
-  for (int i = 0; i < n; i++) fpRowFree(&rows[i]);
-  free(rows);
+  fpNotesFree(shown, nshown);
+  free(order);
+  free(sub);
+  fr_free(rows, n);
   return rc == SQLITE_DONE ? 0 : -1;
 }
 

@@ -23,8 +23,10 @@
 */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "findings_rows.h"
 #include "report_int.h"
 
 /* The section holding each rule's evidence (HRF-5). */
@@ -66,8 +68,8 @@ static void hrfTime(sv_buf *o, double us) {
 }
 
 static const char hrf_sql[] =
-    "SELECT rank, rule, kind, parent, source, time_us, pct_of_step, title, advice, evidence,\n"
-    "  caveats, trace_id\nFROM hta_findings";
+    "SELECT rank, trace_id, rule, kind, parent, source, time_us, pct_of_step, title, advice,\n"
+    "  caveats, evidence\nFROM hta_findings";
 
 void hrJobsOverview(hr_ctx *x, int njobs, char *const *names) {
   sv_buf *o = x->o;
@@ -135,32 +137,6 @@ void hrJobsOverview(hr_ctx *x, int njobs, char *const *names) {
   sv_puts(o, "</pre></details></section>\n");
 }
 
-/* One row of the findings, read into memory (HRF-2 orders them). */
-typedef struct hrf_row {
-  int has_rank, has_trace, has_time, has_pct, plugin, done;
-  long long rank, trace_id;
-  double time_us, pct;
-  char *rule, *kind, *parent, *title, *advice, *evidence, *caveats;
-} hrf_row;
-
-static char *hrfDup(sqlite3_stmt *st, int col) {
-  const char *z = (const char *)sqlite3_column_text(st, col);
-  return z ? sqlite3_mprintf("%s", z) : NULL;
-}
-
-static void hrfFree(hrf_row *r, long n) {
-  for (long i = 0; i < n; i++) {
-    sqlite3_free(r[i].rule);
-    sqlite3_free(r[i].kind);
-    sqlite3_free(r[i].parent);
-    sqlite3_free(r[i].title);
-    sqlite3_free(r[i].advice);
-    sqlite3_free(r[i].evidence);
-    sqlite3_free(r[i].caveats);
-  }
-  sqlite3_free(r);
-}
-
 /* The caveat texts of CAVEATS as "note:" lines; OWN: only the finding's own checks. */
 static void hrfNotes(hr_ctx *x, const char *caveats, int own) {
   sqlite3_stmt *q = NULL;
@@ -183,14 +159,14 @@ static void hrfNotes(hr_ctx *x, const char *caveats, int own) {
   sqlite3_finalize(q);
 }
 
-static void hrfWho(hr_ctx *x, const hrf_row *r) {
+static void hrfWho(hr_ctx *x, const fr_row *r) {
   if (r->has_trace) sv_esc(x->o, hrLabel(x, r->trace_id));
   else if (r->has_rank) sv_printf(x->o, "rank %lld", r->rank);
   else sv_puts(x->o, "job");
 }
 
 /* One finding's row; SUB for a cause under its symptom. */
-static void hrfRow(hr_ctx *x, const hrf_row *r, int sub) {
+static void hrfRow(hr_ctx *x, const fr_row *r, int sub) {
   sv_buf *o = x->o;
   sv_printf(o, "<tr%s><td>", sub ? " class=\"sub\"" : "");
   hrfWho(x, r);
@@ -218,7 +194,7 @@ static void hrfRow(hr_ctx *x, const hrf_row *r, int sub) {
 }
 
 /* HRF-2: a trace's summary row. */
-static void hrfSummary(hr_ctx *x, const hrf_row *r) {
+static void hrfSummary(hr_ctx *x, const fr_row *r) {
   sv_buf *o = x->o;
   sqlite3_stmt *q = NULL;
   sv_puts(o, "<tr class=\"sum\"><td>");
@@ -245,16 +221,16 @@ static void hrfSummary(hr_ctx *x, const hrf_row *r) {
   sv_puts(o, "</td></tr>");
 }
 
-/* The job's findings into *PR (HRF-1: from the page's table when it has one). */
-static long hrfLoad(hr_ctx *x, hrf_row **pr) {
+/* The job's findings into *PR (HRF-1: from the page's table when it has one); -1 on error. */
+static long hrfLoad(hr_ctx *x, fr_row **pr) {
   sqlite3_stmt *st = NULL;
-  long n = 0, cap = 0;
+  long n = 0;
   *pr = NULL;
   if (x->fd_all) {
     char *sql = sqlite3_mprintf(
-        "SELECT rank, rule, kind, parent, source, time_us, pct_of_step,"
-        " title, advice, evidence, caveats, trace_id FROM temp.hr_fd_all"
-        " WHERE job IS %s ORDER BY rowid",
+        "SELECT rank, trace_id, rule, kind, parent, source, time_us,"
+        " pct_of_step, title, advice, caveats, evidence FROM"
+        " temp.hr_fd_all WHERE job IS %s ORDER BY rowid",
         x->job_q);
     if (!sql || sqlite3_prepare_v2(x->db, sql, -1, &st, NULL) != SQLITE_OK) hrFail(x, "findings");
     sqlite3_free(sql);
@@ -262,43 +238,19 @@ static long hrfLoad(hr_ctx *x, hrf_row **pr) {
     st = hrPrep(x, hrf_sql, "findings");
   }
   if (!st) return -1;
-  while (hrStep(x, st, "findings") == SQLITE_ROW) {
-    if (n == cap) {
-      hrf_row *v = sqlite3_realloc64(*pr, (size_t)(cap = cap ? 2 * cap : 32) * sizeof *v);
-      if (!v) {
-        hrOom(x);
-        break;
-      }
-      *pr = v;
-    }
-    hrf_row *r = &(*pr)[n++];
-    memset(r, 0, sizeof *r);
-    r->has_rank = sqlite3_column_type(st, 0) != SQLITE_NULL;
-    r->rank = sqlite3_column_int64(st, 0);
-    r->rule = hrfDup(st, 1);
-    r->kind = hrfDup(st, 2);
-    r->parent = hrfDup(st, 3);
-    r->plugin = sqlite3_column_text(st, 4) &&
-                !strcmp((const char *)sqlite3_column_text(st, 4), "tb_plugin");
-    r->has_time = sqlite3_column_type(st, 5) != SQLITE_NULL;
-    r->time_us = sqlite3_column_double(st, 5);
-    r->has_pct = sqlite3_column_type(st, 6) != SQLITE_NULL;
-    r->pct = sqlite3_column_double(st, 6);
-    r->title = hrfDup(st, 7);
-    r->advice = hrfDup(st, 8);
-    r->evidence = hrfDup(st, 9);
-    r->caveats = hrfDup(st, 10);
-    r->has_trace = sqlite3_column_type(st, 11) != SQLITE_NULL;
-    r->trace_id = sqlite3_column_int64(st, 11);
-    if (!r->rule || !r->kind || !r->title) r->done = 1; /* OOM: left out */
-  }
+  int rc = fr_load(st, pr, &n);
+  if (rc == SQLITE_NOMEM) hrOom(x);
+  else if (rc != SQLITE_DONE) hrFail(x, "findings");
   sqlite3_finalize(st);
-  return n;
+  if (rc == SQLITE_DONE) return n;
+  fr_free(*pr, n);
+  *pr = NULL;
+  return -1;
 }
 
 void hrFindings(hr_ctx *x) {
   sv_buf *o = x->o;
-  hrf_row *r;
+  fr_row *r;
   hrSection(x, HR_SEC_FINDINGS,
             "What to change first. Per rank, the summary says how much of the step the findings "
             "could recover; under it each symptom with the causes that explain it: a cause's "
@@ -306,53 +258,28 @@ void hrFindings(hr_ctx *x) {
             "finding's an estimate of what faster kernels would save (<code>hta_findings</code>; "
             "findings under 1% of a step are left out). Rules marked <i>TensorBoard plugin</i> "
             "are its Overview's recommendations.");
-  long n = hrfLoad(x, &r), shown = 0;
+  long n = hrfLoad(x, &r);
   if (n >= 0) {
+    long *order = malloc((size_t)(n ? n : 1) * sizeof *order), m = 0;
+    unsigned char *sub = malloc((size_t)(n ? n : 1));
+    if (order && sub) m = fr_order(r, n, order, sub); /* HRF-2 */
+    else hrOom(x);
     sv_puts(o,
             "<div class=\"tw fd\"><table class=\"fd\"><thead><tr><th>who</th><th>finding</th>"
             "<th class=\"n\">per step</th><th class=\"n\">% of step</th><th>what to "
             "try</th><th>evidence</th></tr></thead><tbody>");
-    static const char *const order[] = {"summary", "symptom", "cause", "busy", "configuration"};
-    for (long i = 0; i < n;) { /* HRF-2: one trace (or the job) at a time */
-      long j = i;
-      while (j < n && r[j].has_rank == r[i].has_rank && r[j].rank == r[i].rank &&
-             r[j].has_trace == r[i].has_trace && r[j].trace_id == r[i].trace_id)
-        j++;
-      for (int pass = 0; pass < 5; pass++) {
-        for (long k = i; k < j; k++) {
-          hrf_row *f = &r[k];
-          if (f->done || strcmp(f->kind, order[pass])) continue;
-          if (pass == 2 && f->parent) { /* under its symptom, when that is here */
-            int under = 0;
-            for (long m = i; m < j && !under; m++)
-              under = !strcmp(r[m].kind, "symptom") && !strcmp(r[m].rule, f->parent);
-            if (under) continue;
-          }
-          f->done = 1;
-          shown++;
-          if (pass == 0) {
-            hrfSummary(x, f);
-            continue;
-          }
-          hrfRow(x, f, 0);
-          for (long m = i; pass == 1 && m < j; m++) { /* its causes */
-            hrf_row *c = &r[m];
-            if (c->done || strcmp(c->kind, "cause") || !c->parent || strcmp(c->parent, f->rule))
-              continue;
-            c->done = 1;
-            shown++;
-            hrfRow(x, c, 1);
-          }
-        }
-      }
-      i = j;
+    for (long k = 0; k < m; k++) {
+      if (!strcmp(r[order[k]].kind, "summary")) hrfSummary(x, &r[order[k]]);
+      else hrfRow(x, &r[order[k]], sub[k]);
     }
-    if (shown == 0) /* HRF-4 */
+    if (m == 0) /* HRF-4 */
       sv_puts(o, "<tr><td class=\"empty\" colspan=\"6\">no findings above 1% of a step</td></tr>");
     sv_puts(o, "</tbody></table></div>\n<details><summary>SQL</summary><pre>");
     sv_esc(o, hrf_sql);
     sv_puts(o, "</pre></details>\n");
+    free(order);
+    free(sub);
   }
-  hrfFree(r, n > 0 ? n : 0);
+  fr_free(r, n > 0 ? n : 0);
   hrEndSection(x);
 }
