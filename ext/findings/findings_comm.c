@@ -23,8 +23,8 @@
 **     waiting traces; pct_of_step = 100 * time_us / their mean step. Kind 'symptom': the
 **     waits are the waiting traces' waits_for_ranks causes, not time of the straggler's
 **     own step. Evidence: pct_arrived_last, times_arrived_last, collectives, waiting
-**     (rank, trace_id, us), ranks_profiled (of those instances), group_size (the largest
-**     of their metadata).
+**     (rank, us: one per waiting trace; no trace ids, which depend on the database),
+**     ranks_profiled (of those instances), group_size (the largest of their metadata).
 */
 #include <math.h>
 #include <stdlib.h>
@@ -196,8 +196,7 @@ static int fcoEmit(fd_ctx *x, const fd_rule *r, const fco_rank *c, int64_t profi
                       (long long)c->last, (long long)c->insts);
   for (int i = 0, k = 0; i < x->nu; i++) {
     if (x->u[i].rank == c->rank || !(c->wait_ns[i] > 0) || !x->u[i].ntypical) continue;
-    sqlite3_str_appendf(e, "%s{\"rank\":%lld,\"trace_id\":%lld,\"us\":", k++ ? "," : "",
-                        (long long)x->u[i].rank, (long long)x->u[i].trace_id);
+    sqlite3_str_appendf(e, "%s{\"rank\":%lld,\"us\":", k++ ? "," : "", (long long)x->u[i].rank);
     fd_json_num(e, c->wait_ns[i] / (double)x->u[i].ntypical / 1000.0);
     sqlite3_str_appendchar(e, 1, '}');
   }
