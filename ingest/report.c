@@ -126,7 +126,9 @@ static const char hr_css[] =
     "div.fd{max-height:none}table.fd td{white-space:normal;vertical-align:top}table.fd "
     "td:first-child{white-space:nowrap}table.fd "
     "td.fdt{min-width:250px}table.fd td.fda{min-width:280px;color:#333}table.fd "
-    "pre{overflow-wrap:anywhere;max-width:300px;margin:2px 0}\n";
+    "pre{overflow-wrap:anywhere;max-width:300px;margin:2px 0}\n"
+    "table.fd tr.sum td{background:#eef4fb;border-top:2px solid #c9d9ec}table.fd tr.sub "
+    "td.fdt{padding-left:26px}table.fd small{color:#8a5a00}table.fd td.n{white-space:nowrap}\n";
 
 /* ---------------------------------------------------------------- the page */
 
@@ -283,6 +285,13 @@ static void hrJobs(hr_ctx *x, const char *job) {
   if (njobs == 0 && !job && !x->fatal) { /* a database without traces: its empty sections */
     if (!(jobs = calloc(1, sizeof *jobs))) hrOom(x);
     else jobs[njobs++].id = -1;
+  }
+  if (njobs > 1 && !x->fatal) { /* the overview of every job first (report_findings.c HRF-1) */
+    char **names = malloc((size_t)njobs * sizeof *names);
+    if (!names) hrOom(x);
+    for (int k = 0; names && k < njobs; k++) names[k] = jobs[k].name;
+    if (names) hrJobsOverview(x, njobs, names);
+    free(names);
   }
   for (int k = 0; k < njobs && !x->fatal && !x->o->oom; k++) {
     hrJobReset(x);

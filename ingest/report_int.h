@@ -37,6 +37,7 @@ typedef struct hr_ctx {
   sv_buf *o;
   int64_t job_id;  /* the job of this part of the page (HR-8) */
   int has_capture; /* the database has the capture table: graph captures are no ranks' traces */
+  int fd_all;      /* temp.hr_fd_all holds hta_findings of every job (hrJobsOverview) */
   char *job_q;     /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
   char idp[24];    /* prefix of the section ids: "" for one job, "jN-" for several */
   hr_trace *tr;    /* traces with analysable events, by (rank, trace_id) */
@@ -170,7 +171,8 @@ void hrLogHistogram(hr_ctx *x, const char *title, const char *xlabel, const doub
 /* report_health.c: the Trace health block that opens each job's part, unnumbered (HR-10). */
 void hrHealth(hr_ctx *x);
 
-/* report_findings.c: section 1, the findings. */
+/* report_findings.c: the overview of the jobs (a page of several) and section 1, the findings. */
+void hrJobsOverview(hr_ctx *x, int njobs, char *const *names);
 void hrFindings(hr_ctx *x);
 
 /* report_hta.c: sections 2-11, the traces and HTA's analyses. */

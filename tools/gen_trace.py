@@ -65,9 +65,11 @@ Each of these plants one problem (on top of --healthy, or of the default), every
 --gemm-tflops N          the linear layers' (and the LM head's) float GEMMs run at N TFLOPS
                          (an H100 SXM peaks at 494.7 in TF32): under 247, more than twice their
                          roofline time
---planted FILE           write what was planted (JSON): per rank and step the host time of the
-                         synchronizations, pageable copies' runtime calls and allocator calls,
-                         the GPU's wait for the tiny kernels' launches, the planted
+--planted FILE           write what was planted (JSON): per rank and step what fixing each plant
+                         recovers: the compute stream's idle time caused by the synchronizations,
+                         pageable copies and allocator calls (during them, and after one until the
+                         host is ahead of the GPU again), the GPU's wait for the tiny kernels'
+                         launches, the planted
                          all-reduce's kernel time and the GEMMs' time above their roofline;
                          per step the others' mean wait on the collectives the straggler
                          reached last.
@@ -283,6 +285,8 @@ class Rank:
         self.pl = None            # the current step's entry (None outside steps)
         self.cur_step = None
         self.track_wait = False   # the tiny kernels: count the GPU's wait for their launches
+        self.blame = None         # --planted: the quantity charged with the GPU's idle gaps until the host is ahead again
+        self.blame_since = 0      # when the call that set it began
         start_skew = self.rng.randint(0, 40000)
         self.clock = {self.main: T0_NS + 120000 + start_skew, self.bwd: T0_NS + 120000 + start_skew}
         self.stack = {self.main: [], self.bwd: []}
@@ -440,6 +444,7 @@ class Rank:
         ext = self.cur_ext(tid)
         name = self.K[key]
         kstart = max(t + int(d * self.rng.uniform(0.55, 0.95)), self.sfree[stream] + self.rng.randint(700, 2200), dep)
+        self.charge_gap(stream, t + d, kstart)
         if self.track_wait and t > self.sfree[stream]:
             # the stream ran dry before this launch began: the GPU waited for the host
             self.pl['host_wait_us'] = self.pl.get('host_wait_us', 0) + (kstart - self.sfree[stream]) / 1000.0
@@ -494,6 +499,25 @@ class Rank:
         self._touch_annots(tid, stream, kstart, kend)
         return kstart, kend
 
+    def set_blame(self, key, since):
+        """A planted call that drains the queue began at SINCE: the idle from then is KEY's (a
+        chain of such calls keeps the first one's start)."""
+        if self.blame != key:
+            self.blame, self.blame_since = key, since
+
+    def charge_gap(self, stream, call_end, kstart):
+        """--planted: what fixing a planted call recovers is the compute stream's idle time it causes.
+        A sync, a pageable copy or a device-synchronizing free drains the queue (self.blame): the
+        stream's idle gaps are that call's until a launch returns before the stream runs dry (the
+        host is ahead again). The gap before this work: [the stream's free time, KSTART)."""
+        if stream != self.cs or self.pl is None or self.blame is None:
+            return
+        free = self.sfree[stream]
+        if call_end <= free:
+            self.blame = None
+        elif kstart > max(free, self.blame_since):   # only the idle after the call began
+            self.pl[self.blame] = self.pl.get(self.blame, 0) + (kstart - max(free, self.blame_since)) / 1000.0
+
     def queue_wait(self, t, d):
         """The launch queue holds QUEUE_MAX operations: a call made when it is full returns only
         once the oldest one is done. Returns the call's duration D, lengthened if it blocked."""
@@ -531,13 +555,16 @@ class Rank:
         dur = max(700, int((lat + nbytes / (gbps * 1e3)) * 1000 * self.gpu_scale * self.rng.uniform(0.95, 1.08)))
         d = self.queue_wait(t, self.gap(4.0, 9.0) + (self.gap(2, 6) if kind == 'HtoD' else 0))
         kstart = max(t + int(d * self.rng.uniform(0.4, 0.9)), self.sfree[stream] + self.rng.randint(900, 2500))
+        if kind in ('HtoD', 'DtoH') and not pinned and not self.amd:
+            self.set_blame('pageable_us', t)   # a pageable copy returns when done: it drains the queue
+            self.charge_gap(stream, kstart + dur, kstart)
+        else:
+            self.charge_gap(stream, t + d, kstart)
         kend = kstart + dur
         self.sfree[stream] = kend
         self.queued.append(kend)
         if kind in ('HtoD', 'DtoH') and not pinned:
             d = max(d, kend - t + self.gap(1, 3))   # pageable copies return when done
-            if self.pl is not None and not self.amd:
-                self.pl['pageable_us'] = self.pl.get('pageable_us', 0) + d / 1000.0
         self.clock[tid] = t + d
         f = self.f
         if self.amd:
@@ -608,8 +635,8 @@ class Rank:
         d = max(ready - t, 0) + self.gap(2.0, 6.0)
         corr = self.next_corr()
         self.clock[tid] = t + d
-        if self.pl is not None:
-            self.pl['host_sync_us'] = self.pl.get('host_sync_us', 0) + d / 1000.0
+        if self.pl is not None:   # it drains the queue: the idle after it is its cost
+            self.set_blame('host_sync_us', t)
         self.emit_runtime(tid, rt, t, d, corr, cbid, ext=(what != 'device'))
         if not self.amd:
             ext = self.cur_ext(tid) if what != 'device' else corr
@@ -817,11 +844,17 @@ class Rank:
         self.E(tid)
 
     def alloc_call(self, tid, name, us):
-        """cudaMalloc / cudaFree of the driver, US long (--malloc-churn)."""
+        """cudaMalloc / cudaFree of the driver, US long (--malloc-churn); a free synchronizes the
+        device first (it waits for the GPU's queue, as cudaFree and hipFree do)."""
         if self.amd:
             name = name.replace('cuda', 'hip')
-        _, d, _ = self.runtime(tid, name, 20 if name.endswith('Malloc') else 22, lo=us, hi=us)
-        self.pl['alloc_us'] = self.pl.get('alloc_us', 0) + d / 1000.0
+        self.set_blame('alloc_us', self.clock[tid])
+        if name.endswith('Free'):
+            wait = max(self.sfree[self.cs] - self.clock[tid], 0)
+            self.runtime(tid, name, 22, lo=us + wait / 1000.0, hi=us + wait / 1000.0)
+        else:
+            self.runtime(tid, name, 20, lo=us, hi=us)
+
 
     def step(self, n):
         self.cur_step = n

@@ -1,7 +1,7 @@
 /*
 ** collectives.h: what collectives.c (finding collective kernels, their metadata,
-** matching them across ranks) hands to collectives_out.c (the four functions).
-** Internal to those two files.
+** matching them across ranks) hands to collectives_out.c (the four functions) and to
+** hta_findings' communication findings (findings/fd_comm.c).
 */
 #ifndef HTA_COLLECTIVES_H
 #define HTA_COLLECTIVES_H

@@ -14,8 +14,9 @@
 **     linked host row (link_id) starts before cut_ts, and is dropped when it has
 **     no link; a row without a correlation id is a host-like row for HTA and stays
 **     when its own ts < cut_ts (spec 1.13).
-**  3. launch_ts/launch_dur/launch_name_id are the linked row's ts/dur/name_id;
-**     INT64_MIN/0/-1 without a link (D4: never event 0).
+**  3. launch_ts/launch_dur/launch_name_id/launch_tid are the linked row's
+**     ts/dur/name_id/tid (hta_tid_key); INT64_MIN/0/-1/INT64_MIN without a link (D4:
+**     never event 0).
 **  4. Rows come in file order (event_id). Each distinct name is classified once.
 **
 ** HOW IT WORKS: one query over the partial covering index event_gpu, joined to
@@ -127,7 +128,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
 
   rc = hta_prepare(db, t->schema,
                    "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
-                   " e.link_id, h.ts, h.dur, e.correlation, h.name_id, e.seq"
+                   " e.link_id, h.ts, h.dur, e.correlation, h.name_id, e.seq, h.tid"
                    " FROM $S.event e LEFT JOIN $S.event h ON h.event_id = e.link_id"
                    " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL",
                    &st);
@@ -151,10 +152,12 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
       g.launch_dur = sqlite3_column_int64(st, 8);
       g.launch_name_id =
           sqlite3_column_type(st, 10) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 10);
+      g.launch_tid = hta_tid_key(sqlite3_column_value(st, 12));
     } else {
       g.link_id = 0; /* a dangling link is no link (GPU-3) */
       g.launch_ts = INT64_MIN;
       g.launch_name_id = -1;
+      g.launch_tid = INT64_MIN;
     }
     g.correlation = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 9);
     if (g.correlation < 0) g.correlation = -1;

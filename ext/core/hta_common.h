@@ -208,6 +208,7 @@ typedef struct hta_gpu {
   int64_t launch_ts;   /* ts of the linked host row; INT64_MIN when none */
   int64_t launch_dur;
   int32_t launch_name_id; /* name_id of the linked host row; -1 when none */
+  int64_t launch_tid;     /* hta_tid_key of the linked host row's tid; INT64_MIN when none */
   int32_t name_id;        /* -1 when the event has no name */
   int32_t cat_id;
   int32_t name_slot; /* index of the name in hta_gpu_rows.names / name_ids */

@@ -6,17 +6,22 @@
 **   SELECT hta_kernel_type('ncclKernel_AllReduce_RING');   -- 'COMMUNICATION'
 **   SELECT hta_shorten_name('void at::native::k<4>(int)'); -- 'at::native::k'
 **   SELECT hta_memory_kind('Memcpy HtoD (Pageable -> Device)'); -- 'Memcpy HtoD'
+**   SELECT hta_tensor_cores('sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n'); -- 'mma,half'
 **
 ** Requirements (tests cite them as SC-n):
 **  1. hta_kernel_type(name) applies kernel_type_rule as it is when the statement
 **     runs (classify.c KT-1); a NULL name gives NULL.
 **  2. hta_shorten_name(name) is HTA's shorten_name (spec 1.7; classify.c KT-3);
 **     hta_memory_kind(name) is HTA's memory kind (spec 1.16). NULL gives NULL.
+**  4. hta_tensor_cores(name): NULL when kernel NAME runs on no tensor / matrix core
+**     by its name (core/tensor_cores.c TC-1..5), else "mma" and the precision bits its
+**     name shows, comma separated in this order: tf32, half, fp8, fp4, int8. NULL
+**     gives NULL.
 **  3. hta_version() is "v" + the VERSION file; hta_debug() adds the commit, the
 **     SQLite versions (compiled against, running) and build flags. The .so links
 **     no zlib, so no zlib version is reported.
 **
-** hta_version, hta_debug and hta_memory_kind are pure (DETERMINISTIC|INNOCUOUS).
+** hta_version, hta_debug, hta_memory_kind and hta_tensor_cores are pure (DETERMINISTIC|INNOCUOUS).
 ** hta_kernel_type and hta_shorten_name read kernel_type_rule, so they are not
 ** DETERMINISTIC (an index on them would go stale after a rule change); they are
 ** INNOCUOUS: they only read a table of the same database.
@@ -24,6 +29,7 @@
 #include <string.h>
 
 #include "core/hta_common.h"
+#include "core/tensor_cores.h"
 #include "version.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
@@ -148,6 +154,30 @@ static void scMemoryKind(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_result_text(ctx, kind, -1, SQLITE_TRANSIENT);
 }
 
+/* SC-4 */
+static void scTensorCores(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  static const struct {
+    unsigned bit;
+    const char *name;
+  } bits[] = {{HTA_TC_MMA, "mma"}, {HTA_TC_TF32, "tf32"}, {HTA_TC_HALF, "half"},
+              {HTA_TC_FP8, "fp8"}, {HTA_TC_FP4, "fp4"},   {HTA_TC_INT8, "int8"}};
+  const char *name = (const char *)sqlite3_value_text(argv[0]);
+  char out[40] = "";
+  (void)argc;
+  if (!name) {
+    if (sqlite3_value_type(argv[0]) != SQLITE_NULL) sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  unsigned f = hta_tc_kernel(name);
+  if (!f) return; /* NULL */
+  for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++) {
+    if (!(f & bits[i].bit)) continue;
+    if (out[0]) strcat(out, ",");
+    strcat(out, bits[i].name);
+  }
+  sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
 #define SC_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
 #define SC_RULES (SQLITE_UTF8 | SQLITE_INNOCUOUS)
 
@@ -162,6 +192,7 @@ int hta_register_scalars(sqlite3 *db) {
       {"hta_kernel_type", 1, SC_RULES, scKernelType},
       {"hta_shorten_name", 1, SC_RULES, scShortenName},
       {"hta_memory_kind", 1, SC_PURE, scMemoryKind},
+      {"hta_tensor_cores", 1, SC_PURE, scTensorCores},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     int rc = sqlite3_create_function_v2(db, fns[i].name, fns[i].nArg, fns[i].flags, 0, fns[i].fn, 0,

@@ -1,8 +1,9 @@
 /*
 ** findings_overview.c: the TensorBoard plugin's recommendations that read its
-** Overview and its tensor-core figures, as findings (findings.h), source
-** 'tb_plugin': dataloader, communication, gpu_low_utilization and
-** tensor_cores_unused. Each reads the analysis that shows its numbers
+** Overview and its tensor-core figures, as findings (fd.h), source 'tb_plugin':
+** dataloader, communication and gpu_low_utilization (kind 'symptom': their time is
+** what the causes explain, never added to them) and tensor_cores_unused (kind
+** 'configuration': no time; hta-sqlite's tensor_cores_unused estimates the saving). Each reads the analysis that shows its numbers
 ** (hta_step_time_breakdown, hta_gpu_metrics, hta_tensor_core_summary) on the
 ** plugin's own steps, so pct_of_step is a share of the plugin's step time, not of
 ** the host ProfilerStep mean.
@@ -33,7 +34,9 @@
 **     operators' kernel time / the steps; pct_of_step = 100 * time_us / the mean
 **     step. Tensor-core kernels are those of hta_kernel_stats
 **     (AMD matrix-core kernels included), so the rule fires where nothing runs on
-**     tensor cores, not merely where no NVIDIA library name matched.
+**     tensor cores, not merely where no NVIDIA library name matched. A configuration:
+**     time_us and pct_of_step NULL (the eligible time is an upper bound, no saving);
+**     evidence.eligible_kernel_us per step; advice by compute capability (fd_tc_advice).
 **  5. The numbers are those the three analyses show, from the same C code: each
 **     trace's plugin model (tb_steps.c) is built once per run for the four rules
 **     (the step sums of hta_step_time_breakdown, the GPUs' busy time of
@@ -44,7 +47,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "findings/findings.h"
+#include "findings/fd_account.h"
+#include "findings/fd_perf.h"
+#include "findings/findings_rules.h"
 #include "tb/tb_model.h"
 #include "tb/tb_tree.h"
 #ifndef SQLITE_CORE
@@ -63,13 +68,13 @@ typedef struct fo_trace {
   size_t ngpu;
 } fo_trace;
 
-struct fo_cache {
+typedef struct fo_cache {
   fo_trace *t; /* one per unit of the run, same order */
   int n;
-};
+} fo_cache;
 
-void fo_cache_free(fo_cache *c) {
-  if (!c) return;
+static void foCacheFree(void *p) {
+  fo_cache *c = p;
   for (int i = 0; i < c->n; i++) sqlite3_free(c->t[i].gpu);
   sqlite3_free(c->t);
   sqlite3_free(c);
@@ -77,8 +82,9 @@ void fo_cache_free(fo_cache *c) {
 
 /* The figures of every unit of X, built on the first call of a run (FO-5). */
 static int foFigures(fd_ctx *x, fo_cache **pc) {
-  if (x->fo) {
-    *pc = x->fo;
+  fo_cache *have = fd_slot(x, FD_SLOT_PLUGIN);
+  if (have) {
+    *pc = have;
     return SQLITE_OK;
   }
   fo_cache *c = sqlite3_malloc64(sizeof *c);
@@ -90,9 +96,10 @@ static int foFigures(fd_ctx *x, fo_cache **pc) {
     return SQLITE_NOMEM;
   }
   memset(c->t, 0, (x->nu ? (size_t)x->nu : 1) * sizeof *c->t);
-  x->fo = c; /* freed with the run, whatever happens below */
+  fd_slot_set(x, FD_SLOT_PLUGIN, c, foCacheFree); /* freed with the run, whatever happens */
   for (int i = 0; i < x->nu; i++) {
     fo_trace *f = &c->t[i];
+    if (!fd_unit_wanted(x, &x->u[i])) continue;
     tv_model m;
     int rc = tv_model_load(x->db, x->u[i].t, 0, &m); /* the device is a column: no args */
     if (rc == SQLITE_OK) {
@@ -135,7 +142,7 @@ static int foRole(fd_ctx *x, const fd_rule *r, int role, double threshold) {
   int rc = foFigures(x, &c);
   for (int i = 0; rc == SQLITE_OK && i < c->n; i++) {
     const fo_trace *f = &c->t[i];
-    if (!f->nsteps || f->total <= 0) continue;
+    if (!f->nsteps || f->total <= 0 || !fd_unit_wanted(x, &x->u[i])) continue;
     double share = (double)f->role[role] / (double)f->total;
     if (!(share > threshold)) continue;
     char b1[32], b2[32];
@@ -167,12 +174,14 @@ int fd_communication(fd_ctx *x, const fd_rule *r) { return foRole(x, r, TV_COMM,
 
 int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r) {
   fo_cache *c;
-  int rc = foFigures(x, &c);
+  fd_acct *acct = 0;
+  int rc = fd_account(x, &acct);
+  if (rc == SQLITE_OK) rc = foFigures(x, &c);
   for (int i = 0; rc == SQLITE_OK && i < c->n; i++) {
     const fo_trace *f = &c->t[i];
     double low = 1.0, step = foStepUs(f);
     int nlow = 0;
-    if (f->window <= 0) continue; /* no window: no utilization (GM-2) */
+    if (f->window <= 0 || !fd_unit_wanted(x, &x->u[i])) continue; /* no window: (GM-2) */
     fd_row row = fd_row_init(&x->u[i]);
     sqlite3_str *e = row.evidence;
     sqlite3_str_appendall(e, "{\"gpus\":[");
@@ -193,17 +202,25 @@ int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r) {
     fd_json_num(e, low);
     sqlite3_str_appendall(e, ",\"step_us\":");
     fd_json_num(e, step > 0 ? step : NAN);
-    sqlite3_str_appendchar(e, 1, '}');
+    sqlite3_str_appendall(e, ",\"causes\":[");
+    for (int p = 0, k = 0; acct && acct[i].has_gpu && p < FD_NCAUSE; p++) {
+      if (!(acct[i].part_us[p] > 0)) continue;
+      sqlite3_str_appendf(e, "%s{\"rule\":\"%s\",\"us\":", k++ ? "," : "", fd_part_rule(p));
+      fd_json_num(e, acct[i].part_us[p]);
+      sqlite3_str_appendchar(e, 1, '}');
+    }
+    sqlite3_str_appendall(e, "]}");
     if (step > 0) { /* a time and its share together (FD-3: else neither) */
       row.time_us = (1.0 - low) * step;
       row.pct = 100.0 * (1.0 - low);
     }
-    row.title = sqlite3_mprintf("GPU busy only %.1f%% of the step%s", 100.0 * low,
-                                nlow > 1 ? " (lowest of its GPUs)" : "");
+    row.title = sqlite3_mprintf(
+        "GPU busy only %.1f%% of the step%s (the TensorBoard plugin's "
+        "measure)",
+        100.0 * low, nlow > 1 ? ", lowest of its GPUs" : "");
     row.advice =
-        "The GPU idles most of each step: feed it more work per launch (a larger batch), "
-        "remove host stalls (data loading, synchronizations) and launch overhead (CUDA "
-        "graphs, torch.compile); the other findings say which.";
+        "The GPU idles most of each step: the causes listed under this finding (their parent "
+        "is gpu_low_utilization) say why, each with its cost and what to try.";
     rc = fd_emit(x, r, &row);
   }
   return rc;
@@ -252,7 +269,7 @@ int fd_tensor_cores_unused(fd_ctx *x, const fd_rule *r) {
     sqlite3_reset(cc);
     if (rc != SQLITE_ROW && rc != SQLITE_DONE) break;
     rc = SQLITE_OK;
-    if (major < 7) continue; /* no tensor cores, or no device properties */
+    if (major < 7 || !fd_unit_wanted(x, u)) continue; /* no tensor cores, or no properties */
     int used;
     if ((rc = foTensorCoreTime(x, u->t, &used)) != SQLITE_OK) break;
     if (used) continue;
@@ -262,22 +279,19 @@ int fd_tensor_cores_unused(fd_ctx *x, const fd_rule *r) {
       double pct = 100.0 * ((double)tc.eligible_ns / (double)tc.op_ns);
       double step = foStepUs(f);
       fd_row row = fd_row_init(u);
-      if (f->nsteps && step > 0) {
-        row.time_us = (double)tc.eligible_ns / (double)f->nsteps / 1000.0;
-        row.pct = 100.0 * row.time_us / step;
-      }
       sqlite3_str_appendall(row.evidence, "{\"eligible_pct\":");
       fd_json_num(row.evidence, pct);
       sqlite3_str_appendall(row.evidence, ",\"eligible_kernel_us\":");
       fd_json_us(row.evidence, tc.eligible_ns);
+      sqlite3_str_appendall(row.evidence, ",\"eligible_kernel_us_per_step\":");
+      fd_json_num(row.evidence, f->nsteps && step > 0
+                                    ? (double)tc.eligible_ns / (double)f->nsteps / 1000.0
+                                    : NAN);
       sqlite3_str_appendf(row.evidence, ",\"compute_capability\":\"%lld.%lld\"}", (long long)major,
                           (long long)minor);
       row.title = sqlite3_mprintf(
           "%.1f%% of kernel time is in tensor-core eligible operators, none on tensor cores", pct);
-      row.advice =
-          "Matrix multiplications and convolutions run in float32 on the CUDA cores: use "
-          "automatic mixed precision (torch.autocast with bfloat16 or float16), or allow TF32 "
-          "(torch.backends.cuda.matmul.allow_tf32 = True, torch.backends.cudnn.allow_tf32).";
+      row.advice = fd_tc_advice(u);
       rc = fd_emit(x, r, &row);
     }
     tb_tc_free(&tc);

@@ -1,18 +1,18 @@
 /*
 ** findings_tb.c: the TensorBoard plugin's performance recommendations (its
-** Overview, torch_tb_profiler 0.4.3) as findings (findings.h), source 'tb_plugin':
-** dataparallel, ddp_without_nccl and memory_near_capacity, each on the whole trace
-** file as the plugin reads it (no step cut). None is a time: time_us and
+** Overview, torch_tb_profiler 0.4.3) as findings (fd.h), source 'tb_plugin', kind
+** 'configuration': dataparallel, ddp_without_nccl and memory_near_capacity, each on the
+** whole trace file as the plugin reads it (no step cut). None is a time: time_us and
 ** pct_of_step are NULL.
 **
 ** Requirements (tests cite them as FT-n):
 **  1. dataparallel: a host row named exactly DataParallel.forward, and the trace's
 **     GPU work (kernel, memcpy, memset rows) on more than one pid (the plugin's
-**     GPUs). count = the DataParallel.forward calls; evidence.devices = the pids.
+**     GPUs). evidence.forward_calls = the DataParallel.forward calls, .devices = the pids.
 **  2. ddp_without_nccl: a host row named exactly DistributedDataParallel.forward, no
 **     row named nccl:broadcast, nccl:reduce, nccl:all_reduce, nccl:all_gather or
 **     nccl:reduce_scatter, and a device (deviceProperties) of compute capability
-**     3.5 or more. count = the DistributedDataParallel.forward calls.
+**     3.5 or more. evidence.ddp_forward_calls = the DistributedDataParallel.forward calls.
 **  3. memory_near_capacity: per GPU device GPU<n> of hta_memory_summary, peak =
 **     the largest peak_allocated_bytes of its rows (the whole trace); capacity =
 **     total_global_mem of the trace's device n. Fires when peak > 0.9 * capacity;
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings/findings.h"
+#include "findings/findings_rules.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
@@ -57,6 +57,7 @@ int fd_dataparallel(fd_ctx *x, const fd_rule *r) {
   for (int i = 0; rc == SQLITE_OK && i < x->nu; i++) {
     const fd_unit *u = &x->u[i];
     int64_t calls = 0, npid = 0;
+    if (!fd_unit_wanted(x, u)) continue;
     rc = ftCount(x, u, id, &calls);
     if (rc != SQLITE_OK || calls == 0) continue;
     fd_row row = fd_row_init(u);
@@ -76,7 +77,6 @@ int fd_dataparallel(fd_ctx *x, const fd_rule *r) {
       sqlite3_free(sqlite3_str_finish(e));
       continue;
     }
-    row.count = calls;
     row.title = sqlite3_mprintf("DataParallel drives %lld GPUs from one process", (long long)npid);
     row.advice =
         "DataParallel copies the model to every GPU each step and feeds them all from one "
@@ -102,6 +102,7 @@ int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r) {
     const fd_unit *u = &x->u[i];
     int64_t calls = 0, has_nccl = 0, cc = 0, isnull_cc = 1;
     int isnull;
+    if (!fd_unit_wanted(x, u)) continue;
     rc = ftCount(x, u, id, &calls);
     if (rc != SQLITE_OK || calls == 0) continue;
     const int64_t b[7] = {hta_trace_first_id(u->trace_id),
@@ -141,7 +142,6 @@ int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r) {
     fd_json_str(e, backend);
     sqlite3_str_appendf(e, ",\"compute_capability\":\"%lld.%lld\"}", (long long)(cc / 1000),
                         (long long)(cc % 1000));
-    row.count = calls;
     row.title =
         sqlite3_mprintf("DistributedDataParallel runs without NCCL collectives%s%s%s",
                         backend ? " (backend " : "", backend ? backend : "", backend ? ")" : "");
@@ -273,7 +273,8 @@ int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r) {
     rc = SQLITE_OK; /* a row: carry on unless the body fails */
     int64_t tid = sqlite3_column_int64(st, 0), peak = sqlite3_column_int64(st, 2);
     const char *dev = (const char *)sqlite3_column_text(st, 1);
-    if (!fd_unit_of(x, tid)) continue;
+    const fd_unit *tu = fd_unit_of(x, tid);
+    if (!tu || !fd_unit_wanted(x, tu)) continue;
     if (!np || p[np - 1].trace_id != tid || strcmp(p[np - 1].device, dev)) { /* a new device */
       rc = ftPeakPush(&p, &np, &ap, tid, dev);
       if (rc != SQLITE_OK) break;

@@ -13,16 +13,9 @@
 **     s884, h1688, s1688, hmma, i8816, 16816, dgrad_1x1_stride_2x2,
 **     first_layer_wgrad_kernel, conv1x1, conv2d_c1_k1, direct_group,
 **     xmma_implicit_gemm, xmma_sparse_conv, xmma_warp_specialized_implicit_gemm,
-**     xmma_gemm, xmma_sparse_gemm, c1688), case-sensitive; ours adds the names that
-**     carry a matrix-instruction token (docs/deviations.md, "tensor-core kernels"):
-**       NVIDIA: "xmma" (every XMMA kernel, e.g. the cuDNN TF32 convolutions
-**         sm80_xmma_fprop|dgrad|wgrad_implicit_gemm_...tf32...), "tensorop"
-**         (CUTLASS tensor-op kernels, cutlass_75_wmma_tensorop_...), "MmaTensorOp"
-**         (CUTLASS's tensor-core warp MMA in mangled names), "wmma";
-**       AMD: a Tensile/hipBLASLt "_MI<m>x<n>x<k>" token with m > 0 (the MFMA
-**         instruction, Cijk_..._MT64x16x16_MI16x16x1_...), composable_kernel "xdl"
-**         (XDLops: ..._grouped_conv_fwd_xdl_cshuffle_v3...), MIOpen "_gtcx" (iGEMM
-**         on XDLops: igemm_fwd_gtcx2_nhwc_bf16_...) and "wmma".
+**     xmma_gemm, xmma_sparse_gemm, c1688), case-sensitive (TB_N_TC_PLUGIN, the
+**     quirk); ours (TB_N_TC) is hta_tc_kernel's: the MMA instruction families of
+**     core/tensor_cores.c (docs/deviations.md, "tensor-core kernels").
 **  3. A tensor-core eligible operator is one of the plugin's 46 names (exact).
 **  4. An operator's name is none of: a step, Optimizer.*, data loading,
 **     DataParallel.forward, DistributedDataParallel.forward (and not empty).
@@ -34,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tensor_cores.h"
 #include "tb/tb_tree.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
@@ -60,7 +54,6 @@ static const char *const tbTcPlugin[] = {
     "xmma_sparse_gemm",
     "c1688",
 };
-static const char *const tbTcOurs[] = {"xmma", "tensorop", "MmaTensorOp", "wmma", "xdl", "_gtcx"};
 
 /* TBR-3 */
 static const char *const tbEligible[] = {
@@ -148,27 +141,6 @@ static int anyOf(const char *s, const char *const *list, size_t n, int exact) {
 
 static int startsWith(const char *s, const char *p) { return !strncmp(s, p, strlen(p)); }
 
-/* TBR-2: a Tensile "_MI<m>x<n>x<k>" token, m > 0. */
-static int tensileMi(const char *s) {
-  for (const char *p = strstr(s, "_MI"); p; p = strstr(p + 1, "_MI")) {
-    const char *q = p + 3;
-    int digits[3] = {0, 0, 0}, part = 0, nonzero = 0;
-    while (part < 3) {
-      while (*q >= '0' && *q <= '9') {
-        if (part == 0 && *q != '0') nonzero = 1;
-        digits[part]++, q++;
-      }
-      if (!digits[part]) break;
-      if (++part < 3) {
-        if (*q != 'x') break;
-        q++;
-      }
-    }
-    if (part == 3 && nonzero) return 1;
-  }
-  return 0;
-}
-
 int tb_name_flags(const char *s) {
   int f = 0;
   size_t n;
@@ -184,8 +156,8 @@ int tb_name_flags(const char *s) {
       strcmp(s, "DataParallel.forward") && strcmp(s, "DistributedDataParallel.forward"))
     f |= TB_N_OPERATOR; /* TBR-4 */
   if (anyOf(s, tbEligible, TB_COUNT(tbEligible), 1)) f |= TB_N_ELIGIBLE;
-  if (anyOf(s, tbTcPlugin, TB_COUNT(tbTcPlugin), 0)) f |= TB_N_TC_PLUGIN | TB_N_TC;
-  else if (anyOf(s, tbTcOurs, TB_COUNT(tbTcOurs), 0) || tensileMi(s)) f |= TB_N_TC;
+  if (anyOf(s, tbTcPlugin, TB_COUNT(tbTcPlugin), 0)) f |= TB_N_TC_PLUGIN;
+  if (hta_tc_kernel(s) & HTA_TC_MMA) f |= TB_N_TC; /* TBR-2: core/tensor_cores.c */
   return f;
 }
 

@@ -220,7 +220,8 @@ static int loadCategories(tb_load *l, char **all, char **args, char **nodes) {
     }
     l->cls[id] = (uint8_t)c;
     sqlite3_str_appendf(s[0], ",%lld", (long long)id);
-    if (c == TB_C_KERNEL || c == TB_C_PYFN) sqlite3_str_appendf(s[1], ",%lld", (long long)id);
+    if ((c == TB_C_KERNEL && !(l->shapes & TB_LOAD_NO_CONFIG)) || c == TB_C_PYFN)
+      sqlite3_str_appendf(s[1], ",%lld", (long long)id);
     if (c == TB_C_OP || c == TB_C_ANN || c == TB_C_PY)
       sqlite3_str_appendf(s[2], ",%lld", (long long)id);
   }
@@ -297,7 +298,7 @@ static int addNode(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a, int
   n.name = rowName(st);
   n.child = n.next = n.merged_into = -1;
   n.type = (uint8_t)cls;
-  if (l->shapes && cls != TB_C_PYFN) {
+  if ((l->shapes & TB_LOAD_SHAPES) && cls != TB_C_PYFN) {
     hta_jval v = !isNull(a[A_DIMS]) ? a[A_DIMS] : a[A_DIMS2];
     if (!isNull(v)) {
       sqlite3_str *s = sqlite3_str_new(0);
@@ -437,7 +438,7 @@ static int loadRows(tb_load *l) {
   if (rc != SQLITE_OK) goto done;
   sqlite3_bind_int64(st, 1, hta_trace_first_id(l->trace_id));
   sqlite3_bind_int64(st, 2, hta_trace_last_id(l->trace_id));
-  sqlite3_bind_int(st, 3, l->shapes != 0);
+  sqlite3_bind_int(st, 3, (l->shapes & TB_LOAD_SHAPES) != 0);
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     int64_t cat = sqlite3_column_int64(st, S_CAT);
     int cls = cat >= 0 && cat < l->ncls ? l->cls[cat] : TB_C_NONE;
@@ -1375,7 +1376,7 @@ oom:
 
 int tb_tc_figures(sqlite3 *db, const hta_trace *t, tb_tc *out) {
   tb_tree tr;
-  int rc = tb_tree_load(db, t, 0, 0, &tr);
+  int rc = tb_tree_load(db, t, 0, TB_LOAD_NO_CONFIG, &tr); /* no Kernel view here */
   memset(out, 0, sizeof *out);
   if (rc != SQLITE_OK) return rc;
   rc = tb_tc_compute(&tr, out);

@@ -116,8 +116,12 @@ typedef struct tb_tree {
 } tb_tree;
 
 /* Loads trace T's tree into *TR (free with tb_tree_free). QUIRKS: TB_Q_* bits.
-** SHAPES != 0 also reads every operator's Input Dims. SQLITE_OK, NOMEM, INTERRUPT
-** or an SQLite error. */
+** SHAPES: TB_LOAD_SHAPES also reads every operator's Input Dims; TB_LOAD_NO_CONFIG
+** leaves out the kernels' launch configuration (grid, block, registers, ...: their args
+** are read only for an External id the column lacks), for what needs no Kernel view
+** (the tensor-core figures). SQLITE_OK, NOMEM, INTERRUPT or an SQLite error. */
+#define TB_LOAD_SHAPES 1
+#define TB_LOAD_NO_CONFIG 2
 int tb_tree_load(sqlite3 *db, const hta_trace *t, int quirks, int shapes, tb_tree *tr);
 void tb_tree_free(tb_tree *tr);
 /* The name of name slot SLOT ("CallTreeRoot" for TB_NAME_ROOT, "" for none). */

@@ -1,7 +1,8 @@
 #!/bin/sh
-# hta-ingest --findings DB [--job NAME] (ingest/findings_print.c FP-1..5) on a terminal: script(1)
-# gives it a pty of 72 columns. The demo job's findings, the costliest first, wrapped to the
-# terminal, each rule's advice once; a healthy generated job: "no findings above 1% of a step";
+# hta-ingest --findings DB [--job NAME] (ingest/findings_print.c FP-1..6) on a terminal: script(1)
+# gives it a pty of 72 columns. The demo job's findings: per rank the recoverable share first,
+# symptoms, then causes (under their symptom), wrapped to the terminal, each rule's advice once;
+# a healthy generated job: its summaries and "nothing else above 1% of the step";
 # exit 0 either way; a job that is not there, a trace PATH or a file that is no database: exit 2.
 # env: HTA_INGEST. Exit 0 pass, 1 fail, 77 skip (no script(1)).
 set -u
@@ -20,30 +21,43 @@ ING="${VG:-} $HTA_INGEST"
 script -qec "stty cols 72; $ING --findings demo.db" /dev/null > tty.txt 2>&1; rc=$?
 [ $rc = 0 ] || fail "exit $rc under script"
 tr -d '\r' < tty.txt > out.txt
-grep -q "^Job traces (cost per step; share of the rank's mean step):" out.txt || fail "no job heading"
-# FP-2: hta_findings' rows in its order; the demo's costliest is rank 0's pageable copies (63.8%)
-first=$(grep -m1 -E '^ +[0-9.]+%' out.txt)
-echo "$first" | grep -qE '^ +63\.8% +7663 µs  rank 0  pageable_memcpy$' || fail "first finding: $first"
-n=$(grep -cE '^ +[0-9.]+% ' out.txt)
-[ "$n" = 12 ] || fail "$n findings, 12 expected (hta_findings at 1%)"
-# FP-4: no line wider than the terminal (characters, not bytes)
+grep -qx "Job traces" out.txt || fail "no job heading"
+# FP-2: per trace the recoverable share first (the summary row), then the findings
+first=$(grep -m1 -v -e '^Job ' -e '^$' out.txt)
+echo "$first" | grep -qE '^rank 0: [0-9.]+% of the [0-9.]+ ms step is recoverable \(the GPU computes' || fail "first line: $first"
+share=$(sqlite3 demo.db -cmd ".load $HTA_EXT" "SELECT printf('%.1f%%', pct_of_step) FROM hta_findings WHERE rank = 0 AND rule = 'step'")
+echo "$first" | grep -qF "rank 0: $share of the" || fail "rank 0's share: $first, hta_findings says $share"
+[ "$(grep -c '^rank [01]: ' out.txt)" = 2 ] || fail "the summary lines: $(grep -c '^rank' out.txt)"
+# FP-2, FP-3: every other row of hta_findings at 1% is a finding line, in its order per kind
+n=$(grep -cE '^ +([0-9.]+%|-) +([0-9.]+ (µs|ms|s)|-)  [a-z_]+ \((cause|busy|symptom|configuration)' out.txt)
+want=$(sqlite3 demo.db -cmd ".load $HTA_EXT" "SELECT count(*) FROM hta_findings WHERE job = 'traces' AND kind <> 'summary'")
+[ "$n" = "$want" ] || fail "$n findings, $want expected (hta_findings at 1%)"
+sym=$(grep -nE '\(symptom' out.txt | head -1 | cut -d: -f1); cau=$(grep -nE '\(cause' out.txt | head -1 | cut -d: -f1)
+[ -n "$sym" ] && [ -n "$cau" ] && [ "$sym" -lt "$cau" ] || fail "symptoms before causes: lines $sym, $cau"
+# FP-5: no line wider than the terminal (characters, not bytes)
 wide=$(python3 -c 'import sys; print(sum(len(l.rstrip("\n")) > 72 for l in open(sys.argv[1], encoding="utf-8")))' out.txt)
 [ "$wide" = 0 ] || fail "$wide lines wider than 72 columns"
-grep -q '^      Try: ' out.txt || fail "no advice"
-# FP-5: the advice of a rule once, then "as above"
-[ "$(grep -c 'Try: as above.' out.txt)" = 5 ] || fail "the repeated advice: $(grep -c 'Try: as above.' out.txt) times"
+grep -q '^ *Try: ' out.txt || fail "no advice"
+# FP-4: the advice of a rule once, then "as above"
+grep -q 'Try: as above.' out.txt || fail "the repeated advice"
 
-# FP-1: --job; a healthy job has none (FP-2). Its host runs a few steps ahead of the GPU (a full
-# launch queue), and the plugin's first step window reaches from that step's host start to its
-# last kernel: with 7 steps the GPU is busy over half of the plugin's window (about 0.59), so its
-# gpu_low_utilization stays quiet too.
+# FP-3: causes under their symptom: a host-bound generated job (tiny kernels) has the
+# plugin's gpu_low_utilization, and its causes are printed indented under it
+python3 "$top/tools/gen_trace.py" -q --healthy --ranks 1 --steps 4 --tokens 8192 --tiny-kernels 2500 tiny || fail "gen_trace tiny"
+"$HTA_INGEST" -q demo.db tiny || fail "ingest tiny"
+$ING --findings demo.db --job tiny > tiny.txt 2>&1 || fail "tiny: exit $?"
+awk '/gpu_low_utilization \(symptom/ { s = 1; next } s && /^       +[0-9.]+% .*\(cause\)/ { c++ } END { exit !(s && c >= 1) }' tiny.txt ||
+  fail "tiny: no cause indented under gpu_low_utilization: $(head -20 tiny.txt)"
+
+# FP-1: --job; a healthy job has nothing but its summaries (FP-3)
 python3 "$top/tools/gen_trace.py" -q --healthy --ranks 2 --steps 7 --layers 6 healthy || fail "gen_trace"
 "$HTA_INGEST" -q demo.db healthy || fail "ingest healthy"
 script -qec "$ING --findings demo.db --job healthy" /dev/null > tty2.txt 2>&1; rc=$?
 [ $rc = 0 ] || fail "healthy: exit $rc"
-tr -d '\r' < tty2.txt | grep -qx 'Job healthy: no findings above 1% of a step' || fail "healthy: $(cat tty2.txt)"
-$ING --findings demo.db > both.txt 2>&1 || fail "both jobs: exit $?"
-[ "$(grep -c '^Job ' both.txt)" = 2 ] || fail "both jobs: $(grep '^Job ' both.txt)"
+tr -d '\r' < tty2.txt > healthy.txt
+[ "$(grep -c 'nothing else above 1% of the step' healthy.txt)" = 2 ] || fail "healthy: $(cat healthy.txt)"
+$ING --findings demo.db > all.txt 2>&1 || fail "all jobs: exit $?"
+[ "$(grep -c '^Job ' all.txt)" = 3 ] || fail "all jobs: $(grep '^Job ' all.txt)"
 
 # errors: exit 2 with a message
 $ING --findings demo.db --job nope > e1.txt 2>&1; rc=$?

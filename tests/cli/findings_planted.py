@@ -4,19 +4,18 @@
   findings_planted.py WORK_DIR      env: HTA_INGEST, HTA_EXT (absolute), HTA_TOOLS (tools/)
 
 Each case generates a small job with one problem planted every step, on top of --healthy, and
-checks that the rule meant for it fires on every rank it was planted on with the cost the generator
-planted (its --planted record: the mean over the steps hta_findings analyses, i.e. without the last,
-cut one), within 10%; and that a healthy job gives none of hta-sqlite's rules. Exit 0 pass, 1
-fail.
+checks that the rule meant for it fires on every rank it was planted on, and only there, with a
+cost within 25% of what fixing it recovers (the generator's --planted record: the compute stream's
+idle time the plant causes, or the planted kernel time; the mean over the steps hta_findings
+analyses); and that a healthy job gives no finding of hta-sqlite's above 1% of a step but its
+summary (no false alarm). Exit 0 pass, 1 fail.
 """
 import json
 import os
 import subprocess
 import sys
 
-OURS = ("pageable_memcpy", "host_sync", "allocator_churn", "gpu_waits_for_host",
-        "exposed_communication", "straggler", "low_efficiency")
-TOLERANCE = 0.10
+TOLERANCE = 0.25
 
 work = sys.argv[1]
 ingest, ext, tools = os.environ["HTA_INGEST"], os.environ["HTA_EXT"], os.environ["HTA_TOOLS"]
@@ -52,7 +51,7 @@ def analysed_steps(db):
 
 
 def planted_cost(pl, rank, steps, key):
-    """The planted cost per analysed step, µs."""
+    """The planted cost per analysed (typical) step, µs."""
     if key == "straggler_wait_us":
         vals = [pl["straggler_wait_us"].get(str(s), 0.0) for s in steps]
     else:
@@ -60,12 +59,23 @@ def planted_cost(pl, rank, steps, key):
     return sum(vals) / len(vals)
 
 
+def typical_steps(db):
+    """Per rank, the steps the findings' per-step figures average (the summary's outliers left out)."""
+    out = {}
+    for r in query(db, "SELECT rank, evidence FROM hta_findings(0) WHERE rule = 'step'"):
+        out[r["rank"]] = set(json.loads(r["evidence"])["outlier_steps"])
+    return out
+
+
 def check_rule(name, rule, key, ranks, *opts):
     db, pl = job(name, *opts)
     steps = analysed_steps(db)
-    got = {r["rank"]: r for r in query(db, "SELECT rank, time_us, pct_of_step FROM hta_findings(0) WHERE rule = '%s'" % rule)}
+    outliers = typical_steps(db)
+    got = {r["rank"]: r for r in query(db, "SELECT rank, time_us, pct_of_step FROM hta_findings(0) WHERE rule = '%s'"
+                                           " AND source = 'hta-sqlite'" % rule)}
     for rank in ranks:
-        want = planted_cost(pl, rank, steps[rank], key)
+        mine = [s for s in steps[rank] if s not in outliers.get(rank, set())] or steps[rank]
+        want = planted_cost(pl, rank, mine, key)
         if rank not in got:
             fail("%s: %s did not fire on rank %d (planted %.1f us per step)" % (name, rule, rank, want))
             continue
@@ -84,16 +94,16 @@ for name, opts in (("healthy2", ["--ranks", "2", "--steps", "4"]),
                    ("healthy4ns", ["--ranks", "4", "--steps", "3", "--layers", "3", "--ns", "--python", "--seed", "7"]),
                    ("healthy1amd", ["--ranks", "1", "--steps", "3", "--amd"])):
     db, _ = job(name, "--healthy", *opts)
-    rows = query(db, "SELECT rank, rule, pct_of_step FROM hta_findings WHERE source = 'hta-sqlite'")
+    rows = query(db, "SELECT rank, rule, pct_of_step FROM hta_findings WHERE source = 'hta-sqlite' AND kind <> 'summary'")
     if rows:
         fail("%s: %s" % (name, ", ".join("%s rank %s %.2f%%" % (r["rule"], r["rank"], r["pct_of_step"]) for r in rows)))
     else:
         print("ok   %s: no finding of ours" % name)
 
-# One planted problem each: the rule's time is the planted cost (within 10%).
+# One planted problem each: the rule's time is what fixing it recovers (within 25%).
 H = ["--healthy", "--steps", "4"]
 check_rule("syncs", "host_sync", "host_sync_us", [0, 1], *H, "--ranks", "2", "--item-syncs", "4")
-check_rule("pageable", "pageable_memcpy", "pageable_us", [0], *H, "--ranks", "1", "--pageable-copies", "3")
+check_rule("pageable", "blocking_copy", "pageable_us", [0], *H, "--ranks", "1", "--pageable-copies", "3")
 check_rule("churn", "allocator_churn", "alloc_us", [0], *H, "--ranks", "1", "--malloc-churn", "60")
 # tiny kernels need a host-bound step (a small model): the GPU runs dry between launches
 check_rule("tiny", "gpu_waits_for_host", "host_wait_us", [0], *H, "--ranks", "1", "--tokens", "8192",

@@ -63,14 +63,18 @@ if demo:
     want = ["findings", "overview", "temporal", "kernel-type", "top-kernels", "across-ranks", "idle", "overlap", "queue", "membw", "launch",
             "collectives", "memory", "critical-path", "operators", "perf", "tb-views"]
     if ids != want: bad.append("sections %s" % ids)
-    # section 1 (report_findings.c HRF-1): the demo's findings, each linking to its evidence
+    # section 1 (report_findings.c HRF-2): the demo's findings, per rank its summary first, each
+    # finding linking to its evidence
     m = re.search(r'<section id="findings">(.*?)</section>', text, re.S)
     body = m.group(1) if m else ""
     if not re.search(r'<h2>1\. Findings: what to fix</h2>', body): bad.append("findings: not section 1")
-    for t in ("pageable_memcpy", "straggler", "gpu_waits_for_host", "exposed_communication",
-              'href="#collectives"', 'href="#idle"', "what to try", "Rank 1 arrives last"):
+    for t in ("step is recoverable", "straggler", "gpu_waits_for_host", "exposed_communication",
+              'href="#collectives"', 'href="#idle"', "what to try", "Rank 1 arrives last", "symptom", "cause"):
         if t not in body: bad.append("findings: missing %r" % t)
     if body.count("<tr>") < 1 + 5: bad.append("findings: %d rows" % (body.count("<tr>") - 1))
+    if body.count('<tr class="sum">') != 2: bad.append("findings: %d summary rows, 2 expected" % body.count('<tr class="sum">'))
+    if body.find('<tr class="sum">') > body.find('<tr><td>'): bad.append("findings: a finding before the first summary")
+    if re.search(r'>\d{5,}(\.\d+)? \u00b5s<', body): bad.append("findings: a time of 10 ms or more in \u00b5s")
     if p.count.get("svg", 0) < 31: bad.append("only %d charts" % p.count.get("svg", 0))
     # sections 12-14 (report_more.c): charts on the demo's NCCL kernels, [memory] events and
     # ProfilerSteps: collectives 3 (bandwidth, skew, waits), memory 1 per rank, critical path 1

@@ -44,7 +44,7 @@ ce = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(ce)
 
 # The plugin's rules hta_findings gives, and how to read the plugin's `value` and `gpus` from a row
-# (ROW: rank, rule, time_us, pct_of_step, count, evidence as text; EV: the evidence parsed), e.g.
+# (ROW: rank, rule, time_us, pct_of_step, kind, evidence as text; EV: the evidence parsed), e.g.
 # "dataloader": lambda row, ev: row["pct_of_step"] when the rule's pct_of_step is the plugin's share.
 CHECKED = {"dataparallel", "ddp_without_nccl", "memory_near_capacity", "dataloader", "communication",
            "gpu_low_utilization", "tensor_cores_unused"}
@@ -123,7 +123,7 @@ def main(argv):
             fail("%s: ingest failed: %s" % (job.name, m["stderr"].strip()[:200]))
             continue
         try:
-            ours = query(m["db"], ext, "SELECT rank, rule, time_us, pct_of_step, count, evidence FROM hta_findings(0)"
+            ours = query(m["db"], ext, "SELECT rank, rule, time_us, pct_of_step, kind, evidence FROM hta_findings(0)"
                                        " WHERE source = 'tb_plugin'")
         except RuntimeError as e:
             fail("%s: hta_findings: %s" % (job.name, e))

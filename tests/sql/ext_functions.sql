@@ -5,11 +5,11 @@
 -- Registered names: the default entry point has exactly DESIGN 4's scalar and
 -- aggregate functions, and only DESIGN 4's table-valued functions (no I/O).
 SELECT 'functions_exact', (SELECT group_concat(name, ',') FROM (SELECT DISTINCT name FROM pragma_function_list WHERE name LIKE 'hta%' ORDER BY name))
-  = 'hta_debug,hta_kernel_type,hta_median,hta_memory_kind,hta_quantile,hta_shorten_name,hta_union_length,hta_version';
+  = 'hta_debug,hta_kernel_type,hta_median,hta_memory_kind,hta_quantile,hta_shorten_name,hta_tensor_cores,hta_union_length,hta_version';
 SELECT 'functions_narg', (SELECT group_concat(name || '/' || narg, ',') FROM (SELECT name, narg FROM pragma_function_list WHERE name LIKE 'hta%' ORDER BY name))
-  = 'hta_debug/0,hta_kernel_type/1,hta_median/1,hta_memory_kind/1,hta_quantile/2,hta_shorten_name/1,hta_union_length/2,hta_version/0';
+  = 'hta_debug/0,hta_kernel_type/1,hta_median/1,hta_memory_kind/1,hta_quantile/2,hta_shorten_name/1,hta_tensor_cores/1,hta_union_length/2,hta_version/0';
 -- DETERMINISTIC (0x800) | INNOCUOUS (0x200000) for pure functions; the two that read kernel_type_rule are INNOCUOUS only.
-SELECT 'functions_flags_pure', (SELECT count(*) FROM pragma_function_list WHERE name IN ('hta_version','hta_debug','hta_memory_kind','hta_union_length','hta_quantile','hta_median') AND flags & 0x200800 = 0x200800) = 6;
+SELECT 'functions_flags_pure', (SELECT count(*) FROM pragma_function_list WHERE name IN ('hta_version','hta_debug','hta_memory_kind','hta_tensor_cores','hta_union_length','hta_quantile','hta_median') AND flags & 0x200800 = 0x200800) = 7;
 SELECT 'functions_flags_rules', (SELECT count(*) FROM pragma_function_list WHERE name IN ('hta_kernel_type','hta_shorten_name') AND flags & 0x200800 = 0x200000) = 2;
 SELECT 'modules_breakdown', (SELECT group_concat(name, ',') FROM (SELECT name FROM pragma_module_list WHERE name IN
   ('hta_temporal_breakdown','hta_kernel_type_breakdown','hta_kernel_breakdown','hta_idle_time_breakdown','hta_idle_interval_stats','hta_comm_comp_overlap') ORDER BY name))

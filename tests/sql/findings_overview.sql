@@ -10,8 +10,8 @@
 --   FO-1 dataloader: 30 / 100 = 0.3 > 0.05: time 30 us, pct_of_step 30.
 --   FO-3 gpu_low_utilization: GPU 0 busy 20 of 100 = 0.2: time (1 - 0.2) * 100 = 80, pct 80.
 --   FO-4 tensor_cores_unused: aten::mm is eligible, sgemm_fp32 is no tensor-core kernel: eligible
---   100 % of the operators' kernel time (20 of 20), none on tensor cores, cc 8 >= 7: time 20 / 1
---   step = 20 us, pct 20.
+--   100 % of the operators' kernel time (20 of 20), none on tensor cores, cc 8 >= 7: a
+--   configuration row (no time), eligible 20 us per step, the advice for compute capability 8.x.
 -- Trace 2 (rank 1): ProfilerStep#1 [0,100), nccl:all_reduce [10,25): Communication 15 of 100 >
 --   0.10: FO-2 communication, time 15, pct 15.
 -- Trace 3 (rank 2): the bounds: nccl:all_reduce [10,20) (0.10, not over) and a DataLoader
@@ -82,8 +82,16 @@ SELECT 'fo_low_util_two_gpus', (SELECT abs(time_us - 80) < 1e-9 AND json_extract
   AND json_extract(evidence, '$.gpus[1].device') = 1 AND json_extract(evidence, '$.gpus[1].utilization') = 0.3
   AND json_array_length(evidence, '$.gpus') = 2 FROM temp.f WHERE rule = 'gpu_low_utilization' AND rank = 4);
 -- FO-4
-SELECT 'fo_tc_unused', (SELECT time_us = 20 AND pct_of_step = 20 AND json_extract(evidence, '$.eligible_pct') = 100
-  AND json_extract(evidence, '$.compute_capability') = '8.0' FROM temp.f WHERE rule = 'tensor_cores_unused');
--- FD-4 min_pct on these rules: 25 keeps 30 (dataloader) and 80 (utilization), drops 20 (tensor cores)
+SELECT 'fo_tc_unused', (SELECT time_us IS NULL AND pct_of_step IS NULL AND kind = 'configuration'
+  AND json_extract(evidence, '$.eligible_pct') = 100 AND json_extract(evidence, '$.eligible_kernel_us_per_step') = 20
+  AND json_extract(evidence, '$.compute_capability') = '8.0' AND advice LIKE '%bf16%TF32%'
+  FROM temp.f WHERE rule = 'tensor_cores_unused');
+-- FD-6 min_pct on these rules: 25 keeps 30 (dataloader), 80 (utilization) and the configuration
 SELECT 'fo_min_pct', (SELECT group_concat(rule, ' ') FROM (SELECT rule FROM hta_findings(25)
-  WHERE rank = 0 AND source = 'tb_plugin' ORDER BY rule)) = 'dataloader gpu_low_utilization';
+  WHERE rank = 0 AND source = 'tb_plugin' ORDER BY rule)) = 'dataloader gpu_low_utilization tensor_cores_unused';
+-- FO-3, FD-5: the symptom lists the causes of the trace's accounting, which name it as parent; the
+-- plugin's own rules are symptoms and configurations, never causes
+SELECT 'fo_causes', (SELECT json_extract(evidence, '$.causes') FROM temp.f WHERE rule = 'gpu_low_utilization' AND rank = 0) =
+  '[{"rule":"dataloader","us":30},{"rule":"gpu_waits_for_host","us":3},{"rule":"host_other","us":32}]';
+SELECT 'fo_parents', (SELECT group_concat(DISTINCT parent) FROM hta_findings(0) WHERE rank = 0 AND kind = 'cause') = 'gpu_low_utilization';
+SELECT 'fo_kinds', (SELECT group_concat(DISTINCT kind) FROM (SELECT kind FROM temp.f ORDER BY kind)) = 'configuration,symptom';

@@ -55,16 +55,17 @@ UPDATE trace SET event_count = (SELECT count(*) FROM event e WHERE e.trace_id = 
   min_ts = (SELECT min(ts) FROM event e WHERE e.trace_id = trace.trace_id),
   max_end = (SELECT max(ts + coalesce(dur, 0)) FROM event e WHERE e.trace_id = trace.trace_id);
 
-SELECT 'ft_rows', (SELECT group_concat(rule || ':' || rank, ' ') FROM hta_findings) =
+SELECT 'ft_rows', (SELECT group_concat(rule || ':' || rank, ' ') FROM hta_findings WHERE source = 'tb_plugin') =
   'dataparallel:0 ddp_without_nccl:2 ddp_without_nccl:5 memory_near_capacity:6 memory_near_capacity:8';
-SELECT 'ft_no_time', (SELECT count(*) FROM hta_findings WHERE time_us IS NULL AND pct_of_step IS NULL AND source = 'tb_plugin') = 5;
--- FD-4: without a time, min_pct does not apply.
-SELECT 'ft_min_pct', (SELECT count(*) FROM hta_findings(100)) = 5;
+SELECT 'ft_no_time', (SELECT count(*) FROM hta_findings WHERE time_us IS NULL AND pct_of_step IS NULL AND source = 'tb_plugin'
+  AND kind = 'configuration' AND parent IS NULL) = 5;
+-- FD-6: without a time, min_pct does not apply.
+SELECT 'ft_min_pct', (SELECT count(*) FROM hta_findings(100) WHERE source = 'tb_plugin') = 5;
 -- FT-1
-SELECT 'ft_dp', (SELECT count = 1 AND json_extract(evidence, '$.devices') = '[0,1]' AND title = 'DataParallel drives 2 GPUs from one process'
+SELECT 'ft_dp', (SELECT json_extract(evidence, '$.forward_calls') = 1 AND json_extract(evidence, '$.devices') = '[0,1]' AND title = 'DataParallel drives 2 GPUs from one process'
   FROM hta_findings WHERE rule = 'dataparallel');
 -- FT-2
-SELECT 'ft_ddp', (SELECT count = 2 AND json_extract(evidence, '$.backend') = 'gloo' AND json_extract(evidence, '$.compute_capability') = '7.0'
+SELECT 'ft_ddp', (SELECT json_extract(evidence, '$.ddp_forward_calls') = 2 AND json_extract(evidence, '$.backend') = 'gloo' AND json_extract(evidence, '$.compute_capability') = '7.0'
   AND title = 'DistributedDataParallel runs without NCCL collectives (backend gloo)' FROM hta_findings WHERE rule = 'ddp_without_nccl' AND rank = 2);
 SELECT 'ft_ddp_bound', (SELECT json_extract(evidence, '$.compute_capability') = '3.5' AND json_extract(evidence, '$.backend') IS NULL
   AND title = 'DistributedDataParallel runs without NCCL collectives' FROM hta_findings WHERE rule = 'ddp_without_nccl' AND rank = 5);
@@ -75,4 +76,4 @@ SELECT 'ft_mem', (SELECT json_extract(evidence, '$.device') = 'GPU0' AND json_ex
   AND title = 'Peak memory on GPU0 is 97.5% of its 80.0 GB' FROM hta_findings WHERE rule = 'memory_near_capacity' AND rank = 6);
 SELECT 'ft_mem_two_gpus', (SELECT json_extract(evidence, '$.device') = 'GPU1' AND json_extract(evidence, '$.peak_pct') = 99
   FROM hta_findings WHERE rule = 'memory_near_capacity' AND rank = 8);
-SELECT 'ft_mem_cpu_not_compared', (SELECT count(*) FROM hta_findings WHERE rank = 7) = 0;
+SELECT 'ft_mem_cpu_not_compared', (SELECT count(*) FROM hta_findings WHERE rank = 7 AND source = 'tb_plugin') = 0;

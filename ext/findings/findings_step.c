@@ -1,0 +1,79 @@
+/*
+** findings_step.c: the summary row of each trace (rule 'step', kind 'summary': DESIGN
+** 11 "One accounting of the step"), from the accounting (fd_account.h).
+**
+** Requirements (tests cite them as FSS-n):
+**  1. One row per trace with a compute stream (FA-1), whatever min_pct says.
+**  2. time_us = the recoverable time per step: the time_us of every cause and busy
+**     finding of the trace (shown or under min_pct); pct_of_step = its share of the
+**     typical step.
+**  3. evidence: step_us, busy_us, idle_us (per typical step), attributed_us (the causes'
+**     part of the idle time), warmup_us, unexplained_us (idle = attributed + warmup +
+**     unexplained), recoverable_us, recoverable_pct, busy_pct, the compute streams,
+**     steps (typical), outlier_steps, and parts: each part's µs per step.
+**  4. It runs after every other rule (the last line of fd_rules), so FSS-2 sees them.
+*/
+#include <math.h>
+
+#include "findings/fd_account.h"
+#include "findings/findings_rules.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+int fd_step_summary(fd_ctx *x, const fd_rule *r) {
+  fd_acct *acct;
+  int rc = fd_account(x, &acct);
+  for (int i = 0; rc == SQLITE_OK && i < x->nu; i++) {
+    const fd_unit *u = &x->u[i];
+    const fd_acct *a = &acct[i];
+    if (!a->has_gpu || !(u->step_us > 0) || !fd_unit_wanted(x, u)) continue; /* FSS-1 */
+    fd_row row = fd_row_init(u);
+    sqlite3_str *e = row.evidence;
+    double attributed = 0;
+    char b1[32], b2[32], b3[32];
+    for (int p = 0; p < FD_NCAUSE; p++) attributed += a->part_us[p];
+    row.keep = 1;
+    row.time_us = u->cost_us; /* FSS-2 */
+    double share = 100.0 * u->cost_us / u->step_us;
+    sqlite3_str_appendall(e, "{\"step_us\":");
+    fd_json_num(e, u->step_us);
+    sqlite3_str_appendall(e, ",\"busy_us\":");
+    fd_json_num(e, a->busy_us);
+    sqlite3_str_appendall(e, ",\"idle_us\":");
+    fd_json_num(e, a->idle_us);
+    sqlite3_str_appendall(e, ",\"attributed_us\":");
+    fd_json_num(e, attributed);
+    sqlite3_str_appendall(e, ",\"warmup_us\":");
+    fd_json_num(e, a->part_us[FD_P_WARMUP]);
+    sqlite3_str_appendall(e, ",\"unexplained_us\":");
+    fd_json_num(e, a->part_us[FD_P_UNEXPLAINED]);
+    sqlite3_str_appendall(e, ",\"recoverable_us\":");
+    fd_json_num(e, u->cost_us);
+    sqlite3_str_appendall(e, ",\"recoverable_pct\":");
+    fd_json_num(e, share);
+    sqlite3_str_appendall(e, ",\"busy_pct\":");
+    fd_json_num(e, 100.0 * a->busy_us / u->step_us);
+    sqlite3_str_appendall(e, ",\"compute_streams\":[");
+    for (size_t k = 0; k < a->nstreams; k++)
+      sqlite3_str_appendf(e, k ? ",%lld" : "%lld", (long long)a->streams[k]);
+    sqlite3_str_appendf(e, "],\"steps\":%lld", (long long)u->ntypical);
+    fd_json_outliers(e, u);
+    sqlite3_str_appendall(e, ",\"parts\":{");
+    for (int p = 0; p < FD_NPART; p++) {
+      sqlite3_str_appendf(e, "%s\"%s\":", p ? "," : "", fd_part_rule(p));
+      fd_json_num(e, a->part_us[p]);
+    }
+    sqlite3_str_appendall(e, "}}");
+    row.title = sqlite3_mprintf(
+        "Step %s: the GPU computes %.1f%% of it; of %s idle, %s has a cause; the findings "
+        "below recover up to %.1f%% of the step",
+        fd_fmt_us(u->step_us, b1), 100.0 * a->busy_us / u->step_us, fd_fmt_us(a->idle_us, b2),
+        fd_fmt_us(attributed, b3), share);
+    row.advice =
+        "Fix the causes first, costliest first: each cause's time is GPU idle time that it "
+        "alone explains, so fixing it recovers at most that; busy findings are estimates.";
+    rc = fd_emit(x, r, &row);
+  }
+  return rc;
+}

@@ -1,0 +1,36 @@
+/*
+** findings_rows.h: hta_findings' rows read into memory and put in the order people read them
+** (prefix fr_), for the terminal (findings_print.c) and the HTML report (report_findings.c).
+**
+**   fr_row *r; long n;
+**   if (fr_load(st, &r, &n) == SQLITE_DONE) { long *ord = ...; fr_order(r, n, ord, sub); ... }
+**   fr_free(r, n);
+*/
+#ifndef HTA_FINDINGS_ROWS_H
+#define HTA_FINDINGS_ROWS_H
+
+#include <sqlite3.h>
+
+/* One row of hta_findings. */
+typedef struct fr_row {
+  int has_rank, has_trace, has_time, has_pct, plugin;
+  long long rank, trace_id;
+  double time_us, pct;
+  char *rule, *kind, *parent, *title, *advice, *caveats, *evidence; /* malloc'd; NULL: none */
+} fr_row;
+
+/* Reads every row of ST, whose columns are rank, trace_id, rule, kind, parent, source,
+** time_us, pct_of_step, title, advice, caveats, evidence (then any), into *PR (*PN rows).
+** Returns SQLITE_DONE, SQLITE_NOMEM, or the error of sqlite3_step. */
+int fr_load(sqlite3_stmt *st, fr_row **pr, long *pn);
+void fr_free(fr_row *r, long n);
+/* 1 when A and B are about the same trace (or both about the job or the same rank). */
+int fr_same_trace(const fr_row *a, const fr_row *b);
+/* The display order (FR-1): per trace, in the rows' order of traces, its summary first, then
+** each symptom followed by the causes whose parent it is (SUB[k] = 1 for those), then the
+** causes under no symptom of the trace, the busy findings, the configurations; within each
+** group hta_findings' order. ORDER (room for N) gets the row indices; returns how many (N, or
+** fewer for rows without kind). */
+long fr_order(const fr_row *r, long n, long *order, unsigned char *sub);
+
+#endif
