@@ -139,6 +139,37 @@ class TestCache(Base):
         with self.assertRaises(ValueError):  # TA-2: rank 0 is not loaded
             empty.get_idle_time_breakdown(visualize=False)
 
+    def test_same_rank_one_trace(self):
+        """CACHE-8: two files of rank 1 (the trace, and a copy with one counter event, as
+        generate_trace_with_counters writes beside it): one trace per rank, the later name
+        (rank1_with_counters) kept, HTA's warning on every open; the temporal breakdown
+        has one row per rank (rank 1 twice before), the kernel types sum rank 0's and one
+        rank 1's time: COMPUTATION 15 + 15."""
+        t1 = main_trace()
+        t1["distributedInfo"] = {"rank": 1}
+        write(os.path.join(self.dir, "rank1.json.gz"), t1)
+        t1["traceEvents"].append({"ph": "C", "name": "Queue Length", "pid": 0, "ts": B, "args": {"v": 1}})
+        write(os.path.join(self.dir, "rank1_with_counters.json.gz"), t1)
+        for _ in range(2):  # built, then from the cache: the warning both times
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                a = self.analyzer()
+            said = [str(x.message) for x in w if "same rank" in str(x.message)]
+            f1, f2 = (os.path.join(self.dir, n) for n in ("rank1.json.gz", "rank1_with_counters.json.gz"))
+            self.assertEqual(said, ["File %s and file %s has the same rank. Will use %s as the path to rank: 1."
+                                    % (f1, f2, f2)])
+            self.assertEqual(a.get_ranks(), [0, 1])
+            self.assertEqual(a.sql("SELECT count(*) AS n FROM trace")["n"].tolist(), [2])
+            self.assertEqual(a.get_temporal_breakdown(visualize=False)["rank"].tolist(), [0, 1])
+            types, _ = a.get_gpu_kernel_breakdown(visualize=False)
+            self.assertEqual(types.loc[types["kernel_type"] == "COMPUTATION", "sum"].tolist(), [30])
+            self.assertEqual(a._src.trace_files()[1], f2)
+        # a {rank: path} dict names each file's rank: nothing is left out
+        from hta_sqlite.trace_analysis import TraceAnalysis
+
+        a = TraceAnalysis(trace_files={0: "rank1.json.gz", 1: "rank1_with_counters.json.gz"}, trace_dir=self.dir)
+        self.assertEqual(a.get_temporal_breakdown(visualize=False)["rank"].tolist(), [0, 1])
+
     def test_ns_rounding(self):
         """CACHE-6: a trace with fractional µs is rounded as HTA's loader rounds it, unless
         HTA_DISABLE_NS_ROUNDING=1. K [1000.4, +2.2): ts = ceil(1000.4) = 1001,
