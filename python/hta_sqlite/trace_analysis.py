@@ -44,6 +44,11 @@ from ._critical_path import CPGraph, overlay_critical_path
 from ._frames import aggregate_with_allowlist, describe_columns, intify, np_round
 
 DEFAULT_TRACE_DIR = "/tmp/trace"
+# The CUPTI frames: HTA's trailing trace columns, and its call-stack columns of a row that
+# is no call-stack node (GPU activity).
+TAIL = ["index_correlation", "iteration", "end"]
+OFF_STACK = [("depth", -1), ("height", -1), ("parent", -1), ("num_kernels", 0), ("kernel_dur_sum", 0.0),
+             ("kernel_span", 0.0), ("first_kernel_start", -1.0), ("last_kernel_end", -1.0)]
 CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
 
 __all__ = ["TraceAnalysis", "TimeSeriesTypes", "CPGraph"]
@@ -124,6 +129,16 @@ class TraceAnalysis:
     def get_ranks(self):
         """The loaded ranks, ascending."""
         return self._src.ranks()
+
+    @property
+    def t(self):
+        """HTA's Trace of these traces (hta_sqlite.common.trace.Trace: get_trace(rank),
+        symbol_table, ...), over the same database."""
+        if getattr(self, "_trace", None) is None:
+            from .common.trace import Trace
+
+            self._trace = Trace(trace_dir=self.trace_dir, _src=self._src)
+        return self._trace
 
     def _times(self, df, cols):
         """HTA's time columns over all ranks: float64 when any rank's are (BASE-4)."""
@@ -716,18 +731,18 @@ class TraceAnalysis:
     def get_cupti_counter_data_with_operators(self, ranks=None):
         """[frame per rank]: the CUPTI counters of each kernel (one column per counter)
         with the operators around its launch; [] without cuda_profiler_range events."""
-        pd = _pd()
+        from ._trace_frame import event_frame
+
         ranks = _ranks_arg(ranks)
         src = self._src
         if not src.rows("SELECT 1 FROM category WHERE name = 'cuda_profiler_range'"):
             warnings.warn("Could not find events of 'cuda_profiler_range' category", stacklevel=2)
             return []
         src.check_ranks(ranks)
-        base = src.min_ts()
         out = []
         for rank in ranks:
             long = src.frame(
-                "SELECT kernel_event_id, kernel_name, op_stack, top_level_op, bottom_level_op, counter, value"
+                "SELECT kernel_event_id, op_stack, top_level_op, bottom_level_op, counter, value, launch_seq"
                 " FROM hta_cupti_counters WHERE rank = ?",
                 (rank,),
             )
@@ -736,28 +751,21 @@ class TraceAnalysis:
             wide = long.pivot_table(index="kernel_event_id", columns="counter", values="value", aggfunc="first")
             wide.columns.name = None
             info = long.drop_duplicates("kernel_event_id").set_index("kernel_event_id")
-            ev = src.frame(
-                "SELECT e.event_id AS kernel_event_id, e.seq AS 'index', c.name AS cat, e.pid, e.tid,"
-                " (e.ts - ?) / 1000.0 AS ts, e.dur / 1000.0 AS dur, coalesce(e.stream, -1) AS stream,"
-                " coalesce(e.correlation, -1) AS correlation FROM event e JOIN category c"
-                " ON c.category_id = e.category_id WHERE e.rank = ? AND c.name = 'cuda_profiler_range'",
-                (base, rank),
-            ).set_index("kernel_event_id")
-            df = ev.join(info[["kernel_name"]]).rename(columns={"kernel_name": "name"})
-            df = df.join(wide)
-            df["op_stack"] = info["op_stack"].map(lambda s: json.loads(s) if s else [])
-            df["top_level_op"] = info["top_level_op"].fillna("")
-            df["bottom_level_op"] = info["bottom_level_op"].fillna("")
-            df = df[df.index.isin(info.index)]
+            ev = event_frame(src, rank, "c.name = 'cuda_profiler_range'").set_index("event_id")
+            ev = ev[ev.index.isin(info.index)]
             counters = list(wide.columns)
+            df = ev.drop(columns=TAIL).join(wide).join(ev[TAIL])
             for c in counters:
                 v = df[c]
                 if not v.isna().any() and ((v % 1) == 0).all():
                     df[c] = v.astype(_int_dtype(min(v.min(), -1), v.max()))  # HTA: -1 elsewhere, downcast
-            self._src.cast(df, rank, {"index": "index", "ts": "ts", "dur": "dur", "stream": "stream",
-                                      "correlation": "correlation", "pid": "pid", "tid": "tid"})
-            df = df[["index", "cat", "name", "pid", "tid", "ts", "dur", "stream", "correlation"] + counters
-                    + ["op_stack", "top_level_op", "bottom_level_op"]]
+            # The rows are GPU activity, never call-stack nodes: HTA's values off the stack.
+            for c, v in OFF_STACK:
+                df[c] = v
+            df["index_runtime"] = info["launch_seq"].astype("int64")
+            df["op_stack"] = info["op_stack"].map(lambda s: json.loads(s) if s else [])
+            df["top_level_op"] = info["top_level_op"].fillna("")
+            df["bottom_level_op"] = info["bottom_level_op"].fillna("")
             out.append(df.sort_values("ts", kind="mergesort").reset_index(drop=True))
         return out
 

@@ -347,6 +347,123 @@ class TestAnalyses(Base):
         self.assertEqual(len(marked), len(g.critical_path_events_set))
 
 
+class TestNotebookModules(Base):
+    """What HTA's notebooks import beside the two classes (UT-n, CP-6..8, TR-n, TF-n)."""
+
+    def test_utils(self):
+        """UT-1..3: shorten_name cuts the template and argument lists, leaves a memory
+        kernel's name alone; flatten_column_names joins MultiIndex levels by "_"."""
+        import pandas as pd
+        from hta_sqlite.utils.utils import flatten_column_names, shorten_name, shorten_names
+
+        self.assertEqual(shorten_name("void at::native::k<4, float>(int, float*)"), "at::native::k")
+        self.assertEqual(shorten_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)")
+        self.assertEqual(shorten_names(["a<b>(c)", "plain"]), {"a<b>(c)": "a", "plain": "plain"})
+        df = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("q", "mean"), ("name", "")]))
+        flatten_column_names(df)
+        self.assertEqual(list(df.columns), ["q_mean", "name"])
+        flat = pd.DataFrame([[1]], columns=["x"])
+        flatten_column_names(flat)
+        self.assertEqual(list(flat.columns), ["x"])
+
+    def test_cupti_flops_table(self):
+        """HTA's table: 2 FLOPs per fused multiply-add, 1 per add or multiply, 3 precisions."""
+        from hta_sqlite.analyzers.cupti_counter_analysis import CUDA_SASS_INSTRUCTION_COUNTER_FLOPS as T
+
+        self.assertEqual(len(T), 9)
+        name = "smsp__sass_thread_inst_executed_op_%s_pred_on.sum"
+        self.assertEqual([T[name % o] for o in ("ffma", "hfma", "dfma", "fadd", "hmul", "dadd")], [2, 2, 2, 1, 1, 1])
+
+    def test_save_restore(self):
+        """CP-6..8: the saved zip restores the same path, nodes, edges and summary; the node
+        count is hta_critical_path_stats' graph_nodes; critical_path() recomputes it with
+        t_full; another rank, or no database, is an error."""
+        from hta_sqlite.analyzers.critical_path_analysis import CPGraph, restore_cpgraph
+
+        a = self.analyzer()
+        g, ok = a.critical_path_analysis(0, "ProfilerStep", 0)
+        self.assertIsInstance(g, CPGraph)
+        stats = a.sql("SELECT graph_nodes, graph_edges FROM hta_critical_path_stats('ProfilerStep', 0) WHERE rank = 0")
+        self.assertEqual((len(g.nodes), len(g.edges)), tuple(stats.iloc[0].tolist()))
+        z = g.save(out_dir=os.path.join(self.tmp, "saved"))
+        self.assertEqual(z, os.path.join(self.tmp, "saved.zip"))
+        import zipfile
+
+        self.assertEqual(sorted(zipfile.ZipFile(z).namelist()),
+                         ["saved/cp_graph.json", "saved/cp_meta.json", "saved/cp_path.json"])
+        r = restore_cpgraph(zip_filename=z, t_full=a.t, rank=0)
+        self.assertEqual(r.critical_path_nodes, g.critical_path_nodes)
+        self.assertEqual(r.critical_path_edges_set, g.critical_path_edges_set)
+        self.assertEqual((r.nodes, r.edges), (g.nodes, g.edges))
+        self.assertEqual(r.summary().to_dict(), g.summary().to_dict())
+        self.assertTrue(r.critical_path())
+        self.assertEqual(r.critical_path_nodes, g.critical_path_nodes)
+        with self.assertRaises(ValueError):
+            restore_cpgraph(z, a.t, rank=1)
+        with self.assertRaises(ValueError):
+            restore_cpgraph(z, None, 0).critical_path()
+
+    def test_trace_frame(self):
+        """TR-n, TF-n on the main trace: 11 kept events in file order; L1 <-> K1 and
+        L4 <-> M1 link by index; M1's bandwidth 2.5 from its args, other events HTA's
+        defaults; ts from the time base (L1 at 0), end = ts + dur; all 11 are in step 1
+        (GPU work by its launch); symbol ids decode to the names."""
+        a = self.analyzer()
+        t = a.t
+        self.assertEqual(t.get_ranks(), [0])
+        df = t.get_trace(0)
+        self.assertEqual(list(df.columns)[:9], ["index", "cat", "name", "pid", "tid", "ts", "dur", "stream",
+                                                "correlation"])
+        self.assertEqual(list(df.columns)[-3:], ["index_correlation", "iteration", "end"])
+        self.assertEqual(len(df.columns), 30)
+        self.assertEqual(df["index"].tolist(), list(range(11)))
+        self.assertEqual(df["index_correlation"].tolist(), [-1, -1, 6, 7, 8, 9, 2, 3, 4, 5, -1])
+        self.assertEqual(df["memory_bw_gbps"].tolist(), [0.0] * 9 + [2.5, 0.0])
+        self.assertEqual(set(df["bytes"]), {-1})
+        self.assertEqual(df["stream"].tolist(), [-1] * 6 + [7, 20, 7, 7, -1])  # fwd: no args.stream
+        self.assertEqual(df.loc[2, ["ts", "dur", "end"]].tolist(), [0, 2, 2])
+        self.assertEqual(df["iteration"].tolist(), [1] * 11)
+        self.assertTrue(df["collective_name"].isna().all())
+        self.assertEqual(set(df["in_split_size"]), {"[]"})
+        names = df.copy()
+        t.symbol_table.add_symbols_to_trace_df(names, "name")
+        t.symbol_table.add_symbols_to_trace_df(names, "cat")
+        self.assertEqual(names.loc[6, ["cat", "name"]].tolist(), ["kernel", "void gemm_kernel"])
+        t.decode_symbol_ids(use_shorten_name=True)
+        self.assertEqual(t.get_trace(0).loc[0, ["s_name", "s_cat"]].tolist(), ["ProfilerStep#1", "user_annotation"])
+        self.assertEqual(t.symbol_table.sym_table[t.symbol_table.sym_index["aten::mm"]], "aten::mm")
+        with self.assertRaises(ValueError):
+            t.get_trace(5)
+
+    def test_cupti_frame(self):
+        """TF-n in the CUPTI frame: HTA's trace columns, the counters, the call-stack
+        columns of a row off the stack, index_runtime = the paired launch's index (2),
+        op_stack = the cpu_op around it."""
+        t = {"traceEvents": [
+            host("aten::mm", "cpu_op", B + 0, 10),
+            {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 10, "ts": B + 1, "dur": 8,
+             "args": {"Input Dims": [[2, 3], [3]], "Python id": 7}},
+            host("cudaLaunchKernel", "cuda_runtime", B + 2, 2),
+            {"ph": "X", "cat": "cuda_profiler_range", "name": "void k<1>()", "pid": 0, "tid": 0, "ts": B + 20,
+             "dur": 5, "args": {"smsp__a.sum": 4, "smsp__b.sum": 6}},
+        ]}
+        d = os.path.join(self.tmp, "cupti")
+        write(os.path.join(d, "rank0.json.gz"), t)
+        df = self.analyzer(d).get_cupti_counter_data_with_operators()[0]
+        self.assertEqual(len(df.columns), 42 + 2)
+        row = df.iloc[0]
+        self.assertEqual(row[["index", "name", "ts", "dur", "end", "smsp__a.sum", "smsp__b.sum"]].tolist(),
+                         [3, "void k<1>()", 20, 5, 25, 4, 6])
+        self.assertEqual(row[["index_runtime", "top_level_op", "bottom_level_op"]].tolist(), [2, "aten::mm", "aten::addmm"])
+        self.assertEqual(row["op_stack"], ["aten::mm", "aten::addmm"])
+        self.assertEqual(row[["depth", "parent", "num_kernels", "kernel_dur_sum", "last_kernel_end"]].tolist(),
+                         [-1, -1, 0, 0.0, -1.0])
+        self.assertEqual(row[["input_dims", "external_id", "python_id", "iteration", "index_correlation"]].tolist(),
+                         [-1, -1, -1, -1, -1])
+        frame = self.analyzer(d).t.get_trace(0)  # the operator's args, as HTA's columns
+        self.assertEqual(frame.loc[1, ["input_dims", "python_id"]].tolist(), ["[[2,3],[3]]", 7])
+
+
 class TestStragglers(Base):
     def test_subset_of_steps(self):
         """ST-1, ST-2: two ranks, steps 1..3 (3 is cut). The allreduce starts 5 µs late on
