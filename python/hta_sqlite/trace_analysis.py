@@ -158,14 +158,11 @@ class TraceAnalysis:
         df = self._src.frame(
             "SELECT rank, comp_comm_overlap_pctg FROM hta_comm_comp_overlap(?)", (self._L,)
         )
+        ratio = df["comp_comm_overlap_pctg"].astype(float) / 100.0
         df["comp_comm_overlap_pctg"] = np_round(df["comp_comm_overlap_pctg"].astype(float), 2)
         if visualize:
-            _plots.bars(
-                [("overlap", df["rank"], df["comp_comm_overlap_pctg"])],
-                "Computation-Communication Overlap",
-                "Rank",
-                "Computation-Communication Overlap Percentage",
-            )
+            _plots.bars([("", df["rank"], ratio)], "Computation-Communication Overlap", "Rank",
+                        "Computation-Communication Overlap Percentage", layout={"yaxis_tickformat": ".2%"})
         return df
 
     def get_temporal_breakdown(self, visualize: bool = True):
@@ -186,17 +183,13 @@ class TraceAnalysis:
             ],
         )
         self._times(df, ["idle_time(us)", "compute_time(us)", "non_compute_time(us)", "kernel_time(us)"])
+        shares = [(c[: -len("_pctg")], df["rank"], df[c].astype(float) / 100.0)
+                  for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg")]
         for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"):
             df[c] = np_round(df[c].astype(float), 2)
-        if visualize:
-            _plots.bars(
-                [(c[: -len("_pctg")], df["rank"], df[c])
-                 for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg")],
-                "Temporal breakdown across ranks",
-                "Rank",
-                "Percentage",
-                barmode="stack",
-            )
+        if visualize:  # HTA's bars of the three fractions, stacked, shown as percentages
+            _plots.bars(shares, "Temporal breakdown across ranks", "Rank", "Percentage", barmode="relative",
+                        layout={"yaxis_tickformat": ".2%", "legend_title": "Time Breakdown"})
         return df
 
     # ------------------------------------------------------------ kernels
@@ -231,23 +224,16 @@ class TraceAnalysis:
         kernels = kernels.sort_values(["kernel_type", "name", "rank"], kind="mergesort", ignore_index=True)
         kernels["rank"] = kernels["rank"].astype("int64")
         self._times(kernels, ["sum (us)", "max (us)", "min (us)"])
-        if visualize:
+        if visualize:  # HTA's figures: the types, then per type its kernels per rank and each kernel
             r = image_renderer or None
             shown = types[types["percentage"] > 0]
             _plots.pie(shown["kernel_type"], shown["percentage"], "Kernel Type Percentage Across All Ranks", r)
-            for kt, g in kernels.groupby("kernel_type", sort=False):
-                _plots.draw(
-                    lambda go, g=g: _rank_pies(go, g, "name", "sum (us)"),
-                    {"title_text": 'Kernel type "%s" - kernel distribution on each rank' % kt},
-                    renderer=r,
-                )
-                named = g[g["name"] != "others"]
-                _plots.draw(
-                    lambda go, named=named: _mean_bars(go, named),
-                    {"title_text": 'Kernel type "%s" - mean duration per rank' % kt,
-                     "yaxis_title": "Mean Duration (us)"},
-                    renderer=r,
-                )
+            for kt in ["COMPUTATION", "COMMUNICATION"] + (["MEMORY"] if include_memory_kernels else []):
+                g = kernels[kernels["kernel_type"] == kt]
+                _plots.rank_pies(g, "name", "sum (us)", 'Kernel type "%s" - kernel distribution on each rank' % kt, r)
+                for name in g["name"].unique():
+                    if name != "others":
+                        _plots.mean_bar(g[g["name"] == name], 'Kernel type "%s" - %s' % (kt, name), r)
         return types, kernels
 
     def get_gpu_kernels_with_user_annotations(self, rank: int, expand_names: bool = True, shorten_names: bool = True):
@@ -347,19 +333,12 @@ class TraceAnalysis:
             df = df[cols]
         df = df.sort_values(["rank", "name"], kind="mergesort", ignore_index=True)
         self._times(df, ["sum (us)", "max (us)", "min (us)"])
-        if visualize:
+        if visualize:  # HTA's figures: the names per rank, then each name's mean per rank
             r = image_renderer or None
-            _plots.draw(
-                lambda go: _rank_pies(go, df, "name", "sum (us)"),
-                {"title_text": "User annotation distribution on each rank"},
-                renderer=r,
-            )
-            named = df[df["name"] != "others"]
-            _plots.draw(
-                lambda go: _mean_bars(go, named),
-                {"title_text": "User annotations - mean duration per rank", "yaxis_title": "Mean Duration (us)"},
-                renderer=r,
-            )
+            _plots.rank_pies(df, "name", "sum (us)", "User annotation distribution on each rank", r)
+            for name in df["name"].unique():
+                if name != "others":
+                    _plots.mean_bar(df[df["name"] == name], "User annotation = %s" % name, r)
         return df
 
     def get_frequent_cuda_kernel_sequences(
@@ -405,12 +384,9 @@ class TraceAnalysis:
                 warnings.warn("the overlaid trace was not written: %s" % e, stacklevel=2)
         if visualize:
             top = df[:k]
-            _plots.bars(
-                [("count", [str(i) for i in top.index], top["count"])],
-                "Top %d frequent patterns for rank %d" % (k, rank),
-                "Pattern Index",
-                "Pattern Count",
-            )
+            _plots.bars([("", [str(i) for i in top.index], top["count"])],
+                        "Top %d frequent patterns for rank %d" % (top_k, rank), "Pattern Index", "Pattern Count",
+                        layout={"xaxis_type": "category"})
         return df
 
     def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None, *, visualize: bool = True):
@@ -475,7 +451,7 @@ class TraceAnalysis:
                 )
                 _plots.histogram(
                     df.loc[df["cpu_duration"] > runtime_cutoff, "cpu_duration"],
-                    "Runtime Event Duration Outliers (duration > %s us) on rank %d" % (runtime_cutoff, rank),
+                    "Runtime Event Duration Outliers (duration > %s us)  on rank %d" % (runtime_cutoff, rank),
                     "Cuda Runtime Event Duration (us)",
                     nbins=300,
                 )
@@ -537,7 +513,9 @@ class TraceAnalysis:
                     "Idle time breakdown on rank %d per CUDA stream" % rank,
                     "stream",
                     "Percentage" if visualize_pctg else "Idle time (us)",
-                    barmode="stack",
+                    barmode="relative",
+                    layout=dict({"legend_title": "Idle Time Breakdown"},
+                                **({"yaxis_tickformat": ".2%"} if visualize_pctg else {})),
                 )
         idle = pd.concat(idle_parts) if idle_parts else pd.DataFrame()
         stats = (pd.concat(stat_parts) if stat_parts else pd.DataFrame()) if show_idle_interval_stats else None
@@ -827,41 +805,6 @@ def _string_map(src, ids, shorten):
         q = "SELECT string_id, %s FROM string WHERE string_id IN (%s)" % (expr, ",".join("?" * len(chunk)))
         out.update(dict(src.rows(q, chunk)))
     return out
-
-
-def _rank_pies(go, df, label_col, value_col):
-    ranks = list(dict.fromkeys(df["rank"]))
-    n = max(len(ranks), 1)
-    cols = 2 if n > 1 else 1
-    rows = (n + cols - 1) // cols
-    traces = []
-    for i, rank in enumerate(ranks):
-        g = df[df["rank"] == rank]
-        r, c = divmod(i, cols)
-        traces.append(
-            go.Pie(
-                labels=list(g[label_col]),
-                values=list(g[value_col]),
-                title="Rank %s" % rank,
-                domain={"x": [c / cols, (c + 1) / cols], "y": [1 - (r + 1) / rows, 1 - r / rows]},
-            )
-        )
-    return traces
-
-
-def _mean_bars(go, df):
-    traces = []
-    for rank, g in df.groupby("rank"):
-        traces.append(
-            go.Bar(
-                name="Rank %s" % rank,
-                x=list(g["name"]),
-                y=list(g["mean (us)"]),
-                error_y={"type": "data", "symmetric": False, "array": list(g["max (us)"] - g["mean (us)"]),
-                         "arrayminus": list(g["mean (us)"] - g["min (us)"])},
-            )
-        )
-    return traces
 
 
 def _rewrite_trace(src_path, out, edit):

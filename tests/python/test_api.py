@@ -518,6 +518,67 @@ class TestTraceDiff(Base):
 
 
 class TestPlots(Base):
+    def shown(self, call):
+        """(title, trace names) of each figure CALL shows, with plotly's show() recording."""
+        try:
+            import plotly.basedatatypes as pb
+        except ImportError:
+            self.skipTest("no plotly")
+        got = []
+        saved = pb.BaseFigure.show
+        pb.BaseFigure.show = lambda fig, *a, **kw: got.append(
+            (fig.layout.title.text, [t.name for t in fig.data], fig))
+        try:
+            call()
+        finally:
+            pb.BaseFigure.show = saved
+        return got
+
+    def test_kernel_breakdown_figures(self):
+        """PLOT-4: HTA's figures: the type pie, then per type (COMPUTATION, COMMUNICATION,
+        MEMORY) its kernels per rank and one bar chart per kernel: 1 + 3 x 2 = 7; the
+        gemm bar: mean 10 on rank 0, error bars 0 (min = max = 10)."""
+        a = self.analyzer()
+        figs = self.shown(lambda: a.get_gpu_kernel_breakdown(visualize=True))
+        self.assertEqual([f[0] for f in figs], [
+            "Kernel Type Percentage Across All Ranks",
+            'Kernel type "COMPUTATION" - kernel distribution on each rank',
+            'Kernel type "COMPUTATION" - void gemm_kernel',
+            'Kernel type "COMMUNICATION" - kernel distribution on each rank',
+            'Kernel type "COMMUNICATION" - ncclKernel_AllReduce',
+            'Kernel type "MEMORY" - kernel distribution on each rank',
+            'Kernel type "MEMORY" - Memcpy HtoD (Pageable -> Device)'])
+        gemm = figs[2][2]
+        self.assertEqual((list(gemm.data[0].x), list(gemm.data[0].y), list(gemm.data[0].error_y.array)),
+                         ([0], [10.0], [0.0]))
+        self.assertEqual((gemm.layout.xaxis.title.text, gemm.layout.yaxis.title.text), ("Rank", "Mean Duration (us)"))
+        u = self.shown(lambda: a.get_gpu_user_annotation_breakdown(visualize=True))
+        self.assertEqual([f[0] for f in u], ["User annotation distribution on each rank", "User annotation = fwd"])
+
+    def test_straggler_figures(self):
+        """ST-5: two ranks, steps 1 and 2 (3 is cut), the mean step 200 / 2 = 100 µs; the
+        allreduce starts at 10 and 15 µs in step 1 (rank 1 late) and at 115 and 110 in step
+        2 (rank 0 late): normalized starts 0.1 / 0.15 and 1.15 / 1.1, one column per step,
+        the late rank "Yes"."""
+        for r, late in ((0, 2), (1, 1)):
+            ev = []
+            for step in (1, 2, 3):
+                t0 = B + 100 * (step - 1)
+                ev.append(host("ProfilerStep#%d" % step, "user_annotation", t0, 100))
+                ev.append(host("cudaLaunchKernel", "cuda_runtime", t0 + 1, 2, step))
+                ev.append(gpu("ncclKernel_AllReduce", "kernel", t0 + 10 + (5 if step == late else 0), 20 + r, 20, step))
+            write(os.path.join(self.tmp, "two", "rank%d.json.gz" % r), {"distributedInfo": {"rank": r}, "traceEvents": ev})
+        a = self.analyzer(os.path.join(self.tmp, "two"))
+        got = []
+        figs = self.shown(lambda: got.append(a.get_potential_stragglers(num_candidates=1, visualize=True)))
+        self.assertEqual(got[0], a.get_potential_stragglers(num_candidates=1))
+        self.assertEqual([f[0] for f in figs], [
+            "Timeline of Communication Kernels Longer Than 1.00% of Iteration Time\n",
+            "Timeline of Candidate Kernels (Iterations=[1, 2])", "Potential Stragglers"])
+        self.assertEqual(figs[0][1], ["ncclKernel_AllReduce"])
+        bars = {(t.name, t.xaxis): [round(y, 6) for y in t.y] for t in figs[2][2].data}
+        self.assertEqual(bars, {("No", "x"): [0.1], ("No", "x2"): [1.1], ("Yes", "x"): [0.15], ("Yes", "x2"): [1.15]})
+
     def test_figure_looked_up_when_drawn(self):
         """PLOT-2: one plotly.graph_objects.Figure per chart, looked up at call time; PLOT-1,
         TA-5: without plotly the analysis still answers."""
