@@ -117,25 +117,6 @@ static const char cup_sql_down[] =
 static const char cup_sql_counters[] =
     "SELECT key, value FROM json_each(CASE WHEN json_valid(?1) THEN ?1 END) ORDER BY key";
 
-/* Appends S as a JSON string literal to OUT. */
-static void cupJsonString(sqlite3_str *out, const char *s) {
-  static const char hex[] = "0123456789abcdef";
-  sqlite3_str_appendchar(out, 1, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    unsigned char ch = *p;
-    if (ch == '"' || ch == '\\') {
-      sqlite3_str_appendchar(out, 1, '\\');
-      sqlite3_str_appendchar(out, 1, (char)ch);
-    } else if (ch < 0x20) {
-      char esc[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
-      sqlite3_str_appendall(out, esc);
-    } else {
-      sqlite3_str_appendchar(out, 1, (char)ch);
-    }
-  }
-  sqlite3_str_appendchar(out, 1, '"');
-}
-
 /* What the rows of one kernel share; every string is sqlite3_malloc'd. */
 typedef struct cup_kernel {
   char *op_stack, *top, *bottom; /* top/bottom NULL for an empty stack */
@@ -290,7 +271,7 @@ static int cupStack(const cup_op *ops, size_t a, size_t b, cup_kernel *k) {
   for (size_t x = a; x < b; x++) {
     if (x > a && ops[x].id == ops[x - 1].id) continue; /* the launch: up and down */
     if (n++) sqlite3_str_appendchar(s, 1, ',');
-    cupJsonString(s, ops[x].name);
+    hta_json_append_string(s, ops[x].name);
   }
   sqlite3_str_appendchar(s, 1, ']');
   int rc = sqlite3_str_errcode(s);

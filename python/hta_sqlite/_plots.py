@@ -179,3 +179,19 @@ def faceted_bars(df, x, y, facet, color, title, width, colors=None):
         lay["annotations"] = [{"text": "%s=%s" % (facet, f), "x": (i + 0.5) / n, "y": 1.02, "xref": "paper",
                                "yref": "paper", "showarrow": False} for i, f in enumerate(facets)]
     return draw(traces, lay)
+
+
+def icicle(df, title):
+    """The Module view's boxes: one per path of DF (a list of names), nested under its
+    parent path, sized by host_total_us (ours: HTA draws no module view)."""
+    ids = ["/".join(p) for p in df["path"]]
+    parents = ["/".join(p[:-1]) for p in df["path"]]
+
+    def traces(go):
+        return [go.Icicle(ids=ids, labels=list(df["name"]), parents=parents, values=list(df["host_total_us"]),
+                          branchvalues="remainder", name="", tiling={"orientation": "v"},
+                          customdata=list(zip(df["device_total_us"], df["occurrences"])),
+                          hovertemplate="%{label}<br>host %{value:.1f} us<br>device %{customdata[0]:.1f} us"
+                                        "<br>calls %{customdata[1]}<extra></extra>")]
+
+    return draw(traces, {"title_text": title})

@@ -766,6 +766,45 @@ class TraceAnalysis:
         return potential_stragglers(self._src, profiler_steps, num_candidates, visualize, straggler_identification_impl,
                                     self.get_profiler_steps())
 
+    # ------------------------------------------------------------ nn.Module view (not HTA's)
+    def get_module_breakdown(self, ranks=None, visualize: bool = True, plugin_quirks: int = 0):
+        """Not in HTA: time per nn.Module, the TensorBoard plugin's Module view (SQL:
+        hta_module_stats). See the docstring of the module for the parameters' rules.
+
+        Needs module events in the trace: PyTorch writes them when profiling with
+        with_stack=True (or with_modules=True); without them the frame is empty.
+
+        Args:
+            ranks: the ranks (default [0]); a rank not loaded is ValueError.
+            visualize: draw an icicle chart per rank, "Module view on rank R": a box per
+                path, sized by its host time.
+            plugin_quirks: 0 (ours) or tb_tree's bits; 127 reproduces the plugin's
+                numbers (docs/deviations.md E19).
+
+        Returns:
+            A DataFrame, one row per rank and module path, depth first: rank, path (the
+            module names from the root, a list), name, module_id, depth, occurrences
+            (calls), operators (direct operator children), host_total_us, host_self_us,
+            device_total_us, device_self_us. The numbers are per (name, module_id) over all
+            its calls, whatever the path; self excludes child modules, not the operators
+            called directly.
+        """
+        ranks = _ranks_arg(ranks)
+        self._src.check_ranks(ranks)
+        pd = _pd()
+        cols = ["rank", "path", "name", "module_id", "depth", "occurrences", "operators", "host_total_us",
+                "host_self_us", "device_total_us", "device_self_us"]
+        parts = [self._src.frame("SELECT %s FROM hta_module_stats(?) WHERE rank = ?" % ", ".join(cols),
+                                 (int(plugin_quirks), rank)) for rank in ranks]
+        df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+        df["path"] = df["path"].map(json.loads)
+        if visualize:
+            for rank in ranks:
+                g = df[df["rank"] == rank]
+                if not g.empty:
+                    _plots.icicle(g, "Module view on rank %s" % rank)
+        return df
+
     # ------------------------------------------------------------ critical path
     def critical_path_analysis(self, rank: int, annotation: str, instance_id, data_load_events=None):
         """The critical path of RANK within the instances INSTANCE_ID of ANNOTATION:

@@ -464,6 +464,43 @@ class TestNotebookModules(Base):
         self.assertEqual(frame.loc[1, ["input_dims", "python_id"]].tolist(), ["[[2,3],[3]]", 7])
 
 
+class TestModules(Base):
+    def test_module_breakdown(self):
+        """get_module_breakdown (ours, SQL hta_module_stats): Net_0 [0, 100) holds aten::mm
+        [10, 30) (a launch [12, 14) -> kernel of 5 us) and Linear_0 [40, 90), reached
+        through a plain Python frame; Net_0: host 100, self 100 - 20 - 50 = 30, device 5
+        (self: its operator child's 5); Linear_0: 50 / 50 / 0; the icicle's title."""
+        def py(name, ts, dur, pid_, parent=None, module=None):
+            args = {"Python id": pid_}
+            if parent is not None:
+                args["Python parent id"] = parent
+            if module is not None:
+                args["Python module id"] = module
+            return {"ph": "X", "cat": "python_function", "name": name, "pid": 100, "tid": 10, "ts": B + ts,
+                    "dur": dur, "args": args}
+
+        mm = host("aten::mm", "cpu_op", B + 10, 20)
+        mm["args"]["External id"] = 5
+        launch = host("cudaLaunchKernel", "cuda_runtime", B + 12, 2, 1)
+        launch["args"]["External id"] = 5
+        t = {"traceEvents": [
+            py("nn.Module: Net_0", 0, 100, 1, module=0), mm, launch,
+            py("model.py(3): forward", 35, 60, 2, parent=1),
+            py("nn.Module: Linear_0", 40, 50, 3, parent=2, module=0),
+            gpu("void k", "kernel", B + 20, 5, 7, 1)]}
+        d = os.path.join(self.tmp, "mod")
+        write(os.path.join(d, "rank0.json.gz"), t)
+        a = self.analyzer(d)
+        figs = TestPlots.shown(self, lambda: a.get_module_breakdown())
+        df = a.get_module_breakdown(visualize=False)
+        self.assertEqual(df["path"].tolist(), [["Net_0"], ["Net_0", "Linear_0"]])
+        self.assertEqual(df[["occurrences", "operators", "host_total_us", "host_self_us", "device_total_us",
+                             "device_self_us"]].values.tolist(), [[1, 1, 100, 30, 5, 5], [1, 0, 50, 50, 0, 0]])
+        self.assertEqual([f[0] for f in figs], ["Module view on rank 0"])
+        with self.assertRaises(ValueError):
+            a.get_module_breakdown(ranks=[3])
+
+
 class TestStragglers(Base):
     def test_subset_of_steps(self):
         """ST-1, ST-2: two ranks, steps 1..3 (3 is cut). The allreduce starts 5 µs late on

@@ -23,9 +23,10 @@ SELECT 'modules_only_design', (SELECT count(*) FROM pragma_module_list WHERE nam
    'hta_memory_timeline','hta_memory_summary','hta_memory_by_operator','hta_memory_allocations',
    'hta_critical_path','hta_critical_path_summary','hta_critical_path_graph','hta_critical_path_stats',
    'hta_critical_path_job','hta_critical_path_job_summary','hta_critical_path_job_stats',
-   'hta_kernel_stats','hta_operator_stats','hta_tensor_core_summary',
+   'hta_kernel_stats','hta_operator_stats','hta_tensor_core_summary','hta_module_stats',
    'hta_step_time_breakdown','hta_execution_summary','hta_gpu_metrics','hta_distributed_overlap',
    'hta_distributed_comm_ops','hta_findings','hta_op_perf','hta_op_perf_summary')) = 0;
+SELECT 'modules_tb_modules', (SELECT count(*) FROM pragma_module_list WHERE name = 'hta_module_stats') = 1;
 SELECT 'modules_op_perf', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_op_perf','hta_op_perf_summary')) = 2;
 SELECT 'modules_tb_views', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_step_time_breakdown',
   'hta_execution_summary','hta_gpu_metrics','hta_distributed_overlap','hta_distributed_comm_ops')) = 5;
