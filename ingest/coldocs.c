@@ -21,7 +21,8 @@
 static const hr_coldoc hr_docs[] = {
     /* meta */
     {"meta", "",
-     "Facts about the database: schema_version (3: with jobs and device_peak), tool_version (the "
+     "Facts about the database: schema_version (4: with jobs, device_peak and capture), "
+     "tool_version (the "
      "hta-ingest that "
      "wrote it), "
      "created_at and updated_at (UTC, ISO 8601)."},
@@ -38,7 +39,9 @@ static const hr_coldoc hr_docs[] = {
     {"job", "source", "Absolute path of the directory (or file) the job was named after."},
     {"job", "created_at", "When the job's first trace was written (UTC, ISO 8601)."},
     /* trace */
-    {"trace", "", "One row per ingested trace file (one profiling window of one rank)."},
+    {"trace", "",
+     "One row per ingested trace file: one profiling window of one rank, or a graph capture "
+     "(listed in capture)."},
     {"trace", "trace_id",
      "Number of the file in this database (1, 2, ...); event_id >> 32 of its events."},
     {"trace", "job_id", "The job the file belongs to (job.job_id)."},
@@ -71,6 +74,18 @@ static const hr_coldoc hr_docs[] = {
     {"trace", "metadata",
      "JSON object: every top-level key of the file except traceEvents (schemaVersion, "
      "distributedInfo, deviceProperties, ...)."},
+    /* capture */
+    {"capture", "",
+     "CUDA/HIP graph capture traces (recorded while a graph was captured), stored in the job of "
+     "their replays. They are no profiled window of their rank: analyses skip them."},
+    {"capture", "trace_id", "The capture's trace row."},
+    {"capture", "batch_size",
+     "The batch size the graph was captured for, from the capture index "
+     "(execution_details.json); NULL when the index does not list the file."},
+    {"capture", "mode",
+     "The graph mode from the capture index: FULL or PIECEWISE (vLLM's modes); NULL when not "
+     "listed."},
+    {"capture", "index_file", "Path of the capture index that listed it; NULL when none did."},
     /* device */
     {"device", "", "One row per deviceProperties entry of a trace."},
     {"device", "trace_id", "The trace (trace.trace_id)."},
@@ -265,17 +280,19 @@ static const hr_coldoc hr_docs[] = {
     {"job_summary", "", "View: one row per job, as hta-ingest --list prints it."},
     {"job_summary", "job_id", "job.job_id."},
     {"job_summary", "job", "job.name."},
-    {"job_summary", "ranks", "Distinct ranks among the job's traces."},
+    {"job_summary", "ranks", "Distinct ranks among the job's traces (graph captures aside)."},
     {"job_summary", "min_rank", "The lowest rank; NULL for a job without traces."},
     {"job_summary", "max_rank", "The highest rank."},
-    {"job_summary", "files", "Trace files (rows of trace) in the job."},
+    {"job_summary", "files", "Trace files (rows of trace) in the job, graph captures included."},
     {"job_summary", "steps",
-     "Distinct host ProfilerStep numbers (profiler_step.step) over the job's traces."},
+     "Distinct host ProfilerStep numbers (profiler_step.step) over the job's traces (graph "
+     "captures aside)."},
     {"job_summary", "events", "Rows of event (sum of trace.event_count)."},
     {"job_summary", "json_bytes",
      "Bytes on disk of the job's trace files (sum of trace.file_size: the compressed size of "
      "a .json.gz)."},
     {"job_summary", "source", "job.source."},
+    {"job_summary", "captures", "Graph capture traces among the files (table capture)."},
     /* this table */
     {"_hta_column", "", "These descriptions (written by hta-ingest; hidden in Datasette)."},
     {"_hta_column", "table_name", "A table or view."},

@@ -67,6 +67,7 @@ static int add_file(in_list *l, const char *path, int job, int from_dir) {
   }
   if (!(l->files[l->nfiles].path = strdup(path))) return -2;
   l->files[l->nfiles].from_dir = from_dir;
+  l->files[l->nfiles].capture = NULL;
   l->files[l->nfiles++].job = job;
   return 0;
 }
@@ -75,13 +76,15 @@ static int add_file(in_list *l, const char *path, int job, int from_dir) {
 ** the count of anything else (reported when report is set). -1 unreadable, -2 OOM. */
 typedef struct dir_list {
   char **traces, **dirs;
-  int ntraces, ndirs;
+  char **index; /* execution_details.json: a capture index, never a trace (at most one) */
+  int ntraces, ndirs, nindex;
 } dir_list;
 
 static void dir_free(dir_list *d) {
   for (int i = 0; i < d->ntraces; i++) free(d->traces[i]);
   for (int i = 0; i < d->ndirs; i++) free(d->dirs[i]);
-  free(d->traces), free(d->dirs);
+  for (int i = 0; i < d->nindex; i++) free(d->index[i]);
+  free(d->traces), free(d->dirs), free(d->index);
   memset(d, 0, sizeof *d);
 }
 
@@ -114,6 +117,7 @@ static int list_dir(const char *path, dir_list *out, in_say say, void *ctx, int 
     struct stat sb;
     int is_dir = stat(full, &sb) == 0 && S_ISDIR(sb.st_mode);
     if (is_dir) rc = push(&out->dirs, &out->ndirs, full);
+    else if (!strcmp(de->d_name, CP_INDEX_NAME)) rc = push(&out->index, &out->nindex, full);
     else if (is_trace_name(de->d_name)) rc = push(&out->traces, &out->ntraces, full);
     else {
       if (report) note(say, ctx, 2, "hta-ingest: %s: skipped: not a .json or .json.gz file", full);
@@ -136,13 +140,89 @@ static void dir_name(const char *path, char name[PATH_MAX], char abs[PATH_MAX]) 
   snprintf(name, PATH_MAX, "%s", b && b[1] ? b + 1 : abs);
 }
 
-/* Adds the trace files of directory D (already listed) to job NAME. */
-static int add_dir_files(in_list *l, const dir_list *d, const char *name, const char *source) {
+static int is_capture_dir(const char *path) {
+  const char *b = strrchr(path, '/');
+  return !strcmp(b ? b + 1 : path, CP_DIR_NAME);
+}
+
+/* The captures of directory D (already listed) into job JOB (rule 6). */
+static int add_capture_files(in_list *l, const dir_list *d, int job, in_say say, void *ctx) {
+  cp_index ix = {0};
+  char err[IN_MSG];
+  int have = 0, rc = 0;
+  if (d->nindex) {
+    int r = cp_read_index(d->index[0], &ix, err, sizeof err);
+    if (r == -2) return -2;
+    if (r) { /* the captures still land, without what the index says */
+      note(say, ctx, 1, "hta-ingest: %s", err);
+      l->bad_index++;
+    }
+    have = r == 0;
+  }
+  for (int i = 0; i < d->ntraces && rc == 0; i++) {
+    const char *b = strrchr(d->traces[i], '/');
+    b = b ? b + 1 : d->traces[i];
+    if (have && !cp_find(&ix, b))
+      note(say, ctx, 2, "hta-ingest: %s: a capture the index %s does not list", d->traces[i],
+           ix.path);
+    if (add_file(l, d->traces[i], job, 1)) rc = -2;
+    else if (!(l->files[l->nfiles - 1].capture = cp_capture_new(have ? &ix : NULL, b))) rc = -2;
+  }
+  for (int i = 0; have && rc == 0 && i < ix.n; i++) { /* listed, not there */
+    int found = 0;
+    for (int k = 0; k < d->ntraces && !found; k++) {
+      const char *b = strrchr(d->traces[k], '/');
+      found = !strcmp(b ? b + 1 : d->traces[k], ix.a[i].file);
+    }
+    if (!found)
+      note(say, ctx, 1, "hta-ingest: %s: lists %s, which is not in its folder", ix.path,
+           ix.a[i].file);
+  }
+  cp_index_free(&ix);
+  return rc;
+}
+
+/* Adds the trace files of directory D (already listed) to job NAME, and the captures
+** of its capture_traces/ sub-directory (rule 6). */
+static int add_dir_files(in_list *l, const dir_list *d, const char *name, const char *source,
+                         int report, in_say say, void *ctx) {
   int job = job_of(l, name, source);
   if (job < 0) return -2;
   for (int i = 0; i < d->ntraces; i++)
     if (add_file(l, d->traces[i], job, 1)) return -2;
+  if (d->nindex && report)
+    note(say, ctx, 2, "hta-ingest: %s: skipped: a capture index belongs in a %s folder",
+         d->index[0], CP_DIR_NAME);
+  for (int i = 0; i < d->ndirs; i++) {
+    if (!is_capture_dir(d->dirs[i])) {
+      if (report)
+        note(say, ctx, 2, "hta-ingest: %s: skipped: a directory (give it as a PATH of its own)",
+             d->dirs[i]);
+      continue;
+    }
+    dir_list c;
+    int rc = list_dir(d->dirs[i], &c, say, ctx, 1);
+    if (rc == -1) note(say, ctx, 1, "hta-ingest: %s: %s", d->dirs[i], strerror(errno));
+    if (rc == 0) rc = add_capture_files(l, &c, job, say, ctx);
+    dir_free(&c);
+    if (rc == -2) return -2;
+  }
   return 0;
+}
+
+int in_add_captures(in_list *l, const char *dir, const char *job, in_say say, void *ctx) {
+  dir_list d;
+  int j = job_of(l, job, NULL);
+  if (j < 0) return -2;
+  int rc = list_dir(dir, &d, say, ctx, 1);
+  if (rc == -1) note(say, ctx, 1, "hta-ingest: %s: %s", dir, strerror(errno));
+  if (rc == 0 && d.ntraces == 0) {
+    note(say, ctx, 1, "hta-ingest: %s: no .json or .json.gz capture trace in it", dir);
+    rc = -1;
+  }
+  if (rc == 0) rc = add_capture_files(l, &d, j, say, ctx);
+  dir_free(&d);
+  return rc;
 }
 
 int in_add(in_list *l, const char *path, const char *job, in_say say, void *ctx) {
@@ -176,11 +256,8 @@ int in_add(in_list *l, const char *path, const char *job, in_say say, void *ctx)
     return rc;
   }
   dir_name(path, name, abs);
-  if (d.ntraces) { /* 1 */
-    for (int i = 0; i < d.ndirs; i++)
-      note(say, ctx, 2, "hta-ingest: %s: skipped: a directory (give it as a PATH of its own)",
-           d.dirs[i]);
-    rc = add_dir_files(l, &d, job ? job : name, abs);
+  if (d.ntraces) { /* 1, 6 */
+    rc = add_dir_files(l, &d, job ? job : name, abs, 1, say, ctx);
     dir_free(&d);
     return rc;
   }
@@ -197,7 +274,7 @@ int in_add(in_list *l, const char *path, const char *job, in_say say, void *ctx)
       rc = 0;
     } else if (rc == 0 && sub.ntraces) {
       dir_name(d.dirs[i], sname, sabs);
-      rc = add_dir_files(l, &sub, job ? job : sname, sabs);
+      rc = add_dir_files(l, &sub, job ? job : sname, sabs, 0, say, ctx);
       if (at < sizeof names - 1)
         at += (size_t)snprintf(names + at, sizeof names - at, "%s%s", jobs ? ", " : "", sname);
       jobs++;
@@ -220,7 +297,7 @@ int in_add(in_list *l, const char *path, const char *job, in_say say, void *ctx)
 }
 
 void in_free(in_list *l) {
-  for (int i = 0; i < l->nfiles; i++) free(l->files[i].path);
+  for (int i = 0; i < l->nfiles; i++) free(l->files[i].path), cp_capture_free(l->files[i].capture);
   for (int i = 0; i < l->njobs; i++) free(l->jobs[i].name), free(l->jobs[i].source);
   free(l->files);
   free(l->jobs);

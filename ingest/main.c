@@ -107,10 +107,15 @@ static void usage(FILE *out) {
           "Load PyTorch profiler (Kineto) traces into the SQLite database DB.\n"
           "Each PATH is a .json or .json.gz trace, or a directory of them. A directory is\n"
           "a job named after it; a file joins the job of its directory; a directory of\n"
-          "job folders gives one job per folder.\n"
+          "job folders gives one job per folder. A job folder's capture_traces/ holds its\n"
+          "graph capture traces.\n"
           "\n"
           "Options:\n"
           "  --job NAME      put every PATH's files into job NAME\n"
+          "  --captures DIR  the CUDA/HIP graph capture traces of the job (of --job NAME,\n"
+          "                  or the one job the PATHs name), with DIR's capture index\n"
+          "                  execution_details.json; found without it in a job folder's\n"
+          "                  capture_traces/ (DIR may be given more than once)\n"
           "  --ranks A-B     ingest only the files of ranks A to B (or --ranks N): a shard\n"
           "  --list DB       print one line per job of DB (ranks, files, steps, events,\n"
           "                  bytes, source)\n"
@@ -470,9 +475,10 @@ static int bad_param(const char *fmt, const char *arg) {
   return EXIT_USAGE;
 }
 
-/* The ingest: DB PATH... with o's options; job and ranks from --job / --ranks. */
+/* The ingest: DB PATH... with o's options; job and ranks from --job / --ranks, the
+** capture folders CAPS[0..ncaps) from --captures. */
 static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int npaths,
-                      const char *job) {
+                      const char *job, char **caps, int ncaps) {
   in_list in = {0};
   pl_file *pf = NULL;
   int code = 0, bad_path = 0, n = 0, peeked_out = 0;
@@ -485,7 +491,26 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     }
     if (r) bad_path = 1;
   }
-  if (in.nfiles == 0) { /* never create a database of nothing */
+  for (int i = 0; i < ncaps; i++) {
+    const char *cj = job ? job : in.njobs == 1 ? in.jobs[0].name : NULL;
+    if (!cj) {
+      fprintf(stderr,
+              "hta-ingest: --captures %s: whose captures? The PATHs name %d jobs: give --job "
+              "NAME\n",
+              caps[i], in.njobs);
+      code = EXIT_USAGE;
+      goto end;
+    }
+    int r = in_add_captures(&in, caps[i], cj, say_msg, c);
+    if (r == -2) {
+      fprintf(stderr, "hta-ingest: out of memory\n");
+      code = EXIT_USAGE;
+      goto end;
+    }
+    if (r) bad_path = 1;
+  }
+  if (in.bad_index) bad_path = 1; /* reported; the captures landed without it */
+  if (in.nfiles == 0) {           /* never create a database of nothing */
     say(c, 1, "hta-ingest: %s: nothing to ingest; the database was not %s\n", db,
         access(db, F_OK) == 0 ? "changed" : "created");
     code = EXIT_FAILED;
@@ -514,6 +539,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     pf[n].job = in.jobs[in.files[i].job].name;
     pf[n].from_dir = in.files[i].from_dir;
     pf[n].job_source = in.jobs[in.files[i].job].source;
+    pf[n].capture = in.files[i].capture;
     struct stat sb;
     pf[n].size = stat(pf[n].path, &sb) == 0 ? (uint64_t)sb.st_size : 0;
     c->total += pf[n].size;
@@ -542,7 +568,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     goto end;
   }
   if (st.upgraded) say_upgraded(c, db, st.up_traces, st.up_jobs);
-  int ok = 0, skipped = 0, failed = 0, foreign = 0;
+  int ok = 0, skipped = 0, failed = 0, foreign = 0, captures = 0;
   int64_t events = 0;
   int64_t *ranks = calloc((size_t)n, sizeof *ranks);
   int nranks = 0;
@@ -550,6 +576,10 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     if (pf[i].status == PL_OK) {
       ok++;
       events += pf[i].events;
+      if (pf[i].capture) { /* not a rank's window: counted apart */
+        captures++;
+        continue;
+      }
       int seen = 0;
       for (int k = 0; ranks && k < nranks; k++) seen |= ranks[k] == pf[i].rank;
       if (ranks && !seen) ranks[nranks++] = pf[i].rank;
@@ -567,6 +597,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
     fprintf(stderr, "hta-ingest: %d file%s skipped: rank not in %lld-%lld\n", c->off_range,
             c->off_range == 1 ? "" : "s", (long long)o->rank_lo, (long long)o->rank_hi);
   say(c, 2, "hta-ingest: %d file%s ingested", ok, ok == 1 ? "" : "s");
+  if (captures) say(c, 2, " (%d graph capture%s)", captures, captures == 1 ? "" : "s");
   if (skipped) say(c, 2, ", %d already present", skipped);
   if (c->off_range)
     say(c, 2, ", %d skipped (rank not in %lld-%lld)", c->off_range, (long long)o->rank_lo,
@@ -604,14 +635,17 @@ int main(int argc, char **argv) {
   const char *db = NULL;
   char **paths = calloc((size_t)argc, sizeof *paths);
   int npaths = 0;
-  const char *report = NULL;                  /* --report OUT */
-  const char *wc_rank = NULL, *wc_out = NULL; /* --write-counters RANK OUT */
-  const char *job = NULL;                     /* --job NAME */
-  int list = 0, upgrade = 0, merge = 0;       /* --list, --upgrade, --merge */
-  int findings = 0;                           /* --findings */
+  const char *report = NULL;                        /* --report OUT */
+  const char *wc_rank = NULL, *wc_out = NULL;       /* --write-counters RANK OUT */
+  const char *job = NULL;                           /* --job NAME */
+  char **caps = calloc((size_t)argc, sizeof *caps); /* --captures DIR... */
+  int ncaps = 0;
+  int list = 0, upgrade = 0, merge = 0; /* --list, --upgrade, --merge */
+  int findings = 0;                     /* --findings */
   int code = 0;
-  if (!paths) {
+  if (!paths || !caps) {
     fprintf(stderr, "hta-ingest: out of memory\n");
+    free(paths), free(caps);
     return EXIT_USAGE;
   }
   for (int i = 1; i < argc; i++) {
@@ -648,6 +682,12 @@ int main(int argc, char **argv) {
         code = bad_param("%s needs a job NAME", a);
         goto end;
       }
+    } else if (!strcmp(a, "--captures")) {
+      if (i + 1 >= argc || !*argv[i + 1]) {
+        code = bad_param("%s needs a folder of capture traces", a);
+        goto end;
+      }
+      caps[ncaps++] = argv[++i];
     } else if (!strcmp(a, "--ranks")) {
       const char *v = i + 1 < argc ? argv[++i] : NULL;
       errno = 0;
@@ -708,10 +748,10 @@ int main(int argc, char **argv) {
     code = bad_param("%s",
                      "--report, --write-counters, --list, --upgrade, --merge and --findings "
                      "are each a command of its own");
-  } else if (modes && (o.has_ranks || (job && !report && !findings))) {
+  } else if (modes && (o.has_ranks || ncaps || (job && !report && !findings))) {
     code = bad_param("%s",
                      "--job applies to an ingest (DB PATH...), --report or --findings only; "
-                     "--ranks to an ingest only");
+                     "--ranks and --captures to an ingest only");
   } else if (findings) {
     if (db && npaths == 0) code = findings_cmd(db, job);
     else code = bad_param("%s", "--findings takes one database and no trace PATH");
@@ -728,12 +768,14 @@ int main(int argc, char **argv) {
   } else if (merge) {
     if (db && npaths > 0) code = merge_cmd(&c, db, paths, npaths);
     else code = bad_param("%s", "--merge needs OUT and at least one IN database");
-  } else if (!db || npaths == 0) {
-    code = bad_param("%s", "need a database and at least one trace PATH");
+  } else if (!db || (npaths == 0 && !(ncaps && job))) {
+    code = bad_param("%s",
+                     "need a database and at least one trace PATH (or --job NAME --captures DIR)");
   } else {
-    code = ingest_cmd(&c, &o, db, paths, npaths, job);
+    code = ingest_cmd(&c, &o, db, paths, npaths, job, caps, ncaps);
   }
 end:
   free(paths);
+  free(caps);
   return code;
 }

@@ -34,9 +34,9 @@ typedef struct mg_ctx {
 } mg_ctx;
 
 /* The tables copied per trace. */
-static const char *const mg_tables[] = {"event",  "counter",       "flow",        "thread",
-                                        "device", "profiler_step", "ingest_issue"};
-enum { MG_EVENT, MG_COUNTER, MG_FLOW, MG_THREAD, MG_DEVICE, MG_STEP, MG_ISSUE };
+static const char *const mg_tables[] = {"event",  "counter",       "flow",         "thread",
+                                        "device", "profiler_step", "ingest_issue", "capture"};
+enum { MG_EVENT, MG_COUNTER, MG_FLOW, MG_THREAD, MG_DEVICE, MG_STEP, MG_ISSUE, MG_CAPTURE };
 #define MG_HAS(m, t) (((m)->has >> (t)) & 1u)
 
 static int mg_fail(mg_ctx *m, const char *file, const char *what) {
@@ -243,15 +243,19 @@ static int mg_trace(mg_ctx *m, int64_t s, int64_t n, int64_t j, mg_stats *st) {
       "INSERT INTO main.ingest_issue(trace_id, code, count, first_seq, example, message)"
       " SELECT ?2, code, count, first_seq, example, message FROM mg_src.ingest_issue"
       " WHERE trace_id = ?3 ORDER BY issue_id",
-      /* 4: the job already had the rank (ingest would have said so) */
+      "INSERT INTO main.capture(trace_id, batch_size, mode, index_file)"
+      " SELECT ?2, batch_size, mode, index_file FROM mg_src.capture WHERE trace_id = ?3",
+      /* 5: the job already had the rank (ingest would have said so); captures never do */
       "INSERT INTO main.ingest_issue(trace_id, code, count, example, message)"
       " SELECT ?2, 'shared_rank', 1, t.file_name, 'another trace of this job has the same rank;"
       " analyses keep them apart by trace_id' FROM main.trace t WHERE t.trace_id = ?2"
+      " AND t.trace_id NOT IN (SELECT trace_id FROM main.capture)"
       " AND EXISTS (SELECT 1 FROM main.trace o WHERE o.job_id = t.job_id AND o.rank = t.rank"
-      " AND o.trace_id <> t.trace_id) AND NOT EXISTS (SELECT 1 FROM main.ingest_issue i"
+      " AND o.trace_id <> t.trace_id AND o.trace_id NOT IN (SELECT trace_id FROM main.capture))"
+      " AND NOT EXISTS (SELECT 1 FROM main.ingest_issue i"
       " WHERE i.trace_id = ?2 AND i.code = 'shared_rank')"};
   for (size_t i = 0; i < sizeof per_trace / sizeof per_trace[0]; i++) {
-    if (i < 4 && !MG_HAS(m, MG_THREAD + (int)i)) continue; /* 4 needs only trace */
+    if (i < 5 && !MG_HAS(m, MG_THREAD + (int)i)) continue; /* 5 needs only trace */
     if ((k = mg_run(m, per_trace[i], 3, d, n, s)) < 0) return -1;
     st->rows += k;
   }
@@ -413,7 +417,7 @@ void mg_count(sqlite3 *db, mg_stats *st) {
                          " (SELECT count(*) FROM trace) + (SELECT count(*) FROM event)"
                          " + (SELECT count(*) FROM counter) + (SELECT count(*) FROM flow)"
                          " + (SELECT count(*) FROM thread) + (SELECT count(*) FROM device)"
-                         " + (SELECT count(*) FROM profiler_step)"
+                         " + (SELECT count(*) FROM profiler_step) + (SELECT count(*) FROM capture)"
                          " + (SELECT count(*) FROM ingest_issue WHERE trace_id IS NOT NULL)",
                          -1, &q, NULL) != SQLITE_OK)
     return;

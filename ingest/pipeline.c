@@ -588,6 +588,7 @@ static void parse_file(pl_ctx *c, int i) {
   wf->rank_source = rank_source;
   wf->job = pf->job;
   wf->job_source = pf->job_source;
+  wf->capture = pf->capture;
 
   if (!have_writer) pthread_mutex_lock(&c->writer), have_writer = 1;
   pl_msg *m = new_msg(M_BEGIN, i);

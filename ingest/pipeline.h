@@ -15,12 +15,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "captures.h"
+
 typedef enum { PL_OK, PL_SKIPPED, PL_FAILED } pl_status;
 
 typedef struct pl_file {
   const char *path;
-  const char *job;        /* job.name it joins */
-  const char *job_source; /* job.source if the job is new (may be NULL) */
+  const char *job;           /* job.name it joins */
+  const char *job_source;    /* job.source if the job is new (may be NULL) */
+  const cp_capture *capture; /* a graph capture trace (captures.h), or NULL */
   /* results */
   pl_status status;
   char message[768]; /* why it failed or was skipped */

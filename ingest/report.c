@@ -108,6 +108,11 @@ static size_t hrIdent(const char *p) {
 /* SQL with the job's filter on every source after FROM or JOIN (HR-8): a
 ** table-valued function hta_x or hta_x(...), trace, device, ingest_issue. The
 ** report's SQL never quotes these words, so a plain scan is enough. NULL on OOM. */
+/* The traces a section shows are its job's profiled ones: a graph capture (schema.sql,
+** capture) is no window of its rank. Indexed by hr_ctx.has_capture. */
+static const char *const hr_no_captures[2] = {
+    "", " AND trace_id NOT IN (SELECT trace_id FROM main.capture)"};
+
 static char *hrScoped(hr_ctx *x, const char *sql) {
   sqlite3_str *s = sqlite3_str_new(x->db);
   const char *p = sql;
@@ -137,15 +142,15 @@ static char *hrScoped(hr_ctx *x, const char *sql) {
                           strcmp(x->job_q, "NULL") ? "=" : "IS", x->job_q);
       p = e;
     } else if (n == 5 && !strncmp(kw, "trace", 5)) {
-      sqlite3_str_appendf(s, "(SELECT * FROM main.trace WHERE job_id = %lld)",
-                          (long long)x->job_id);
+      sqlite3_str_appendf(s, "(SELECT * FROM main.trace WHERE job_id = %lld%s)",
+                          (long long)x->job_id, hr_no_captures[x->has_capture]);
       p = kw + n;
     } else if ((n == 6 && !strncmp(kw, "device", 6)) ||
                (n == 12 && !strncmp(kw, "ingest_issue", 12))) {
       sqlite3_str_appendf(s,
                           "(SELECT * FROM main.%.*s WHERE trace_id IN"
-                          " (SELECT trace_id FROM main.trace WHERE job_id = %lld))",
-                          (int)n, kw, (long long)x->job_id);
+                          " (SELECT trace_id FROM main.trace WHERE job_id = %lld%s))",
+                          (int)n, kw, (long long)x->job_id, hr_no_captures[x->has_capture]);
       p = kw + n;
     } else {
       p = kw;
@@ -1302,6 +1307,12 @@ static void hrJobs(hr_ctx *x, const char *job) {
   if (sqlite3_prepare_v2(x->db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'job'",
                          -1, &st, NULL) == SQLITE_OK)
     has_job_table = sqlite3_step(st) == SQLITE_ROW;
+  sqlite3_finalize(st);
+  st = NULL;
+  if (sqlite3_prepare_v2(x->db,
+                         "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'capture'",
+                         -1, &st, NULL) == SQLITE_OK)
+    x->has_capture = sqlite3_step(st) == SQLITE_ROW;
   sqlite3_finalize(st);
   st = NULL;
   if (sqlite3_prepare_v2(

@@ -32,10 +32,11 @@ typedef struct hr_trace {
 typedef struct hr_ctx {
   sqlite3 *db;
   sv_buf *o;
-  int64_t job_id; /* the job of this part of the page (HR-8) */
-  char *job_q;    /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
-  char idp[24];   /* prefix of the section ids: "" for one job, "jN-" for several */
-  hr_trace *tr;   /* traces with analysable events, by (rank, trace_id) */
+  int64_t job_id;  /* the job of this part of the page (HR-8) */
+  int has_capture; /* the database has the capture table: graph captures are no ranks' traces */
+  char *job_q;     /* its name as an SQL literal ('x' or NULL), sqlite3_malloc'd */
+  char idp[24];    /* prefix of the section ids: "" for one job, "jN-" for several */
+  hr_trace *tr;    /* traces with analysable events, by (rank, trace_id) */
   int ntr;
   struct hr_idref {
     int64_t trace_id;

@@ -1,5 +1,6 @@
 /*
-** upgrade.c: schema 1 -> 2 (upgrade.h); 2 -> 3 is schema.sql's CREATE of device_peak.
+** upgrade.c: schema 1 -> 2 (upgrade.h); 2 -> 3 -> 4 are schema.sql's CREATEs of device_peak
+** and capture.
 **
 ** HOW IT WORKS: the current job and trace definitions are read back from a scratch
 ** in-memory database built from the schema text, so they are written once (schema.sql).
@@ -20,15 +21,20 @@ int up_version(sqlite3 *db, const char *schema) {
       " (SELECT count(*) FROM pragma_table_info('trace', %Q)"
       "  WHERE name = 'job_id'),"
       " (SELECT count(*) FROM pragma_table_info('meta', %Q)),"
-      " (SELECT count(*) FROM pragma_table_info('device_peak', %Q))",
-      schema, schema, schema, schema);
+      " (SELECT count(*) FROM pragma_table_info('device_peak', %Q)),"
+      " (SELECT count(*) FROM pragma_table_info('capture', %Q))",
+      schema, schema, schema, schema, schema);
   sqlite3_stmt *st = NULL;
   int v = -1;
   if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK &&
       sqlite3_step(st) == SQLITE_ROW) {
     int has_trace = sqlite3_column_int(st, 0) > 0, has_job = sqlite3_column_int(st, 1) > 0;
     int has_meta = sqlite3_column_int(st, 2) > 0, has_peak = sqlite3_column_int(st, 3) > 0;
-    v = has_trace && !has_job ? 1 : has_trace && !has_peak ? 2 : UP_SCHEMA;
+    int has_capture = sqlite3_column_int(st, 4) > 0;
+    v = has_trace && !has_job       ? 1
+        : has_trace && !has_peak    ? 2
+        : has_trace && !has_capture ? 3
+                                    : UP_SCHEMA;
     sqlite3_finalize(st);
     st = NULL;
     sqlite3_free(sql);

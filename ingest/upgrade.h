@@ -7,6 +7,8 @@
 **   schema 2: job(job_id, name, source, created_at) and trace.job_id.
 **   schema 3: device_peak (the roofline's peaks, seeded); nothing else changes, so
 **             schema 2 becomes 3 by creating it (schema.sql does, IF NOT EXISTS).
+**   schema 4: capture (graph capture traces, captures.h); schema 2 or 3 becomes 4 the
+**             same way.
 **
 ** Never prints: errors go to the caller's buffer.
 */
@@ -17,11 +19,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define UP_SCHEMA 3 /* the schema this build writes (meta.schema_version) */
+#define UP_SCHEMA 4 /* the schema this build writes (meta.schema_version) */
 
 /* The schema version of database SCHEMA ("main", or an attached name): the
 ** meta value when it is a number above UP_SCHEMA, else 1 when trace has no job_id,
-** else 2 without device_peak, else 3. -1 on a read error. */
+** else 2 without device_peak, else 3 without capture, else 4. -1 on a read error. */
 int up_version(sqlite3 *db, const char *schema);
 
 /*

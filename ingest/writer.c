@@ -307,7 +307,9 @@ int wr_open_seeded(wr_db **pw, const char *path, const char *seed, int *seeded,
         return -1;
       }
       w->upgraded = 1;
-    } else if (v == 2) { /* schema 3 adds device_peak: the schema below creates it */
+    } else if (v == 2 ||
+               v == 3) { /* 3, 4 add device_peak, capture: the schema below creates them */
+      if (wr_exec(w, "DROP VIEW IF EXISTS job_summary", err)) return -1; /* 4 counts captures */
       sqlite3_stmt *cq;
       if (sqlite3_prepare_v2(w->db,
                              "SELECT (SELECT count(*) FROM trace), (SELECT count(*) FROM job)", -1,
@@ -387,8 +389,10 @@ int wr_set_meta(wr_db *w, const char *key, const char *value) {
 static int64_t rank_count(wr_db *w, int64_t job, int64_t rank) {
   sqlite3_stmt *st;
   int64_t n = 0;
-  if (sqlite3_prepare_v2(w->db, "SELECT count(*) FROM trace WHERE job_id = ? AND rank = ?", -1, &st,
-                         NULL) != SQLITE_OK)
+  if (sqlite3_prepare_v2(w->db,
+                         "SELECT count(*) FROM trace WHERE job_id = ? AND rank = ?"
+                         " AND trace_id NOT IN (SELECT trace_id FROM capture)",
+                         -1, &st, NULL) != SQLITE_OK)
     return 0;
   sqlite3_bind_int64(st, 1, job);
   sqlite3_bind_int64(st, 2, rank);
@@ -436,6 +440,7 @@ static int wr_delete_hash(wr_db *w, const char *hash, const char *job, char err[
       "DELETE FROM device WHERE trace_id = ?1",
       "DELETE FROM profiler_step WHERE trace_id = ?1",
       "DELETE FROM ingest_issue WHERE trace_id = ?1",
+      "DELETE FROM capture WHERE trace_id = ?1",
       wr_del_job,
       "DELETE FROM trace WHERE trace_id = ?1"};
   sqlite3_stmt *st;
@@ -507,6 +512,23 @@ static int64_t wr_job(wr_db *w, const char *name, const char *source) {
   return id;
 }
 
+/* The capture row of the trace being written (schema.sql, captures.h). */
+static int wr_capture(wr_db *w, const cp_capture *c) {
+  sqlite3_stmt *st;
+  if (sqlite3_prepare_v2(w->db,
+                         "INSERT INTO capture(trace_id, batch_size, mode, index_file)"
+                         " VALUES (?, ?, ?, ?)",
+                         -1, &st, NULL) != SQLITE_OK)
+    return -1;
+  sqlite3_bind_int64(st, 1, w->trace_id);
+  if (c->batch_size >= 0) sqlite3_bind_int64(st, 2, c->batch_size);
+  if (c->mode) sqlite3_bind_text(st, 3, c->mode, -1, SQLITE_STATIC);
+  if (c->index_file) sqlite3_bind_text(st, 4, c->index_file, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : -1;
+}
+
 int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   if (!wr_in_file(w) && wr_open_file(w, err)) return -1;
   /* the trace deleted is an older one: trace_id stays above every id in use */
@@ -515,7 +537,7 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   w->rank = f->rank;
   int64_t job = wr_job(w, wr_job_name(f->job), f->job_source);
   if (job < 0) return wr_fail(w, err, "job");
-  int shared = rank_count(w, job, f->rank) > 0;
+  int shared = !f->capture && rank_count(w, job, f->rank) > 0;
   const kt_meta *m = f->meta;
   int64_t min_ts = 0, max_end = 0;
   int span = dv_time_span(f->dv, &min_ts, &max_end);
@@ -553,6 +575,7 @@ int wr_begin(wr_db *w, const wr_file *f, int replace, char err[WR_ERR_MAX]) {
   int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) return wr_fail(w, err, "trace");
+  if (f->capture && wr_capture(w, f->capture)) return wr_fail(w, err, "capture");
   if (shared &&
       wr_issue(w, w->trace_id, "shared_rank", 1, -1, f->path,
                "another trace of this job has the same rank; analyses keep them apart by trace_id"))

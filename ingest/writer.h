@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "batch.h"
+#include "captures.h"
 #include "derive.h"
 #include "kineto.h"
 #include "strmap.h"
@@ -27,8 +28,9 @@ typedef struct wr_db wr_db;
 
 typedef struct wr_file {
   const char *path;
-  const char *job;        /* job.name the trace joins (created with it when new) */
-  const char *job_source; /* job.source when the job is new; may be NULL */
+  const char *job;           /* job.name the trace joins (created with it when new) */
+  const char *job_source;    /* job.source when the job is new; may be NULL */
+  const cp_capture *capture; /* a graph capture trace: a capture row too; NULL otherwise */
   int64_t file_size;
   const char *hash; /* content hash, hex */
   int64_t rank;

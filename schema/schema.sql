@@ -44,6 +44,18 @@ CREATE TABLE IF NOT EXISTS trace(
 -- The same bytes may belong to two jobs (a file copied into both runs' folders), once each.
 CREATE UNIQUE INDEX IF NOT EXISTS trace_content ON trace(job_id, content_hash);
 
+-- A CUDA/HIP graph's capture trace: recorded while the graph was captured (its operators with
+-- their shapes, and the launches the graph replays), stored in the job of its replays. It is no
+-- profiled window of its rank: every analysis skips the traces listed here except the graph
+-- replay's, which reads them. batch_size and mode come from the capture index, the
+-- execution_details.json beside the captures (NULL when the index does not list the file).
+CREATE TABLE IF NOT EXISTS capture(
+  trace_id   INTEGER PRIMARY KEY REFERENCES trace(trace_id),
+  batch_size INTEGER,                    -- the batch size the graph was captured for
+  mode       TEXT,                       -- 'FULL' | 'PIECEWISE' (vLLM's CUDA graph modes) | ...
+  index_file TEXT                        -- the capture index it was listed in; NULL when none
+);
+
 CREATE TABLE IF NOT EXISTS device(
   trace_id         INTEGER NOT NULL REFERENCES trace(trace_id),
   device_id        INTEGER NOT NULL,
@@ -343,12 +355,15 @@ CREATE VIEW IF NOT EXISTS kernels AS
   WHERE e.stream IS NOT NULL;
 
 -- One row per job: what `hta-ingest --list` prints. steps: distinct host ProfilerStep numbers.
+-- ranks and steps are the profiled traces'; files, events and json_bytes count the graph
+-- captures too (captures: how many of the files they are).
 CREATE VIEW IF NOT EXISTS job_summary AS
-  SELECT j.job_id, j.name AS job, count(DISTINCT t.rank) AS ranks, min(t.rank) AS min_rank,
-         max(t.rank) AS max_rank, count(t.trace_id) AS files,
+  SELECT j.job_id, j.name AS job, count(DISTINCT CASE WHEN c.trace_id IS NULL THEN t.rank END) AS ranks,
+         min(CASE WHEN c.trace_id IS NULL THEN t.rank END) AS min_rank,
+         max(CASE WHEN c.trace_id IS NULL THEN t.rank END) AS max_rank, count(t.trace_id) AS files,
          (SELECT count(DISTINCT p.step) FROM profiler_step p JOIN trace pt ON pt.trace_id = p.trace_id
-          WHERE pt.job_id = j.job_id) AS steps,
+          WHERE pt.job_id = j.job_id AND pt.trace_id NOT IN (SELECT trace_id FROM capture)) AS steps,
          coalesce(sum(t.event_count), 0) AS events, coalesce(sum(t.file_size), 0) AS json_bytes,
-         j.source
-  FROM job j LEFT JOIN trace t ON t.job_id = j.job_id
+         j.source, count(c.trace_id) AS captures
+  FROM job j LEFT JOIN trace t ON t.job_id = j.job_id LEFT JOIN capture c ON c.trace_id = t.trace_id
   GROUP BY j.job_id;

@@ -157,6 +157,12 @@ hta_op_perf|SELECT * FROM hta_op_perf
 hta_op_perf_summary|SELECT * FROM hta_op_perf_summary
 EOS
 
+# The HTML report of the tile's database: every section's analyses at once (the corpus
+# jobs' report times are printed by tests/corpus/report_all.sh, without a budget).
+t0=$(now); "$HTA_INGEST" -q --report "$dir/bench-tile.html" "$db"; t1=$(now)
+printf '%-34s %7.3f s  %s bytes of HTML\n' "hta-ingest --report (tile)" "$(secs "$t0" "$t1")" \
+  "$(stat -c %s "$dir/bench-tile.html")"
+
 # Shards (DESIGN.md section 8): a generated 64-rank job ingested at once (-j 2), and the
 # same job's 4 shards (--ranks, made once, not timed) merged with --merge into a new
 # database; rows per second of each, over the same rows (every table's rows the traces

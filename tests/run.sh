@@ -18,7 +18,6 @@ export HTA_TMP="$tmp"
 if nm -D "$HTA_EXT" 2>/dev/null | grep -q __asan_init; then
   LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so); export LD_PRELOAD
   ASAN_OPTIONS=detect_leaks=0; export ASAN_OPTIONS
-  HTA_SANITIZED=1; export HTA_SANITIZED # CPU budgets are for optimized builds
 fi
 VG=""
 if [ "${HTA_VALGRIND:-0}" = 1 ]; then

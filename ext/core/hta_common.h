@@ -51,13 +51,18 @@ static inline int64_t hta_end(int64_t ts, int64_t dur) { return hta_add_sat(ts, 
 /* Every analysis reads one database of the connection (SCHEMA: "main", or the name
 ** of an ATTACHed one, given by the hidden `schema` parameter: SQLite connects an
 ** eponymous table in "main" whatever it is qualified with) and one job of it
-** (DESIGN 4). SQL text in ext/ names that database's tables as $S.name. */
+** (DESIGN 4). SQL text in ext/ names that database's tables as $S.name, and its
+** profiled traces as $T: the trace table without the graph capture traces (table
+** capture, stored beside their replays), which no analysis may take for a window of
+** their rank. Only code that reads captures on purpose says $S.trace. */
 typedef struct hta_scope {
   const char *schema; /* never NULL */
   int64_t job_id;
 } hta_scope;
 
-/* sqlite3_prepare_v2 of SQL with every "$S." replaced by the quoted SCHEMA and a dot. */
+/* sqlite3_prepare_v2 of SQL with every "$S." replaced by the quoted SCHEMA and a dot, and
+** every "$T" by the profiled traces of SCHEMA (a subquery on trace; plain trace in a
+** database written before captures existed). */
 int hta_prepare(sqlite3 *db, const char *schema, const char *sql, sqlite3_stmt **pp);
 
 /* SQLITE_OK when SCHEMA is a database of the connection holding an hta-sqlite

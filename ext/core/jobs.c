@@ -24,20 +24,34 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
+static int jobHasTable(sqlite3 *db, const char *schema, const char *name);
+
 int hta_prepare(sqlite3 *db, const char *schema, const char *sql, sqlite3_stmt **pp) {
   sqlite3_str *s = sqlite3_str_new(db);
   char *z;
-  int rc;
+  int rc, captures = -1; /* schema has the capture table; -1: not asked yet */
   *pp = 0;
   for (const char *p = sql; *p;) {
-    const char *m = strstr(p, "$S.");
+    const char *m = strchr(p, '$');
+    while (m && m[1] != 'T' && (m[1] != 'S' || m[2] != '.')) m = strchr(m + 1, '$');
     if (!m) {
       sqlite3_str_appendall(s, p);
       break;
     }
     sqlite3_str_append(s, p, (int)(m - p));
-    sqlite3_str_appendf(s, "\"%w\".", schema);
-    p = m + 3;
+    if (m[1] == 'S') {
+      sqlite3_str_appendf(s, "\"%w\".", schema);
+      p = m + 3;
+      continue;
+    }
+    if (captures < 0) captures = jobHasTable(db, schema, "capture");
+    if (captures)
+      sqlite3_str_appendf(s,
+                          "(SELECT * FROM \"%w\".trace WHERE trace_id NOT IN"
+                          " (SELECT trace_id FROM \"%w\".capture))",
+                          schema, schema);
+    else sqlite3_str_appendf(s, "\"%w\".trace", schema);
+    p = m + 2;
   }
   rc = sqlite3_str_errcode(s);
   z = sqlite3_str_finish(s);
@@ -95,7 +109,7 @@ int hta_jobs_load(sqlite3 *db, const char *schema, const char *name, hta_job **p
   hta_job *a = 0;
   size_t n = 0, cap = 0;
   int rc = hta_prepare(db, schema,
-                       "SELECT t.job_id, j.name FROM $S.trace t"
+                       "SELECT t.job_id, j.name FROM $T t"
                        " LEFT JOIN $S.job j ON j.job_id = t.job_id"
                        " WHERE ?1 IS NULL OR j.name = ?1"
                        " GROUP BY t.job_id ORDER BY t.job_id",

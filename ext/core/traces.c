@@ -68,18 +68,18 @@ int hta_traces_load(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank
   memset(out, 0, sizeof *out);
   out->scope = *sc;
 
-  rc = hta_query_int64(db, sc->schema, "SELECT min(min_ts) FROM $S.trace WHERE job_id = ?1", 1,
+  rc = hta_query_int64(db, sc->schema, "SELECT min(min_ts) FROM $T WHERE job_id = ?1", 1,
                        &sc->job_id, &out->job_min_ts, &isnull);
   if (rc != SQLITE_OK) goto traces_error;
   if (!include_last_step) {
     rc = hta_query_int64(db, sc->schema,
                          "SELECT count(DISTINCT step) FROM $S.profiler_step"
-                         " WHERE trace_id IN (SELECT trace_id FROM $S.trace WHERE job_id = ?1)",
+                         " WHERE trace_id IN (SELECT trace_id FROM $T WHERE job_id = ?1)",
                          1, &sc->job_id, &nsteps, &isnull);
     if (rc != SQLITE_OK) goto traces_error;
   }
   rc = hta_prepare(db, sc->schema,
-                   "SELECT trace_id, rank, min_ts, max_end FROM $S.trace"
+                   "SELECT trace_id, rank, min_ts, max_end FROM $T"
                    " WHERE job_id = ?3 AND min_ts IS NOT NULL AND (?1 = 0 OR rank = ?2)"
                    " ORDER BY rank, trace_id",
                    &st);

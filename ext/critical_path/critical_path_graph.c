@@ -916,7 +916,7 @@ int cp_graph_build(sqlite3 *db, const hta_trace *t, const char *annotation, int6
       sqlite3_stmt *st = 0;
       rc = hta_prepare(db, t->schema,
                        "SELECT 1 FROM $S.event WHERE trace_id IN"
-                       " (SELECT trace_id FROM $S.trace WHERE job_id = ?1) AND name_id IN"
+                       " (SELECT trace_id FROM $T WHERE job_id = ?1) AND name_id IN"
                        " (SELECT string_id FROM $S.string WHERE instr(value, ?2) > 0) LIMIT 1",
                        &st);
       if (rc == SQLITE_OK) {

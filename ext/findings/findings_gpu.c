@@ -409,9 +409,9 @@ int fd_straggler(fd_ctx *x, const fd_rule *r) {
   int64_t nranks = 0;
   int isnull;
   /* one rank in the job: nobody to wait for (and the collectives need not be read) */
-  int rc = hta_query_int64(x->db, x->schema,
-                           "SELECT count(DISTINCT rank) FROM $S.trace WHERE job_id = ?1", 1,
-                           &x->job_id, &nranks, &isnull);
+  int rc =
+      hta_query_int64(x->db, x->schema, "SELECT count(DISTINCT rank) FROM $T WHERE job_id = ?1", 1,
+                      &x->job_id, &nranks, &isnull);
   if (rc != SQLITE_OK || nranks < 2) return rc;
   nranks = 0;
   rc = fd_query(x,

@@ -229,7 +229,7 @@ static int ftPeakBound(fd_ctx *x, int64_t *maybe) {
   int rc = hta_string_ids(x->db, x->schema, mem, 1, &id);
   if (rc != SQLITE_OK || id < 0) return rc;
   rc = hta_query_int64(x->db, x->schema,
-                       "SELECT min(d.total_global_mem) FROM $S.device d JOIN $S.trace t"
+                       "SELECT min(d.total_global_mem) FROM $S.device d JOIN $T t"
                        " ON t.trace_id = d.trace_id WHERE t.job_id = ?1 AND d.total_global_mem > 0",
                        1, &x->job_id, &cap, &isnull);
   for (int i = 0; rc == SQLITE_OK && !isnull && !*maybe && i < x->nu; i++) {
@@ -257,7 +257,7 @@ int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r) {
   /* no device memory known in this job: nothing to compare with, and the memory
   ** analysis need not run */
   int rc = hta_query_int64(x->db, x->schema,
-                           "SELECT 1 FROM $S.device d JOIN $S.trace t ON t.trace_id = d.trace_id"
+                           "SELECT 1 FROM $S.device d JOIN $T t ON t.trace_id = d.trace_id"
                            " WHERE t.job_id = ?1 AND d.total_global_mem > 0 LIMIT 1",
                            1, &x->job_id, &one, &isnull);
   if (rc != SQLITE_OK || isnull) return rc;

@@ -197,8 +197,8 @@ static int tdResolve(sqlite3 *db, td_args *a, int k, char **pzErr) {
   bind[0] = a->jobId[k];
   if (a->hasRank[k]) {
     bind[1] = a->rank[k];
-    rc = tdScalar(db, "SELECT 1 FROM $S.trace WHERE job_id = ?1 AND rank = ?2 LIMIT 1", zSchema, 2,
-                  bind, &v, &has);
+    rc = tdScalar(db, "SELECT 1 FROM $T WHERE job_id = ?1 AND rank = ?2 LIMIT 1", zSchema, 2, bind,
+                  &v, &has);
     if (rc != SQLITE_OK) return rc;
     if (!has) {
       *pzErr = sqlite3_mprintf("hta_trace_diff: %s_rank %lld is not a rank of schema %s", azSide[k],
@@ -206,15 +206,15 @@ static int tdResolve(sqlite3 *db, td_args *a, int k, char **pzErr) {
       return SQLITE_ERROR;
     }
   } else {
-    rc = tdScalar(db, "SELECT min(rank) FROM $S.trace WHERE job_id = ?1", zSchema, 1, bind,
-                  &a->rank[k], &has);
+    rc = tdScalar(db, "SELECT min(rank) FROM $T WHERE job_id = ?1", zSchema, 1, bind, &a->rank[k],
+                  &has);
     if (rc != SQLITE_OK || !has) return rc;
   }
   if (a->hasIter[k]) {
     bind[1] = a->iter[k];
     rc = tdScalar(db,
                   "SELECT 1 FROM $S.profiler_step WHERE step = ?2 AND trace_id IN"
-                  " (SELECT trace_id FROM $S.trace WHERE job_id = ?1) LIMIT 1",
+                  " (SELECT trace_id FROM $T WHERE job_id = ?1) LIMIT 1",
                   zSchema, 2, bind, &v, &has);
     if (rc != SQLITE_OK) return rc;
     if (!has) {
@@ -226,7 +226,7 @@ static int tdResolve(sqlite3 *db, td_args *a, int k, char **pzErr) {
   } else {
     rc = tdScalar(db,
                   "SELECT min(step) FROM $S.profiler_step WHERE trace_id IN"
-                  " (SELECT trace_id FROM $S.trace WHERE job_id = ?1)",
+                  " (SELECT trace_id FROM $T WHERE job_id = ?1)",
                   zSchema, 1, bind, &a->iter[k], &has);
     if (rc != SQLITE_OK || !has) return rc;
   }
@@ -281,7 +281,7 @@ static int64_t tdSumSat(int64_t d2, int64_t d1, int64_t d0) {
 */
 static int tdLoadSide(sqlite3 *db, const td_args *a, int k, td_side *out, char **pzErr) {
   static const char zTraceSql[] =
-      "SELECT trace_id FROM $S.trace WHERE rank = ?1 AND job_id = ?2 ORDER BY trace_id";
+      "SELECT trace_id FROM $T WHERE rank = ?1 AND job_id = ?2 ORDER BY trace_id";
   static const char zSql[] =
       "SELECT s.value, x.c, x.d2, x.d1, x.d0 FROM"
       " (SELECT e.name_id AS nid, count(*) AS c, sum(e.dur >> 42) AS d2,"

@@ -501,7 +501,7 @@ static int dvOpsRows(const dv_worker *w, hta_table *out) {
 static int dvSpans(sqlite3 *db, const hta_traces *tr, dv_worker *w) {
   sqlite3_stmt *q = 0;
   int rc = hta_prepare(db, tr->scope.schema,
-                       "SELECT count(*) FROM $S.trace a, $S.trace b WHERE a.trace_id = ?1"
+                       "SELECT count(*) FROM $S.trace a, $T b WHERE a.trace_id = ?1"
                        " AND b.job_id = a.job_id AND b.rank = a.rank AND b.min_ts IS NOT NULL"
                        " AND (b.file_name < a.file_name"
                        "  OR (b.file_name = a.file_name AND b.trace_id < a.trace_id))",

@@ -50,7 +50,7 @@ J
 $ING -q t.db runA/rank2.json; check "file exit 0" [ $? = 0 ]
 check "jobs" [ "$(q t.db "SELECT group_concat(job_id || ':' || name || ':' || source, ' ') FROM job")" = "1:runA:$here/runA 2:exp:$here/runB/worker3.json" ]
 check "every trace's job" [ "$(q t.db "SELECT group_concat(file_name || '=' || job_id, ' ') FROM (SELECT * FROM trace ORDER BY file_name)")" = "runA/rank0.json=1 runA/rank1.json=1 runA/rank2.json=1 runB/worker3.json=2" ]
-check "schema_version 3" [ "$(q t.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 3 ]
+check "schema_version 4" [ "$(q t.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 4 ]
 
 # 2. --list: runA 3 ranks 0-2, 3 files, steps {1, 2}, 3 + 2 + 1 events; exp 1 rank (3),
 #    1 file, step {7}, 1 event. Bytes: the files' sizes.
@@ -124,27 +124,27 @@ SQL
 }
 old_db o.db; old_db o2.db; old_db o3.db
 $ING o.db runB 2> err.txt; check "append to schema 1: exit 0" [ $? = 0 ]
-check "append to schema 1: said so" grep -q '^hta-ingest: o.db: upgraded the database to schema 3: 4 traces in 3 jobs$' err.txt
+check "append to schema 1: said so" grep -q '^hta-ingest: o.db: upgraded the database to schema 4: 4 traces in 3 jobs$' err.txt
 # /data/a/run1 and /data/b/run1 are two directories of one name: the second is run1-2
 check "upgrade: jobs" [ "$(q o.db "SELECT group_concat(job_id || ':' || name || ':' || source, ' ') FROM (SELECT * FROM job ORDER BY job_id)")" = "1:run1:/data/a/run1 2:run1-2:/data/b/run1 3:c:/data/c 4:runB:$here/runB" ]
 check "upgrade: traces' jobs" [ "$(q o.db "SELECT group_concat(trace_id || '=' || job_id, ' ') FROM trace")" = "1=1 2=1 3=2 4=3 5=4" ]
 check "upgrade: rows kept" [ "$(q o.db "SELECT file_size, min_ts, max_end, event_count FROM trace WHERE trace_id = 1; SELECT count(*) FROM event")" = "10|10|20|1
 2" ]
 check "upgrade: trace's columns as a new database's" [ "$(q o.db "SELECT group_concat(name) FROM pragma_table_info('trace')")" = "$(q t.db "SELECT group_concat(name) FROM pragma_table_info('trace')")" ]
-check "upgrade: schema_version 3" [ "$(q o.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 3 ]
+check "upgrade: schema_version 4" [ "$(q o.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 4 ]
 check "upgrade: integrity" [ "$(q o.db 'PRAGMA integrity_check')" = ok ]
 $ING --upgrade o2.db 2> err.txt; check "--upgrade exit 0" [ $? = 0 ]
-check "--upgrade: said so" grep -q '^hta-ingest: o2.db: upgraded the database to schema 3: 4 traces in 3 jobs$' err.txt
+check "--upgrade: said so" grep -q '^hta-ingest: o2.db: upgraded the database to schema 4: 4 traces in 3 jobs$' err.txt
 check "--upgrade: no trace added" [ "$(q o2.db "SELECT count(*) FROM trace; SELECT count(*) FROM job")" = "4
 3" ]
 $ING --upgrade o2.db 2> err.txt; check "--upgrade again exit 0" [ $? = 0 ]
-check "--upgrade again: already" grep -q '^hta-ingest: o2.db: already at schema 3$' err.txt
-# schema 2 (jobs, no device_peak) to 3: the table is created and seeded, nothing else changes
-cp t.db s2.db && q s2.db "DROP TABLE device_peak; UPDATE meta SET value = '2' WHERE key = 'schema_version'"
-$ING --upgrade s2.db 2> err.txt; check "--upgrade 2 -> 3: exit 0" [ $? = 0 ]
-check "--upgrade 2 -> 3: said so" grep -q '^hta-ingest: s2.db: upgraded the database to schema 3: 4 traces in 2 jobs$' err.txt
-check "--upgrade 2 -> 3: device_peak seeded" [ "$(q s2.db "SELECT count(*) > 100 FROM device_peak")" = 1 ]
-check "--upgrade 2 -> 3: schema_version 3" [ "$(q s2.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 3 ]
+check "--upgrade again: already" grep -q '^hta-ingest: o2.db: already at schema 4$' err.txt
+# schema 2 (jobs, no device_peak, no capture) to 4: the tables are created, device_peak seeded, nothing else changes
+cp t.db s2.db && q s2.db "DROP TABLE device_peak; DROP TABLE capture; UPDATE meta SET value = '2' WHERE key = 'schema_version'"
+$ING --upgrade s2.db 2> err.txt; check "--upgrade 2 -> 4: exit 0" [ $? = 0 ]
+check "--upgrade 2 -> 4: said so" grep -q '^hta-ingest: s2.db: upgraded the database to schema 4: 4 traces in 2 jobs$' err.txt
+check "--upgrade 2 -> 4: device_peak seeded" [ "$(q s2.db "SELECT count(*) > 100 FROM device_peak")" = 1 ]
+check "--upgrade 2 -> 4: schema_version 4" [ "$(q s2.db "SELECT value FROM meta WHERE key = 'schema_version'")" = 4 ]
 $ING --upgrade missing.db 2> err.txt; check "--upgrade missing: exit 2" [ $? = 2 ]
 check "--upgrade missing: not created" [ ! -e missing.db ]
 check "--upgrade missing: named" grep -q '^hta-ingest: missing.db: No such file or directory$' err.txt

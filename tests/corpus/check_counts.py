@@ -23,7 +23,9 @@ Cells, per trace file (matched by base name; several files may share a rank):
   * a file of the directory that is not a trace (no traceEvents: the execution trace of
     hta_execution_trace) must be named on stderr as skipped, hta-ingest must exit 0 (only
     --strict fails the run for it), and the other files must land; otherwise exit 0 too.
-  * two files with the same rank: ingest_issue must mention the shared rank.
+  * two files with the same rank: ingest_issue must mention the shared rank (graph captures
+    excepted: a capture_traces/ folder's traces must be stored as captures of the job, with
+    the batch size and mode its execution_details.json gives, and that index is no trace).
 Prints per-job lines, then `summary: ingest counts: N jobs, M cells compared, K mismatches`.
 Exit 0 pass, 1 fail, 77 skip.  Standard library only.
 """
@@ -97,6 +99,10 @@ def cat_key(c):
 def check_job(job, files, shared, tmp, ingest, d6):
     inputs = [os.path.join(shared, "corpus", job.name)]
     m = ce.ensure_db(job.name, inputs, tmp, ingest)
+    # a capture_traces/ folder (TraceLens's layout of a graph replay job): its
+    # execution_details.json is the capture index, its traces are the job's captures
+    index = [f for f in files if is_capture_index(f)]
+    files = [f for f in files if not is_capture_index(f)]
     nontrace = [f for f in files if not f["is_trace"]]
     err = m["stderr"]
     if nontrace:
@@ -121,6 +127,19 @@ def check_job(job, files, shared, tmp, ingest, d6):
         return
     for f in nontrace:
         job.cell(f["file"] not in traces, "%s (not a trace) has a trace row" % f["file"])
+    captured = dict((os.path.basename(p), (bs, mode)) for p, bs, mode in con.execute(
+        "SELECT t.file_name, c.batch_size, c.mode FROM capture c JOIN trace t USING (trace_id)"))
+    for f in index:
+        job.cell(f["file"] not in traces, "%s (the capture index) has a trace row" % f["file"])
+        with open(f["path"]) as fh:
+            for e in json.load(fh):
+                got = captured.get(e.get("file"))
+                job.cell(got == (e.get("batch_size"), e.get("mode")),
+                         "%s: capture %s stored as %s, the index says batch %s, mode %s" % (
+                             f["file"], e.get("file"), got, e.get("batch_size"), e.get("mode")))
+    for f in files:
+        if f["is_trace"] and in_capture_dir(f):
+            job.cell(f["file"] in captured, "%s: not stored as a capture" % f["file"])
     ranks = {}
     for f in files:
         if not f["is_trace"]:
@@ -140,12 +159,23 @@ def check_job(job, files, shared, tmp, ingest, d6):
                 f["file"], rank, exp["rank"], exp["rank_source"]))
             job.cell(src == exp["rank_source"], "%s: rank_source %s, expected %s" % (
                 f["file"], src, exp["rank_source"]))
+    for f in files:  # captures share their replay's rank by design: no shared_rank
+        if in_capture_dir(f) and f["file"] in traces:
+            ranks.get(traces[f["file"]][0][1], []).remove(f["file"])
     for rank, fl in ranks.items():
         if len(fl) > 1:
             n = con.execute("SELECT count(*) FROM ingest_issue WHERE code LIKE '%rank%' "
                             "OR message LIKE '%rank%'").fetchone()[0]
             job.cell(n > 0, "files %s share rank %s but ingest_issue says nothing" % (fl, rank))
     con.close()
+
+
+def in_capture_dir(f):
+    return os.path.basename(os.path.dirname(f["path"])) == "capture_traces"
+
+
+def is_capture_index(f):
+    return in_capture_dir(f) and f["file"] == "execution_details.json"
 
 
 def check_file(job, con, f, tid, evc):

@@ -2,11 +2,10 @@
 # The HTML report of every corpus job ($HTA_SHARED/corpus/<job>/): hta-ingest
 # --report must succeed (exit 0, no failed analysis), the HTML must pass the
 # static checks, headless Chromium must render it without a console message into
-# a non-blank screenshot (tests/cli/report_render.sh check), and the report must
-# take at most 3 s of CPU per 100 MB of trace JSON (uncompressed), 0.5 s at least
-# (CPU, not wall time: the machine may be shared; not checked when HTA_SANITIZED=1,
-# set by tests/run.sh for sanitizer builds). Prints one line per job and a summary
-# with the seconds per 100 MB.
+# a non-blank screenshot (tests/cli/report_render.sh check). Prints one line per job
+# with the report's wall and CPU seconds and the CPU seconds per 100 MB of trace JSON
+# (uncompressed), and a summary: figures to read, never a pass/fail budget (a test's
+# verdict must not depend on the machine it runs on; make bench measures speed).
 # env: HTA_INGEST, HTA_SHARED, HTA_TMP (scratch), HTA_REPORT_JOBS (space-separated
 #      job names to restrict the run), HTA_RENDER_JOBS (Chromiums at once, default 2).
 # Exit 0 pass, 1 fail, 77 skip (no corpus, no chromium, no python3).
@@ -76,10 +75,6 @@ fails=0
 printf '%-46s %9s %8s %8s %11s %8s\n' job "MB(json)" wall_s cpu_s cpu_s/100MB render_s
 for job in $jobs; do
   read -r _ mb rc wall cpu < "$work/$job.time"
-  # 3 s of CPU per 100 MB (the critical path section builds HTA's graph of the first step of
-  # each shown rank three times: 0.2 s each on tracelens_h100_owlv2's 56 MB). Sanitizer builds
-  # run several times slower: the budget is not checked there (HTA_SANITIZED=1).
-  budget=$(echo "$mb" | awk '{ b = 3 * $1 / 100; printf "%.3f", (b < 0.5 ? 0.5 : b) }')
   per=$(echo "$cpu $mb" | awk '{ printf "%.3f", ($2 > 0 ? 100 * $1 / $2 : 0) }')
   render=$(sed -n 's/^render_s=//p' "$work/$job.render" 2>/dev/null)
   msg=""
@@ -87,8 +82,6 @@ for job in $jobs; do
     msg="report exit $rc"
   elif grep -q 'class="error"' "$work/$job.html"; then
     msg="an analysis failed: $(grep -o 'class="error">[^<]*' "$work/$job.html" | head -n 1)"
-  elif [ "${HTA_SANITIZED:-0}" != 1 ] && [ "$(echo "$cpu $budget" | awk '{ print ($1 > $2) }')" = 1 ]; then
-    msg="too slow: $cpu s of CPU, budget $budget s"
   elif grep -q FAIL "$work/$job.render"; then
     msg="render: $(grep -m 1 FAIL "$work/$job.render")"
   fi
