@@ -94,8 +94,16 @@ class TraceAnalysis:
     # ------------------------------------------------------------ beyond HTA
     @classmethod
     def from_database(cls, db_path, include_last_profiler_step=False):
-        """The analyses of a database hta-ingest built (one job), without re-reading the
-        traces; its timestamps are used as stored (exact: no ns rounding)."""
+        """The analyses of a database hta-ingest built (one job), without reading the traces
+        again (ours, not HTA's).
+
+        Args:
+            db_path: the database file (ValueError when missing or holding several jobs).
+            include_last_profiler_step: keep the last ProfilerStep (cut by default, as HTA).
+
+        Returns:
+            A TraceAnalysis; its timestamps are used as stored (exact ns: no ns rounding, D1).
+        """
         self = cls.__new__(cls)
         self._src = Source(None, None, include_last_profiler_step, db_path=db_path)
         self.trace_dir = None
@@ -103,7 +111,7 @@ class TraceAnalysis:
         return self
 
     def close(self):
-        """Closes the database connection (also on leaving a `with` block)."""
+        """Closes the database connection (also on leaving a `with` block; ours)."""
         self._src.close()
 
     def __enter__(self):
@@ -123,11 +131,19 @@ class TraceAnalysis:
         return self._src.conn
 
     def sql(self, query, params=()):
-        """Runs QUERY on the connection and returns a DataFrame."""
+        """Runs an SQL statement on the analyzer's database (ours, not HTA's).
+
+        Args:
+            query: the SQL; every function of hta.so is there (docs/sql.md).
+            params: its parameters (a tuple or a dict).
+
+        Returns:
+            A DataFrame of the rows.
+        """
         return self._src.frame(query, params)
 
     def get_ranks(self):
-        """The loaded ranks, ascending."""
+        """The loaded ranks, ascending (ours: HTA reaches them through analyzer.t)."""
         return self._src.ranks()
 
     @property
@@ -154,7 +170,18 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ temporal, overlap
     def get_comm_comp_overlap(self, visualize: bool = True):
-        """Per rank, the percentage of communication time overlapped by computation."""
+        """How much of each rank's communication time has computation running beside it.
+
+        Args:
+            visualize: draw "Computation-Communication Overlap", a bar per rank.
+
+        Returns:
+            A DataFrame with one row per rank: rank, comp_comm_overlap_pctg (the share of the
+            time communication kernels run during which a computation kernel also runs, in %,
+            rounded to 2 decimals as HTA rounds it).
+
+        SQL: hta_comm_comp_overlap. Times are exact (no truncation to whole µs: D12).
+        """
         df = self._src.frame(
             "SELECT rank, comp_comm_overlap_pctg FROM hta_comm_comp_overlap(?)", (self._L,)
         )
@@ -166,7 +193,21 @@ class TraceAnalysis:
         return df
 
     def get_temporal_breakdown(self, visualize: bool = True):
-        """Per rank: idle, compute and non-compute GPU time (µs) and their percentages."""
+        """Where each rank's GPU time goes between its first and last kernel.
+
+        Args:
+            visualize: draw "Temporal breakdown across ranks", the three shares stacked per rank.
+
+        Returns:
+            A DataFrame with one row per rank: rank, idle_time(us) (nothing runs),
+            compute_time(us) (a computation kernel runs), non_compute_time(us) (only
+            communication, copies or other GPU work run), kernel_time(us) (their sum: last end
+            minus first start), and the three as idle_time_pctg, compute_time_pctg,
+            non_compute_time_pctg (% of kernel_time, 2 decimals). Times are int64 when the
+            traces have whole µs, float64 otherwise, as in HTA.
+
+        A rank without GPU work gives no row (HTA raises: E6). SQL: hta_temporal_breakdown.
+        """
         df = self._src.frame(
             "SELECT rank, idle_time_us, compute_time_us, non_compute_time_us, kernel_time_us,"
             " idle_time_pctg, compute_time_pctg, non_compute_time_pctg FROM hta_temporal_breakdown(?)",
@@ -201,7 +242,31 @@ class TraceAnalysis:
         include_memory_kernels: bool = True,
         image_renderer: str = "",
     ):
-        """(time by kernel type, per-kernel statistics per rank)."""
+        """GPU time by kernel type, and the kernels that take most of each type.
+
+        Args:
+            visualize: draw HTA's figures: the kernel-type pie, then for COMPUTATION,
+                COMMUNICATION and MEMORY (the last only with include_memory_kernels) a pie of
+                its kernels per rank and one bar chart per kernel of its mean, min and max per
+                rank.
+            duration_ratio: per rank and type, keep the longest kernels until their time
+                reaches this share of the type's time; the rest fold into "others".
+            num_kernels: at most this many kernels per rank and type before "others".
+            include_memory_kernels: count memcpy and memset as a type (MEMORY).
+            image_renderer: the plotly renderer the figures are shown with ("" : plotly's
+                default; "png", "svg" need kaleido).
+
+        Returns:
+            (kernel_type_df, kernel_df).
+            kernel_type_df: one row per type, overlaps named ("COMPUTATION overlapping
+            COMMUNICATION"): kernel_type, sum (µs of every rank, each instant counted once under
+            the types running then), percentage (of all GPU time, 1 decimal); ordered by sum.
+            kernel_df: one row per rank, type and kernel name (or "others"): name, sum (us),
+            max (us), min (us), stddev, mean (us), kernel_type, rank.
+
+        Differs from HTA: the statistics are over kernel instances, "others" included (D3);
+        type sums are exact (D12). SQL: hta_kernel_type_breakdown, hta_kernel_breakdown.
+        """
         mem = 1 if include_memory_kernels else 0
         types = self._src.frame(
             "SELECT kernel_type, sum_us, percentage FROM hta_kernel_type_breakdown(?, ?)",
@@ -237,8 +302,23 @@ class TraceAnalysis:
         return types, kernels
 
     def get_gpu_kernels_with_user_annotations(self, rank: int, expand_names: bool = True, shorten_names: bool = True):
-        """The GPU rows of RANK, each with the innermost GPU user annotation around it
-        (user_annotation = its name's id, -1 for none); None without GPU annotations."""
+        """Every GPU event of RANK, each with the innermost GPU user annotation around it.
+
+        Args:
+            rank: the rank (ValueError when it is not loaded).
+            expand_names: add the text columns s_name, s_cat and s_user_annotation.
+            shorten_names: in s_name and s_user_annotation, drop template arguments, argument
+                lists and the return type (hta_shorten_name).
+
+        Returns:
+            A DataFrame, one row per GPU event HTA keeps (kernels, copies, memsets): index,
+            cat, name (the database's category and string ids), pid, tid, ts, dur (µs from the
+            job's earliest event), stream, correlation, iteration, user_annotation (the
+            annotation's name id, -1 outside every annotation), and the s_ columns. None (with a
+            warning) when the trace has no GPU user annotation.
+
+        Differs from HTA: ids are the database's, not HTA's symbol ids (P2).
+        """
         src = self._src
         src.check_ranks([rank])
         if not src.rows("SELECT 1 FROM category WHERE name = 'gpu_user_annotation'"):
@@ -295,8 +375,23 @@ class TraceAnalysis:
         allowlist_patterns=None,
         image_renderer=None,
     ):
-        """Per rank, the time of each user annotation (GPU or CPU), top names + others;
-        None when the trace has no such annotation."""
+        """Time per user annotation (record_function ranges) per rank, top names plus "others".
+
+        Args:
+            use_gpu_annotation: the annotations on the GPU timeline (gpu_user_annotation);
+                False: those of the host (user_annotation).
+            visualize: draw "User annotation distribution on each rank" (a pie per rank) and
+                one bar chart per name, "User annotation = NAME".
+            duration_ratio, num_kernels: the fold into "others", as in get_gpu_kernel_breakdown.
+            allowlist_patterns: names containing one of these texts never fold into "others".
+            image_renderer: the plotly renderer.
+
+        Returns:
+            A DataFrame, one row per rank and name: name, sum (us), max (us), min (us),
+            stddev, mean (us), rank; None (with a warning) without such annotations.
+
+        SQL: hta_user_annotation_breakdown (the allowlist: SQL over the events).
+        """
         cat = "gpu_user_annotation" if use_gpu_annotation else "user_annotation"
         src = self._src
         if not src.rows("SELECT 1 FROM category WHERE name = ?", (cat,)):
@@ -351,8 +446,25 @@ class TraceAnalysis:
         visualize: bool = False,
         compress_other_kernels: bool = True,
     ):
-        """The kernel sequences launched by the operators named like OPERATOR_NAME, by
-        count; writes the overlaid trace of the top_k patterns into OUTPUT_DIR."""
+        """The most frequent sequences of kernels launched by operators named like OPERATOR_NAME.
+
+        Args:
+            operator_name: a text the operators' names contain (e.g. "aten::linear").
+            output_dir: an existing writable directory: the trace with the top_k patterns
+                marked is written there as overlaid_<trace file name>.
+            min_pattern_len: the shortest sequence counted.
+            rank: the rank analysed.
+            top_k: how many patterns to mark and draw.
+            visualize: draw "Top K frequent patterns for rank R" (the counts).
+            compress_other_kernels: accepted; our overlay keeps every other event as it was (P3).
+
+        Returns:
+            A DataFrame: pattern (operator|kernel|kernel...), count, GPU kernel duration (us),
+            CPU op duration (us), most frequent first; empty (with a warning) for an empty
+            operator_name or an unusable output_dir.
+
+        SQL: hta_frequent_kernel_sequences, hta_write_sequence_overlay.
+        """
         pd = _pd()
         if not operator_name:
             warnings.warn("operator_name must be a non-empty string", stacklevel=2)
@@ -390,8 +502,20 @@ class TraceAnalysis:
         return df
 
     def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None, *, visualize: bool = True):
-        """{rank: frame}: per aten op and its kernel sequence, the occurrences and the mean
-        delays op start -> first launch and launch -> kernel start (µs)."""
+        """Per aten operator and the kernels it launches: how often, and how late.
+
+        Args:
+            ranks: the ranks (default [0]).
+            sort_by: columns to sort by, descending (default ["occurrence_count"]).
+            visualize (keyword only): draw HTA's table per rank (default True, as HTA draws it).
+
+        Returns:
+            {rank: DataFrame}: aten_op_name, kernel_sequence, occurrence_count,
+            avg_aten_op_launch_delay (µs from the operator's start to its first launch),
+            avg_runtime_delay (µs from a launch to its kernel's start), 3 decimals.
+
+        Differs from HTA: computed per rank (D11), every launch API (D13). SQL: hta_aten_op_kernels.
+        """
         ranks = _ranks_arg(ranks)
         sort_by = sort_by or ["occurrence_count"]
         self._src.check_ranks(ranks)
@@ -427,8 +551,21 @@ class TraceAnalysis:
         include_memory_events: bool = True,
         visualize: bool = True,
     ):
-        """{rank: frame}: per launched GPU event, the launch call's duration, the GPU
-        duration and the launch delay (µs)."""
+        """Per launched GPU event: the launch call's time, the event's time and the launch delay.
+
+        Args:
+            ranks: the ranks (default [0]).
+            runtime_cutoff: µs; the charts' outlier threshold of the launch call's duration.
+            launch_delay_cutoff: µs; the charts' outlier threshold of the delay.
+            include_memory_events: include copies and memsets.
+            visualize: draw three histograms per rank (short kernels, runtime and delay outliers).
+
+        Returns:
+            {rank: DataFrame}: correlation, cpu_duration (the launch call, µs), gpu_duration
+            (µs), launch_delay (launch start to GPU start, µs).
+
+        Differs from HTA: every launch API counts (D9). SQL: hta_kernel_launch_stats.
+        """
         ranks = _ranks_arg(ranks)
         self._src.check_ranks(ranks)
         out = {}
@@ -473,7 +610,28 @@ class TraceAnalysis:
         show_idle_interval_stats=False,
         consecutive_kernel_delay: int = 30,
     ):
-        """(idle time per rank, stream and category, [interval statistics or None])."""
+        """Why each stream's GPU sits idle, per rank.
+
+        Args:
+            ranks: the ranks (default [0]).
+            streams: only these streams, in this order (default all).
+            visualize: draw "Idle time breakdown on rank R per CUDA stream".
+            visualize_pctg: chart the ratios (True) or the µs.
+            show_idle_interval_stats: also return statistics of the idle intervals.
+            consecutive_kernel_delay: µs; a gap shorter than this after a kernel whose next
+                kernel was launched in time is kernel_wait.
+
+        Returns:
+            (idle_time_df, stats_df or None).
+            idle_time_df: rank, stream, idle_category (host_wait: the GPU waited for a launch;
+            kernel_wait: short gaps between queued kernels; other), idle_time (µs), idle_time_ratio
+            (of the stream's idle time), 2 decimals.
+            stats_df (indexed by idle_category): rank, stream, count, mean, std, min, 25%, 50%,
+            75%, max of the intervals, 2 decimals.
+
+        A rank without kernels gives no rows (HTA raises: E6). SQL: hta_idle_time_breakdown,
+        hta_idle_interval_stats.
+        """
         pd = _pd()
         ranks = _ranks_arg(ranks)
         self._src.check_ranks(ranks)
@@ -535,8 +693,18 @@ class TraceAnalysis:
         return out
 
     def get_queue_length_time_series(self, ranks=None):
-        """{rank: frame(ts, pid, tid, stream, queue_length)}: one point per change of the
-        number of launched but not yet started GPU operations of a stream."""
+        """The number of launched but not yet started GPU operations of each stream, over time.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            {rank: DataFrame} for ranks with GPU work: ts (µs), pid, tid, stream, queue_length,
+            one row per change; changes at equal timestamps in HTA's order, so the summaries
+            equal HTA's.
+
+        Differs from HTA: the index is 0..n-1 (P2). SQL: hta_queue_length.
+        """
 
         def finish(rank, df):
             ids = self._stream_ids(rank)
@@ -568,7 +736,15 @@ class TraceAnalysis:
         return ids
 
     def get_queue_length_summary(self, ranks=None):
-        """describe() of the queue length per (rank, stream); None without series."""
+        """describe() of each stream's queue length per rank.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            A DataFrame indexed by (rank, stream) with columns (queue_length, count|mean|std|
+            min|25%|50%|75%|max); None without any series. SQL: hta_queue_length_summary.
+        """
         parts = self._per_rank(
             ranks,
             "SELECT rank, stream, count, mean, std, min, p25, p50, p75, max"
@@ -583,7 +759,14 @@ class TraceAnalysis:
         return [self._src.frame(sql, (self._L, rank)) for rank in ranks]
 
     def get_queue_length_summary_from_time_series(self, queue_length_dict):
-        """describe() of the queue length per (rank, stream) of the given series."""
+        """describe() of the queue lengths of the given series.
+
+        Args:
+            queue_length_dict: {rank: DataFrame} as get_queue_length_time_series returns it.
+
+        Returns:
+            A DataFrame indexed by (rank, stream), as get_queue_length_summary; None for {}.
+        """
         pd = _pd()
         results = []
         for rank, rank_df in queue_length_dict.items():
@@ -595,8 +778,19 @@ class TraceAnalysis:
     def get_time_spent_blocked_on_full_queue(
         self, queue_length_dict, max_queue_length: int = CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
     ):
-        """Time at max_queue_length or more, per rank (HTA's rule: the last stream of the
-        series that reaches it) and as a share of the rank's trace span."""
+        """How long a stream's launch queue stayed full, per rank.
+
+        Args:
+            queue_length_dict: {rank: DataFrame} of get_queue_length_time_series.
+            max_queue_length: the length counted as full (CUDA's default queue holds 1024).
+
+        Returns:
+            A DataFrame, one row per rank that reached it: rank, stream (as HTA: the last
+            stream of the series that reached it), duration_at_max_queue_length (µs),
+            relative_duration_at_max_queue_length (of the rank's trace span).
+
+        hta_queue_full_time lists every stream (D10).
+        """
         pd = _pd()
         result = {}
         for rank, ql in queue_length_dict.items():
@@ -632,8 +826,18 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ memory bandwidth
     def get_memory_bw_time_series(self, ranks=None):
-        """{rank: frame(ts, pid, name, memory_bw_gbps)}: per memory kind, the bandwidth
-        of the copies in flight, one point per change."""
+        """The bandwidth of the copies and memsets in flight, per memory kind, over time.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            {rank: DataFrame} for ranks with copies: ts (µs), pid, name (the kind: "Memcpy
+            HtoD", "Memset", ...), memory_bw_gbps, one point per change; the bandwidth is the
+            one the trace gives each copy (as HTA).
+
+        Differs from HTA: the index is 0..n-1 (P2). SQL: hta_memory_bw.
+        """
 
         def finish(rank, df):
             pids = self._src.rows("SELECT pid FROM event WHERE rank = ? AND stream IS NOT NULL LIMIT 1", (rank,))
@@ -649,8 +853,16 @@ class TraceAnalysis:
         )
 
     def get_memory_bw_summary(self, ranks=None):
-        """describe() of the bandwidth points above 0 per (rank, kind); None without
-        series, an empty frame when no point is above 0."""
+        """describe() of the bandwidth points above 0, per rank and memory kind.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            A DataFrame indexed by (rank, name) with columns (memory_bw_gbps, count|mean|...|
+            max); None without series; empty when no point is above 0.
+            SQL: hta_memory_bw_summary.
+        """
         ranks = _ranks_arg(ranks)
         parts = self._per_rank(
             ranks,
@@ -668,9 +880,21 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ counters in the trace
     def generate_trace_with_counters(self, time_series=None, ranks=None, output_suffix: str = "_with_counters"):
-        """Writes, next to each rank's trace, a copy with the queue-length and/or memory
-        bandwidth series as counter events (name: the trace's with OUTPUT_SUFFIX before
-        .json)."""
+        """Writes each rank's trace again with its queue lengths and/or bandwidths as counter events.
+
+        Args:
+            time_series: TimeSeriesTypes.QUEUE_LENGTH, MEMCPY_BANDWIDTH or both (default).
+            ranks: the ranks (default [0]).
+            output_suffix: put before ".json" in the file's name (default "_with_counters").
+
+        Returns:
+            None. The file lands beside the trace (rank0.json.gz -> rank0_with_counters.json.gz),
+            gzip when its name ends in .gz. Opening the folder again gives HTA's warning that two
+            files have the rank and loads one of them (CACHE-8).
+
+        Differs from HTA: the suffix goes into the file name only (P3). SQL:
+        hta_write_trace_with_counters (io entry point).
+        """
         ranks = _ranks_arg(ranks)
         if time_series is None:
             time_series = TimeSeriesTypes.QUEUE_LENGTH | TimeSeriesTypes.MEMCPY_BANDWIDTH
@@ -707,8 +931,22 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ CUPTI counters
     def get_cupti_counter_data_with_operators(self, ranks=None):
-        """[frame per rank]: the CUPTI counters of each kernel (one column per counter)
-        with the operators around its launch; [] without cuda_profiler_range events."""
+        """The CUPTI range-profiler counters of each kernel, with the operators that launched it.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            [DataFrame per rank]: the kernel's trace columns (index, cat, name, pid, tid, ts,
+            dur, stream, correlation, the arguments HTA reads with its defaults), one column per
+            counter (sorted), index_correlation, iteration, end, HTA's call-stack columns (those
+            of an event that is no call-stack node), index_runtime (the launch's index),
+            op_stack (the cpu_op names around the launch, outermost first), top_level_op,
+            bottom_level_op; [] (with a warning) without cuda_profiler_range events. A rank
+            whose kernels and launches differ in number is left out, as in HTA.
+
+        SQL: hta_cupti_counters (kernels paired with launches by position, as HTA).
+        """
         from ._trace_frame import event_frame
 
         ranks = _ranks_arg(ranks)
@@ -749,7 +987,9 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ steps, stragglers
     def get_profiler_steps(self):
-        """The ProfilerStep numbers of every rank, sorted."""
+        """The ProfilerStep numbers of the loaded ranks, sorted (the last one cut unless
+        include_last_profiler_step). SQL: hta_profiler_steps.
+        """
         q = "SELECT DISTINCT step FROM hta_profiler_steps(?) ORDER BY step"
         return [r[0] for r in self._src.rows(q, (self._L,))]
 
@@ -760,7 +1000,25 @@ class TraceAnalysis:
         visualize: bool = False,
         straggler_identification_impl=None,
     ):
-        """The ranks most often late to the job's dominant communication kernel."""
+        """The ranks most often late to the job's dominant collective.
+
+        Args:
+            profiler_steps: the steps looked at (default: all; ValueError when none of the
+                given is a step of the job).
+            num_candidates: how many ranks per step count as late (at least 1).
+            visualize: draw HTA's figures: the timeline of the long communication kernels, the
+                timeline of the chosen kernels and "Potential Stragglers" (each rank's start per
+                step, late ranks "Yes").
+            straggler_identification_impl: a function called as HTA calls it with the selected
+                steps' rows (rank, iteration, stream, name as text, ts, dur in µs), None for
+                HTA's symbol table, num_candidates and visualize; it returns a Series of counts
+                indexed by rank.
+
+        Returns:
+            The ranks, most straggles first (ties: the lower rank).
+
+        Differs from HTA: newer NCCL kernel names count (E5). SQL: hta_potential_stragglers.
+        """
         from ._stragglers import potential_stragglers
 
         return potential_stragglers(self._src, profiler_steps, num_candidates, visualize, straggler_identification_impl,
@@ -807,8 +1065,26 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ critical path
     def critical_path_analysis(self, rank: int, annotation: str, instance_id, data_load_events=None):
-        """The critical path of RANK within the instances INSTANCE_ID of ANNOTATION:
-        None, or (CPGraph, success)."""
+        """The critical path of RANK within the instances INSTANCE_ID of ANNOTATION.
+
+        Args:
+            rank: the rank (ValueError when not loaded).
+            annotation: a text the window's annotation names contain ("ProfilerStep" for the
+                steps); "" for the whole trace.
+            instance_id: which occurrence (0-based), a pair (a, b) for a range, None for all.
+            data_load_events: regexes; host operators whose names match are bound_by
+                "data_loading" on the path.
+
+        Returns:
+            None when no name contains the annotation (or instance_id has another type);
+            (CPGraph, False) for a graph HTA finds invalid; else (CPGraph, True): the path
+            (graph.path), summary() (% of the path by what bounds it),
+            get_critical_path_breakdown(), critical_path_nodes, nodes, edges, save(out_dir).
+            RuntimeError where HTA raises, with the reason.
+
+        Honours CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1. SQL: hta_critical_path (the
+        whole graph: hta_critical_path_graph).
+        """
         return CPGraph.analyse(self._src, rank, annotation, instance_id, data_load_events)
 
     def overlay_critical_path_analysis(
@@ -819,8 +1095,23 @@ class TraceAnalysis:
         only_show_critical_events: bool = True,
         show_all_edges: bool = False,
     ) -> str:
-        """Writes the rank's trace with the critical path marked (args.critical = 1 and
-        flow arrows) into OUTPUT_DIR; returns the file's path."""
+        """Writes RANK's trace with the critical path of CRITICAL_PATH_GRAPH marked.
+
+        Args:
+            rank: the rank.
+            critical_path_graph: the CPGraph critical_path_analysis returned.
+            output_dir: the folder (created when missing; "~" expanded).
+            only_show_critical_events: keep only the critical events (and the user annotations
+                and Python frames) among the complete events.
+            show_all_edges: every graph edge as a flow arrow (only without
+                only_show_critical_events).
+
+        Returns:
+            The written file's path: output_dir/overlaid_critical_path_<trace file name>; critical
+            events carry args.critical = 1, the path's edges are flow events.
+
+        Differs from HTA: other events are kept as they were, gzip only for .gz names (P3).
+        """
         return overlay_critical_path(
             self._src, rank, critical_path_graph, output_dir, only_show_critical_events, show_all_edges
         )

@@ -464,6 +464,31 @@ class TestNotebookModules(Base):
         self.assertEqual(frame.loc[1, ["input_dims", "python_id"]].tolist(), ["[[2,3],[3]]", 7])
 
 
+class TestHelp(unittest.TestCase):
+    def test_every_parameter_documented(self):
+        """Item 5 of issue 32: every public method of TraceAnalysis, LabeledTrace and TraceDiff
+        names each of its parameters in its docstring and says what it returns (a "Returns"
+        section, or a one-line answer for the small ones)."""
+        import inspect
+
+        from hta_sqlite.trace_analysis import TraceAnalysis
+        from hta_sqlite.trace_diff import LabeledTrace, TraceDiff
+
+        bad = []
+        for cls in (TraceAnalysis, LabeledTrace, TraceDiff):
+            for name, fn in inspect.getmembers(cls, lambda f: inspect.isfunction(f) or inspect.ismethod(f)):
+                if name.startswith("_"):
+                    continue
+                doc = inspect.getdoc(fn) or ""
+                params = [p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]
+                missing = [p for p in params if p not in doc and not ("Args: as " in doc)]
+                if missing or not doc:
+                    bad.append("%s.%s: %s" % (cls.__name__, name, missing or "no docstring"))
+                if len(params) > 1 and "Returns" not in doc:
+                    bad.append("%s.%s: no Returns" % (cls.__name__, name))
+        self.assertEqual(bad, [])
+
+
 class TestModules(Base):
     def test_module_breakdown(self):
         """get_module_breakdown (ours, SQL hta_module_stats): Net_0 [0, 100) holds aten::mm
