@@ -65,6 +65,19 @@ def write(path, trace, gz=True):
         f.write(data)
 
 
+def write_late_allreduce(d):
+    """Two ranks, steps 1..3 at B + 0, 100, 200 µs: an allreduce launched at +1 runs from +10,
+    5 µs later on rank 1 in step 1 and on rank 0 in step 2, lasting 20 + rank µs."""
+    for r, late in ((0, 2), (1, 1)):
+        ev = []
+        for step in (1, 2, 3):
+            t0 = B + 100 * (step - 1)
+            ev.append(host("ProfilerStep#%d" % step, "user_annotation", t0, 100))
+            ev.append(host("cudaLaunchKernel", "cuda_runtime", t0 + 1, 2, step))
+            ev.append(gpu("ncclKernel_AllReduce", "kernel", t0 + 10 + (5 if step == late else 0), 20 + r, 20, step))
+        write(os.path.join(d, "rank%d.json.gz" % r), {"distributedInfo": {"rank": r}, "traceEvents": ev})
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="hta_pyapi_")
@@ -531,16 +544,7 @@ class TestStragglers(Base):
         """ST-1, ST-2: two ranks, steps 1..3 (3 is cut). The allreduce starts 5 µs late on
         rank 1 in step 1 and on rank 0 in step 2 (durations differ across ranks, so the
         spread is not 0): per step the latest rank straggles."""
-        for r, late in ((0, 2), (1, 1)):
-            ev = []
-            for step in (1, 2, 3):
-                t0 = B + 100 * (step - 1)
-                ev.append(host("ProfilerStep#%d" % step, "user_annotation", t0, 100))
-                ev.append(host("cudaLaunchKernel", "cuda_runtime", t0 + 1, 2, step))
-                start = t0 + 10 + (5 if step == late else 0)
-                ev.append(gpu("ncclKernel_AllReduce", "kernel", start, 20 + r, 20, step))
-            write(os.path.join(self.tmp, "two", "rank%d.json.gz" % r),
-                  {"distributedInfo": {"rank": r}, "traceEvents": ev})
+        write_late_allreduce(os.path.join(self.tmp, "two"))
         a = self.analyzer(os.path.join(self.tmp, "two"))
         self.assertEqual(a.get_profiler_steps(), [1, 2])
         self.assertEqual(a.get_potential_stragglers(profiler_steps=[1], num_candidates=1), [1])
@@ -622,14 +626,7 @@ class TestPlots(Base):
         allreduce starts at 10 and 15 µs in step 1 (rank 1 late) and at 115 and 110 in step
         2 (rank 0 late): normalized starts 0.1 / 0.15 and 1.15 / 1.1, one column per step,
         the late rank "Yes"."""
-        for r, late in ((0, 2), (1, 1)):
-            ev = []
-            for step in (1, 2, 3):
-                t0 = B + 100 * (step - 1)
-                ev.append(host("ProfilerStep#%d" % step, "user_annotation", t0, 100))
-                ev.append(host("cudaLaunchKernel", "cuda_runtime", t0 + 1, 2, step))
-                ev.append(gpu("ncclKernel_AllReduce", "kernel", t0 + 10 + (5 if step == late else 0), 20 + r, 20, step))
-            write(os.path.join(self.tmp, "two", "rank%d.json.gz" % r), {"distributedInfo": {"rank": r}, "traceEvents": ev})
+        write_late_allreduce(os.path.join(self.tmp, "two"))
         a = self.analyzer(os.path.join(self.tmp, "two"))
         got = []
         figs = self.shown(lambda: got.append(a.get_potential_stragglers(num_candidates=1, visualize=True)))
