@@ -47,6 +47,7 @@ static const struct {
     {"memory", hta_register_memory},
     {"critical_path", hta_register_critical_path},
     {"tb_stats", hta_register_tb_stats},
+    {"tb_modules", hta_register_tb_modules},
     {"tb_views", hta_register_tb_views},
     {"op_perf", hta_register_op_perf},
     {"inference", hta_register_inference},

@@ -30,6 +30,7 @@
 #include "findings_print.h"
 #include "health_print.h"
 #include "inputs.h"
+#include "issues_print.h"
 #include "io/io.h"
 #include "list.h"
 #include "merge.h"
@@ -237,6 +238,16 @@ static void end_progress(cli *c, const pl_file *files, int n, double seconds) {
   fputc('\n', stderr);
   c->drawn = 0;
   line_open = 0;
+}
+
+/* After the summary: the issues of this run's ingested files a user must see at once
+** (issues_print.h), e.g. two files of one rank in a job. */
+static void say_issues(const char *db, const pl_file *pf, int n) {
+  const char **paths = calloc((size_t)n, sizeof *paths);
+  if (!paths) return;
+  for (int i = 0; i < n; i++) paths[i] = pf[i].status == PL_OK ? pf[i].path : NULL;
+  ip_print(db, paths, n, stderr);
+  free(paths);
 }
 
 static void on_done(void *ctx, const pl_file *f) {
@@ -646,6 +657,7 @@ static int ingest_cmd(cli *c, pl_options *o, const char *db, char **paths, int n
   say(c, 2, "; %d rank%s, %lld events, %.2f s, %.1f MB/s of input\n", nranks,
       nranks == 1 ? "" : "s", (long long)events, secs,
       secs > 0 ? (double)c->total / 1e6 / secs : 0.0);
+  if (c->verbosity >= 2) say_issues(db, pf, n);
   struct rusage ru;
   if (getrusage(RUSAGE_SELF, &ru) == 0)
     say(c, 3,

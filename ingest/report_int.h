@@ -194,6 +194,8 @@ void hrCritPath(hr_ctx *x);
 
 /* report_ops.c: section 15, GPU kernels and operators (the TensorBoard plugin's views). */
 void hrOps(hr_ctx *x);
+/* report_modules.c: section 14's nn.Module view (hta_module_stats), after the kernels. */
+void hrModules(hr_ctx *x);
 
 /* report_perf.c: section 16, operator performance. */
 void hrPerf(hr_ctx *x);

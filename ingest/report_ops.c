@@ -8,6 +8,7 @@
 **      operators of every rank (hta_operator_stats), most device self time first.
 **   3. The kernels of every rank by launch configuration and operator
 **      (hta_kernel_stats), most time first.
+**   4. The nn.Module view (report_modules.c), when the traces have module events.
 ** Each table is its analysis run once (hrMat) with the SQL that makes it (HR-1).
 */
 #include <stdio.h>
@@ -102,5 +103,6 @@ void hrOps(hr_ctx *x) {
         "       tensor_cores_used AS tc\nFROM {src}\nORDER BY total_us DESC, rank, trace_id, name",
         ksrc, "hr_ks", ksrc);
   }
+  hrModules(x);
   hrEndSection(x);
 }

@@ -25,7 +25,7 @@ SELECT * FROM job_summary ORDER BY job_id;
 WITH arg(job) AS (
   SELECT CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT j.name AS job, t.rank, t.trace_id, t.rank_source, t.file_name, t.device_type, t.world_size,
        t.backend, t.event_count, (t.max_end - t.min_ts) / 1000.0 AS span_us, t.file_size
 FROM arg CROSS JOIN trace t JOIN job j ON j.job_id = t.job_id
@@ -34,14 +34,14 @@ ORDER BY t.job_id, t.rank, t.trace_id;
 
 -- name: findings
 -- title: Findings: what to fix
--- description: What to change first, ranked by its cost: per rank (or for the job), each finding's title, its cost per ProfilerStep (µs) and share of the rank's mean step (%), the evidence to check it (JSON) and what to try. The TensorBoard plugin's recommendations (source tb_plugin) and hta-sqlite's own rules. min_pct: leave out findings under this share of a step.
+-- description: What to change first, ranked by its cost: per rank (or for the job), each finding's title, its cost per ProfilerStep (µs) and share of the rank's mean step (%), what to try and the evidence to check it (JSON, last). The TensorBoard plugin's recommendations (source tb_plugin) and hta-sqlite's own rules. One job per page: job empty is the first job (the findings of every job: the plugin's findings page). min_pct: leave out findings under this share of a step.
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
-         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN (SELECT name FROM job ORDER BY job_id LIMIT 1)
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for the first job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -76,10 +76,10 @@ ORDER BY verdict = 'ok', verdict = 'warn', job, rank, trace_id, "check";
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_temporal_breakdown t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_temporal_breakdown t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -94,7 +94,7 @@ SELECT t.* FROM arg CROSS JOIN hta_temporal_breakdown t WHERE arg.rank IS NULL A
 WITH arg(job) AS (
   SELECT CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_kernel_type_breakdown(coalesce(nullif(:include_memory_kernels, ''), 1)) t WHERE t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_kernel_type_breakdown(coalesce(nullif(:include_memory_kernels, ''), 1)) t WHERE arg.job IS NULL;
@@ -105,10 +105,10 @@ SELECT t.* FROM arg CROSS JOIN hta_kernel_type_breakdown(coalesce(nullif(:includ
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_kernel_breakdown(coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 10), coalesce(nullif(:include_memory_kernels, ''), 1)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_kernel_breakdown(coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 10), coalesce(nullif(:include_memory_kernels, ''), 1)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -123,10 +123,10 @@ SELECT t.* FROM arg CROSS JOIN hta_kernel_breakdown(coalesce(nullif(:duration_ra
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_idle_time_breakdown(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_idle_time_breakdown(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -141,10 +141,10 @@ SELECT t.* FROM arg CROSS JOIN hta_idle_time_breakdown(coalesce(nullif(:consecut
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_idle_interval_stats(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_idle_interval_stats(coalesce(nullif(:consecutive_kernel_delay_us, ''), 30)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -159,10 +159,10 @@ SELECT t.* FROM arg CROSS JOIN hta_idle_interval_stats(coalesce(nullif(:consecut
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_comm_comp_overlap t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_comm_comp_overlap t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -177,10 +177,10 @@ SELECT t.* FROM arg CROSS JOIN hta_comm_comp_overlap t WHERE arg.rank IS NULL AN
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_kernel_launch_stats(coalesce(nullif(:include_memory_events, ''), 1), coalesce(nullif(:runtime_cutoff_us, ''), 50), coalesce(nullif(:launch_delay_cutoff_us, ''), 100)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_kernel_launch_stats(coalesce(nullif(:include_memory_events, ''), 1), coalesce(nullif(:runtime_cutoff_us, ''), 50), coalesce(nullif(:launch_delay_cutoff_us, ''), 100)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -195,7 +195,7 @@ SELECT t.* FROM arg CROSS JOIN hta_kernel_launch_stats(coalesce(nullif(:include_
 WITH arg(job) AS (
   SELECT CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END),
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END),
 launch AS (
   SELECT t.* FROM arg CROSS JOIN hta_kernel_launch_stats(1, coalesce(nullif(:runtime_cutoff_us, ''), 50), coalesce(nullif(:launch_delay_cutoff_us, ''), 100)) t WHERE t.job = arg.job
   UNION ALL
@@ -215,10 +215,10 @@ ORDER BY (SELECT job_id FROM job WHERE name = launch.job), rank, trace_id;
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_queue_length(0, coalesce(nullif(:collapse_ties, ''), 0)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_queue_length(0, coalesce(nullif(:collapse_ties, ''), 0)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -233,10 +233,10 @@ SELECT t.* FROM arg CROSS JOIN hta_queue_length(0, coalesce(nullif(:collapse_tie
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_queue_length_summary t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_queue_length_summary t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -251,10 +251,10 @@ SELECT t.* FROM arg CROSS JOIN hta_queue_length_summary t WHERE arg.rank IS NULL
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_queue_full_time(coalesce(nullif(:max_queue_length, ''), 1024)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_queue_full_time(coalesce(nullif(:max_queue_length, ''), 1024)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -269,10 +269,10 @@ SELECT t.* FROM arg CROSS JOIN hta_queue_full_time(coalesce(nullif(:max_queue_le
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -287,10 +287,10 @@ SELECT t.* FROM arg CROSS JOIN hta_memory_bw(0, coalesce(nullif(:bw_from_bytes, 
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_memory_bw_summary(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_memory_bw_summary(0, coalesce(nullif(:bw_from_bytes, ''), 1)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -305,10 +305,10 @@ SELECT t.* FROM arg CROSS JOIN hta_memory_bw_summary(0, coalesce(nullif(:bw_from
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_frequent_kernel_sequences(coalesce(nullif(:operator_name, ''), 'AddmmBackward0'), coalesce(nullif(:min_pattern_len, ''), 3)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_frequent_kernel_sequences(coalesce(nullif(:operator_name, ''), 'AddmmBackward0'), coalesce(nullif(:min_pattern_len, ''), 3)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -323,10 +323,10 @@ SELECT t.* FROM arg CROSS JOIN hta_frequent_kernel_sequences(coalesce(nullif(:op
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_cupti_counters t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_cupti_counters t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -341,10 +341,10 @@ SELECT t.* FROM arg CROSS JOIN hta_cupti_counters t WHERE arg.rank IS NULL AND a
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_user_annotation_breakdown(coalesce(nullif(:use_gpu_annotation, ''), 1), coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 1000)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_user_annotation_breakdown(coalesce(nullif(:use_gpu_annotation, ''), 1), coalesce(nullif(:duration_ratio, ''), 0.8), coalesce(nullif(:num_kernels, ''), 1000)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -359,10 +359,10 @@ SELECT t.* FROM arg CROSS JOIN hta_user_annotation_breakdown(coalesce(nullif(:us
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_profiler_steps t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_profiler_steps t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -377,7 +377,7 @@ SELECT t.* FROM arg CROSS JOIN hta_profiler_steps t WHERE arg.rank IS NULL AND a
 WITH arg(job) AS (
   SELECT CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_potential_stragglers(coalesce(nullif(:num_candidates, ''), 2)) t WHERE t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_potential_stragglers(coalesce(nullif(:num_candidates, ''), 2)) t WHERE arg.job IS NULL;
@@ -395,10 +395,10 @@ FROM hta_trace_diff(nullif(:control_rank, ''), nullif(:control_iteration, ''),
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_aten_op_kernels t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_aten_op_kernels t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -413,7 +413,7 @@ SELECT t.* FROM arg CROSS JOIN hta_aten_op_kernels t WHERE arg.rank IS NULL AND 
 WITH arg(job) AS (
   SELECT CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT j.name AS job, k.kernel_type, hta_shorten_name(k.name) AS kernel, count(*) AS n,
        sum(k.dur) / 1000.0 AS total_us, avg(k.dur) / 1000.0 AS mean_us
 FROM arg CROSS JOIN kernels k JOIN trace t ON t.trace_id = k.trace_id JOIN job j ON j.job_id = t.job_id
@@ -428,10 +428,10 @@ LIMIT coalesce(nullif(:limit, ''), 20);
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_collective_instances(coalesce(nullif(:all_types, ''), 0)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_collective_instances(coalesce(nullif(:all_types, ''), 0)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -446,10 +446,10 @@ SELECT t.* FROM arg CROSS JOIN hta_collective_instances(coalesce(nullif(:all_typ
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_collective_ranks(coalesce(nullif(:all_types, ''), 0)) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_collective_ranks(coalesce(nullif(:all_types, ''), 0)) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -464,10 +464,10 @@ SELECT t.* FROM arg CROSS JOIN hta_collective_ranks(coalesce(nullif(:all_types, 
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_memory_summary t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_memory_summary t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -482,10 +482,10 @@ SELECT t.* FROM arg CROSS JOIN hta_memory_summary t WHERE arg.rank IS NULL AND a
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_memory_by_operator t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_memory_by_operator t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -500,10 +500,10 @@ SELECT t.* FROM arg CROSS JOIN hta_memory_by_operator t WHERE arg.rank IS NULL A
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_kernel_stats(coalesce(nullif(:group_by, ''), 'config')) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_kernel_stats(coalesce(nullif(:group_by, ''), 'config')) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -518,10 +518,10 @@ SELECT t.* FROM arg CROSS JOIN hta_kernel_stats(coalesce(nullif(:group_by, ''), 
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, ''), 'name')) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, ''), 'name')) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -530,16 +530,34 @@ SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, '')
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_operator_stats(coalesce(nullif(:group_by, ''), 'name')) t WHERE arg.rank IS NULL AND arg.job IS NULL;
 
+-- name: module_stats
+-- title: nn.Module view
+-- description: Per rank and nn.Module path (the module names from the root, JSON), depth first: calls, direct operator children, host and device time, total and self (µs); numbers per module over all its calls. Needs module events (profile with with_stack=True or with_modules=True). TensorBoard Module view.
+WITH arg(rank, job) AS (
+  SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
+              WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
+         CASE WHEN nullif(:job, '') IS NULL THEN NULL
+              WHEN :job IN (SELECT name FROM job) THEN :job
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+SELECT t.* FROM arg CROSS JOIN hta_module_stats t WHERE t.rank = arg.rank AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_module_stats t WHERE t.rank = arg.rank AND arg.job IS NULL
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_module_stats t WHERE arg.rank IS NULL AND t.job = arg.job
+UNION ALL
+SELECT t.* FROM arg CROSS JOIN hta_module_stats t WHERE arg.rank IS NULL AND arg.job IS NULL;
+
 -- name: tensor_core_summary
 -- title: Tensor cores
 -- description: Per rank and GPU: share of the operators' kernel time on tensor cores, of all kernel time, and of the time of tensor-core eligible operators (%). Eligible time without tensor-core time: mixed precision or TF32 could help. TensorBoard tensor-core figures.
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -554,10 +572,10 @@ SELECT t.* FROM arg CROSS JOIN hta_tensor_core_summary t WHERE arg.rank IS NULL 
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_execution_summary t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_execution_summary t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -572,10 +590,10 @@ SELECT t.* FROM arg CROSS JOIN hta_execution_summary t WHERE arg.rank IS NULL AN
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_step_time_breakdown t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_step_time_breakdown t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -590,10 +608,10 @@ SELECT t.* FROM arg CROSS JOIN hta_step_time_breakdown t WHERE arg.rank IS NULL 
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_gpu_metrics t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_gpu_metrics t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -608,10 +626,10 @@ SELECT t.* FROM arg CROSS JOIN hta_gpu_metrics t WHERE arg.rank IS NULL AND arg.
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_distributed_overlap t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_distributed_overlap t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -626,10 +644,10 @@ SELECT t.* FROM arg CROSS JOIN hta_distributed_overlap t WHERE arg.rank IS NULL 
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_distributed_comm_ops t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_distributed_comm_ops t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -644,10 +662,10 @@ SELECT t.* FROM arg CROSS JOIN hta_distributed_comm_ops t WHERE arg.rank IS NULL
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE t.rank = arg.rank AND arg.job IS NULL
@@ -662,7 +680,7 @@ SELECT t.* FROM arg CROSS JOIN hta_critical_path_summary(coalesce(nullif(:annota
 WITH arg(job) AS (
   SELECT CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_job_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_critical_path_job_summary(coalesce(nullif(:annotation, ''), 'ProfilerStep')) t WHERE arg.job IS NULL;
@@ -673,10 +691,10 @@ SELECT t.* FROM arg CROSS JOIN hta_critical_path_job_summary(coalesce(nullif(:an
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT t.* FROM arg CROSS JOIN hta_op_perf t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL
 SELECT t.* FROM arg CROSS JOIN hta_op_perf t WHERE t.rank = arg.rank AND arg.job IS NULL

@@ -360,6 +360,8 @@ typedef struct hta_jval {
 void hta_json_members(const char *s, int n, const hta_jkey *keys, int nkeys, hta_jval *v);
 int hta_json_int(hta_jval v, int64_t *out); /* 1 when an integral number that fits */
 int hta_json_real(hta_jval v, double *out); /* 1 when a number */
+/* Appends S as a JSON string literal to OUT, escaped as SQLite's json_quote() does. */
+void hta_json_append_string(sqlite3_str *out, const char *s);
 /* [P, E) of JSON text: past the white space at P; past the one value at P (NULL when it
 ** is malformed or nested deeper than HTA_JSON_MAX_DEPTH). */
 const char *hta_json_ws(const char *p, const char *e);
@@ -511,6 +513,7 @@ int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
 int hta_register_tb_stats(sqlite3 *db);  /* the plugin's kernel and operator views (tb_stats.c) */
+int hta_register_tb_modules(sqlite3 *db); /* the plugin's Module view (tb_modules.c) */
 int hta_register_tb_views(sqlite3 *db);  /* the plugin's Overview, GPU summary, Distributed view */
 int hta_register_op_perf(sqlite3 *db);   /* operator performance model, its summary */
 int hta_register_inference(sqlite3 *db); /* hta_inference_steps (inference/) */

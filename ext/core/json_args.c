@@ -18,6 +18,8 @@
 **  3. hta_json_int: a JSON integer, or a number with an integral value that fits
 **     int64 (1.0, 1e3); anything else (text, 1.5, null) is not one.
 **  4. hta_json_real: any JSON number, as strtod reads it.
+**  5. hta_json_append_string writes a JSON string literal as SQLite's json_quote():
+**     '"' and '\\' escaped, \b \f \n \r \t, other bytes below 0x20 as \u00XX.
 */
 #include <errno.h>
 #include <stdlib.h>
@@ -144,4 +146,29 @@ int hta_json_real(hta_jval v, double *out) {
   if (*end != 0) return 0;
   *out = d;
   return 1;
+}
+
+void hta_json_append_string(sqlite3_str *out, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  sqlite3_str_appendchar(out, 1, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    unsigned char ch = *p;
+    const char *esc = ch == '"'    ? "\\\""
+                      : ch == '\\' ? "\\\\"
+                      : ch == '\b' ? "\\b"
+                      : ch == '\f' ? "\\f"
+                      : ch == '\n' ? "\\n"
+                      : ch == '\r' ? "\\r"
+                      : ch == '\t' ? "\\t"
+                                   : 0;
+    if (esc) {
+      sqlite3_str_appendall(out, esc);
+    } else if (ch < 0x20) {
+      char u[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
+      sqlite3_str_appendall(out, u);
+    } else {
+      sqlite3_str_appendchar(out, 1, (char)ch);
+    }
+  }
+  sqlite3_str_appendchar(out, 1, '"');
 }

@@ -7,6 +7,7 @@
 **   SELECT hta_shorten_name('void at::native::k<4>(int)'); -- 'at::native::k'
 **   SELECT hta_memory_kind('Memcpy HtoD (Pageable -> Device)'); -- 'Memcpy HtoD'
 **   SELECT hta_tensor_cores('sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n'); -- 'mma,half'
+**   SELECT CASE WHEN :rank GLOB '[0-9]*' THEN :rank ELSE hta_error('rank must be an integer') END;
 **
 ** Requirements (tests cite them as SC-n):
 **  1. hta_kernel_type(name) applies kernel_type_rule as it is when the statement
@@ -20,11 +21,14 @@
 **  3. hta_version() is "v" + the VERSION file; hta_debug() adds the commit, the
 **     SQLite versions (compiled against, running) and build flags. The .so links
 **     no zlib, so no zlib version is reported.
+**  4. hta_error(message) fails the statement with MESSAGE (text) as its error, word for
+**     word: a query's own argument check (Datasette's canned queries); NULL returns NULL.
 **
 ** hta_version, hta_debug, hta_memory_kind and hta_tensor_cores are pure (DETERMINISTIC|INNOCUOUS).
 ** hta_kernel_type and hta_shorten_name read kernel_type_rule, so they are not
 ** DETERMINISTIC (an index on them would go stale after a rule change); they are
-** INNOCUOUS: they only read a table of the same database.
+** INNOCUOUS: they only read a table of the same database. hta_error is INNOCUOUS, not
+** DETERMINISTIC, so that it runs only where the query reaches it (never at prepare time).
 */
 #include <string.h>
 
@@ -178,6 +182,13 @@ static void scTensorCores(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
   sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
+static void scError(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  const char *msg = (const char *)sqlite3_value_text(argv[0]);
+  (void)argc;
+  if (msg) sqlite3_result_error(ctx, msg, -1);
+  else if (sqlite3_value_type(argv[0]) != SQLITE_NULL) sqlite3_result_error_nomem(ctx);
+}
+
 #define SC_PURE (SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS)
 #define SC_RULES (SQLITE_UTF8 | SQLITE_INNOCUOUS)
 
@@ -193,6 +204,7 @@ int hta_register_scalars(sqlite3 *db) {
       {"hta_shorten_name", 1, SC_RULES, scShortenName},
       {"hta_memory_kind", 1, SC_PURE, scMemoryKind},
       {"hta_tensor_cores", 1, SC_PURE, scTensorCores},
+      {"hta_error", 1, SQLITE_UTF8 | SQLITE_INNOCUOUS, scError},
   };
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     int rc = sqlite3_create_function_v2(db, fns[i].name, fns[i].nArg, fns[i].flags, 0, fns[i].fn, 0,

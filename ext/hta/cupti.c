@@ -9,9 +9,10 @@
 **   (examples/queries/cupti_flops.sql computes FLOPs from the SASS counters.)
 **
 ** Columns: rank, kernel_event_id, kernel_name, op_stack, top_level_op,
-** bottom_level_op, counter, value, kernel_seq, trace_id. No parameters.
+** bottom_level_op, counter, value, kernel_seq, launch_seq, trace_id. No parameters.
 **   kernel_event_id  event.event_id of the cuda_profiler_range event (join to events)
 **   kernel_seq       its event.seq, the traceEvents position (HTA's `index`)
+**   launch_seq       the seq of the launch it is paired with (HTA's `index_runtime`)
 **   op_stack         JSON array of cpu_op names, outermost first
 **
 ** Requirements (tests cite them as CUP-n):
@@ -24,7 +25,7 @@
 **     the i-th launch BY POSITION: these kernels carry no correlation id.
 **  3. When the counts differ, the trace gets ONE row instead of silently nothing
 **     (HTA dropped the rank): counter = 'error', value, kernel_event_id, kernel_seq,
-**     op_stack and the op columns NULL, and kernel_name = "hta_cupti_counters: rank
+**     launch_seq, op_stack and the op columns NULL, and kernel_name = "hta_cupti_counters: rank
 **     R (trace T): K cuda_profiler_range kernels but L cudaLaunchKernel launches;
 **     kernels are paired with launches by position, so none is reported". A trace
 **     without cuda_profiler_range events gives no rows.
@@ -58,7 +59,7 @@ SQLITE_EXTENSION_INIT3
 #define CUP_SCHEMA                                                                \
   "CREATE TABLE x(rank INTEGER, kernel_event_id INTEGER, kernel_name TEXT,"       \
   " op_stack TEXT, top_level_op TEXT, bottom_level_op TEXT, counter TEXT, value," \
-  " kernel_seq INTEGER, trace_id INTEGER)"
+  " kernel_seq INTEGER, launch_seq INTEGER, trace_id INTEGER)"
 #define CUP_RANK 0
 #define CUP_KERNEL_EVENT_ID 1
 #define CUP_KERNEL_NAME 2
@@ -68,8 +69,9 @@ SQLITE_EXTENSION_INIT3
 #define CUP_COUNTER 6
 #define CUP_VALUE 7
 #define CUP_KERNEL_SEQ 8
-#define CUP_TRACE_ID 9
-#define CUP_NCOL 10
+#define CUP_LAUNCH_SEQ 9
+#define CUP_TRACE_ID 10
+#define CUP_NCOL 11
 
 /* ---------------------------------------------------------------- analysis */
 
@@ -81,7 +83,7 @@ static const char cup_sql_kernels[] =
     " ORDER BY e.ts, e.event_id";
 
 static const char cup_sql_launches[] =
-    "SELECT e.event_id FROM $S.event e"
+    "SELECT e.event_id, e.seq FROM $S.event e"
     " WHERE e.event_id BETWEEN ?1 AND ?2 AND e.dur IS NOT NULL AND e.ts < ?3"
     " AND e.category_id IN (SELECT category_id FROM $S.category WHERE name GLOB 'cuda_runtime*')"
     " AND e.name_id IN (SELECT string_id FROM $S.string WHERE value GLOB 'cudaLaunchKernel*')"
@@ -114,25 +116,6 @@ static const char cup_sql_down[] =
 
 static const char cup_sql_counters[] =
     "SELECT key, value FROM json_each(CASE WHEN json_valid(?1) THEN ?1 END) ORDER BY key";
-
-/* Appends S as a JSON string literal to OUT. */
-static void cupJsonString(sqlite3_str *out, const char *s) {
-  static const char hex[] = "0123456789abcdef";
-  sqlite3_str_appendchar(out, 1, '"');
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-    unsigned char ch = *p;
-    if (ch == '"' || ch == '\\') {
-      sqlite3_str_appendchar(out, 1, '\\');
-      sqlite3_str_appendchar(out, 1, (char)ch);
-    } else if (ch < 0x20) {
-      char esc[7] = {'\\', 'u', '0', '0', hex[ch >> 4], hex[ch & 15], 0};
-      sqlite3_str_appendall(out, esc);
-    } else {
-      sqlite3_str_appendchar(out, 1, (char)ch);
-    }
-  }
-  sqlite3_str_appendchar(out, 1, '"');
-}
 
 /* What the rows of one kernel share; every string is sqlite3_malloc'd. */
 typedef struct cup_kernel {
@@ -278,7 +261,7 @@ static int cupStack(const cup_op *ops, size_t a, size_t b, cup_kernel *k) {
   for (size_t x = a; x < b; x++) {
     if (x > a && ops[x].id == ops[x - 1].id) continue; /* the launch: up and down */
     if (n++) sqlite3_str_appendchar(s, 1, ',');
-    cupJsonString(s, ops[x].name);
+    hta_json_append_string(s, ops[x].name);
   }
   sqlite3_str_appendchar(s, 1, ']');
   int rc = sqlite3_str_errcode(s);
@@ -306,9 +289,9 @@ static int cupShareText(hta_cell *c, const char *s, const char **shared) {
   return SQLITE_OK;
 }
 
-/* Appends the rows of one kernel: one per key of ARGS (CUP-5). */
+/* Appends the rows of one kernel: one per key of ARGS (CUP-5); LAUNCH_SEQ its launch's seq. */
 static int cupEmitKernel(hta_table *out, sqlite3_stmt *qc, const hta_trace *t, sqlite3_stmt *qk,
-                         const cup_kernel *k) {
+                         const cup_kernel *k, sqlite3_int64 launch_seq) {
   const char *sname = 0, *sstack = 0, *stop = 0, *sbottom = 0;
   int rc;
   sqlite3_bind_value(qc, 1, sqlite3_column_value(qk, 3));
@@ -340,6 +323,7 @@ static int cupEmitKernel(hta_table *out, sqlite3_stmt *qc, const hta_trace *t, s
     }
     if (rc == SQLITE_NOMEM) break;
     hta_cell_int(&c[CUP_KERNEL_SEQ], sqlite3_column_int64(qk, 1));
+    hta_cell_int(&c[CUP_LAUNCH_SEQ], launch_seq);
     hta_cell_int(&c[CUP_TRACE_ID], t->trace_id);
   }
   sqlite3_reset(qc);
@@ -351,8 +335,8 @@ static int cupEmitKernel(hta_table *out, sqlite3_stmt *qc, const hta_trace *t, s
 static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   sqlite3_stmt *qk = 0, *ql = 0, *qc = 0;
   cup_ops ops = {0, 0, 0};
-  sqlite3_int64 *launch = 0;
-  size_t nl = 0, al = 0, nk = 0;
+  sqlite3_int64 *launch = 0, *lseq = 0; /* the launches' event_id and seq */
+  size_t nl = 0, al = 0, ns = 0, as = 0, nk = 0;
   cup_kernel k;
   int rc;
   memset(&k, 0, sizeof k);
@@ -371,8 +355,10 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
   rc = hta_prepare(db, t->schema, cup_sql_launches, &ql);
   if (rc != SQLITE_OK) goto cup_run_error;
   hta_bind_trace_scan(ql, t);
-  while ((rc = sqlite3_step(ql)) == SQLITE_ROW)
+  while ((rc = sqlite3_step(ql)) == SQLITE_ROW) {
     HTA_PUSH(launch, nl, al, 256, sqlite3_column_int64(ql, 0), cup_run_oom);
+    HTA_PUSH(lseq, ns, as, 256, sqlite3_column_int64(ql, 1), cup_run_oom);
+  }
   if (rc != SQLITE_DONE) goto cup_run_error;
   rc = SQLITE_OK;
   if (nk != nl) {
@@ -411,7 +397,7 @@ static int cupRunTrace(sqlite3 *db, const hta_trace *t, hta_table *out) {
     while (b < ops.n && ops.a[b].launch == i) b++;
     rc = cupStack(ops.a, x, b, &k);
     x = b;
-    if (rc == SQLITE_OK) rc = cupEmitKernel(out, qc, t, qk, &k);
+    if (rc == SQLITE_OK) rc = cupEmitKernel(out, qc, t, qk, &k, lseq[i]);
     cupKernelFree(&k);
     if (rc != SQLITE_OK) goto cup_run_error;
   }
@@ -428,6 +414,7 @@ cup_run_done:
   sqlite3_finalize(qc);
   cupOpsFree(&ops);
   sqlite3_free(launch);
+  sqlite3_free(lseq);
   return rc;
 }
 

@@ -72,9 +72,6 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define TS_QUIRKS_PARAM \
-  { "plugin_quirks", 0, 0.0, 0.0, (double)TB_Q_ALL, "an integer from 0 to 127" }
-
 static double us(int64_t ns) { return (double)ns / 1000.0; }
 
 /* Compares texts A and B as strcmp does, NULL first. */
@@ -149,7 +146,7 @@ static int tsRun(sqlite3 *db, const hta_tvf_args *a, int quirks, int shapes, int
 enum { KS_P_GROUP, KS_P_QUIRKS };
 static const hta_param ksParams[] = {
     {"group_by", HTA_PARAM_VALUE, 0.0, 0.0, 0.0, "'config' or 'name'"},
-    TS_QUIRKS_PARAM,
+    TB_QUIRKS_PARAM,
 };
 
 typedef struct ks_inst { /* one kernel under one node */
@@ -350,7 +347,7 @@ static const hta_tvf ksTvf = {
 enum { OS_P_GROUP, OS_P_QUIRKS };
 static const hta_param osParams[] = {
     {"group_by", HTA_PARAM_VALUE, 0.0, 0.0, 0.0, "'name' or 'input_shape'"},
-    TS_QUIRKS_PARAM,
+    TB_QUIRKS_PARAM,
 };
 
 typedef struct os_key {
@@ -487,7 +484,7 @@ static const hta_tvf osTvf = {
   " tc_kernel_us REAL, kernel_us REAL, tensor_core_eligible_pct REAL, eligible_kernel_us REAL," \
   " op_kernel_us REAL, eligible_nodes INTEGER, eligible_operators INTEGER, trace_id INTEGER,"   \
   " plugin_quirks HIDDEN)"
-static const hta_param tcParams[] = {TS_QUIRKS_PARAM};
+static const hta_param tcParams[] = {TB_QUIRKS_PARAM};
 
 static int tcEmit(const hta_trace *t, const tb_tree *tr, int mode, hta_table *out) {
   tb_tc f;

@@ -294,6 +294,7 @@ static int addNode(tb_load *l, sqlite3_stmt *st, int cls, const hta_jval *a, int
   n.end = hta_end(n.ts, dur > 0 ? dur : 0);
   n.tid = hta_tid_key(sqlite3_column_value(st, S_TID));
   n.has_ext = cls != TB_C_PYFN && rowExt(st, S_EXT, a, &n.ext); /* a module has none */
+  if (cls == TB_C_PYFN && !hta_json_int(a[A_MODULE], &n.mod)) n.mod = 0;
   n.ord = ord;
   n.name = rowName(st);
   n.child = n.next = n.merged_into = -1;

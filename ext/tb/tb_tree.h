@@ -25,6 +25,10 @@
 #define TB_Q_OP_NAME 64    /* a kernel's op eligibility is its operator's name only (TB-11) */
 #define TB_Q_ALL 127
 
+/* The hidden parameter of the views over this tree (hta_param of hta_common.h). */
+#define TB_QUIRKS_PARAM \
+  { "plugin_quirks", 0, 0.0, 0.0, (double)TB_Q_ALL, "an integer from 0 to 127" }
+
 /* Node types: the plugin's event type of the node. */
 enum { TB_T_OPERATOR, TB_T_ANNOTATION, TB_T_PYTHON, TB_T_MODULE, TB_T_STEP, TB_T_ROOT };
 /* GPU event kinds. */
@@ -45,6 +49,7 @@ enum { TB_K_KERNEL, TB_K_MEMCPY, TB_K_MEMSET };
 typedef struct tb_node {
   int64_t ts, end; /* ns; a negative dur is zero-length */
   int64_t ext;     /* External id when has_ext */
+  int64_t mod;     /* a module node's "Python module id" (TB-2); 0 otherwise */
   int64_t tid;     /* thread key (hta_tid_key) */
   /* after the stats (TB-9), ns */
   int64_t host_self, dev_self, dev_total, tc_self, tc_total;

@@ -9,15 +9,22 @@
   their defaults), the table and column descriptions of its _hta_column table, labels for
   the foreign keys (names instead of ids on event pages) and links to the pages below.
 - /-/hta/DB                       the database's jobs and downloads
-- /-/hta/DB/job/NAME              the job's report (hta-ingest --report): the checks of
-                                  hta_trace_health that failed or warned, its findings (what to
-                                  fix, hta_findings), then HTA's charts
+- /-/hta/DB/job/NAME              the job's findings (what to fix, hta_findings: per rank the
+                                  step's recoverable share first, causes under their symptom,
+                                  caveats shown, evidence last and folded), then its report
+                                  (hta-ingest --report: the checks of hta_trace_health that
+                                  failed or warned, then HTA's charts), loaded on its own from
+- /-/hta/DB/job/NAME/report       the report's styles and body (an HTML fragment), cached
+- /-/hta/DB/findings              the findings of every job, each job's part loaded on its own
+- /-/hta/DB/findings/NAME         one job's findings (an HTML fragment), cached
 - /-/hta/DB/FUNCTION.csv?...      every row of a series analysis as CSV (no row limit)
 - /-/hta/DB/compare?control=A&test=B
                                   what changed from job A to job B (hta-ingest --report
                                   --compare): the step difference by part (a waterfall),
                                   the operators and the matched call trees; without both
                                   jobs, a form to pick them
+All pages but the CSV use Datasette's own page (its header, navigation and footer). A job's
+findings and report are computed once per database version (STATS counts the computations).
 
 Plugin configuration (metadata: plugins: datasette-hta: ...):
   suggest_facets: true    keep Datasette's facet suggestions (turned off by default: on the
@@ -54,6 +61,9 @@ CSV_FUNCTIONS = ("hta_queue_length", "hta_memory_bw", "hta_kernel_launch_stats")
 QUERY_CSV = {"queue_length": "hta_queue_length", "memory_bw": "hta_memory_bw", "kernel_launch_stats": "hta_kernel_launch_stats"}
 # Foreign-key targets whose label Datasette shows instead of the id.
 LABEL_COLUMNS = {"trace": "file_name", "job": "name", "string": "value", "category": "name"}
+
+# What the plugin computed (tests read it: a second visit must not compute again).
+STATS = {"reports": 0, "findings": 0}
 
 _NUMBER = re.compile(r"^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?$")
 
@@ -100,8 +110,17 @@ def query_defaults(sql):
 _QUERIES = None
 
 
-def canned(database, datasette=None):
-    """Datasette's canned queries for the hta-sqlite database DATABASE."""
+def _evidence_last(sql, columns):
+    """SQL with `SELECT t.*` spelled out so that the evidence column comes last (the findings
+    query: what to try stays on the first screen)."""
+    if "evidence" not in columns:
+        return sql
+    cols = [c for c in columns if c != "evidence"] + ["evidence"]
+    return sql.replace("SELECT t.*", "SELECT " + ", ".join('t."%s"' % c.replace('"', '""') for c in cols))
+
+
+def canned(database, datasette=None, info=None):
+    """Datasette's canned queries for the hta-sqlite database DATABASE (INFO: its db_info)."""
     global _QUERIES
     if _QUERIES is None:
         _QUERIES = parse_queries(_queries_sql())
@@ -116,10 +135,16 @@ def canned(database, datasette=None):
         if "rank" in params:
             notes.append("rank: an integer, or empty for every rank.")
         if "job" in params:
-            notes.append("job: a job's name (the Jobs query lists them), or empty for every job.")
+            notes.append("job: a job's name (the Jobs query lists them), or empty for %s." % (
+                "the first job" if name == "findings" else "every job"))
         text = desc + (" " + " ".join(notes) if notes else "")
         # hide_sql: the rank check makes the SQL long; "show" displays it.
+        if name == "findings" and info is not None:
+            sql = _evidence_last(sql, info.findings_columns)
         entry = {"sql": sql, "title": title, "description": text, "params": params, "hide_sql": True}
+        if name == "findings":
+            url = _url(datasette, database, "findings")
+            entry["description_html"] = html.escape(text) + ' <a href="%s">The findings of every job</a>.' % html.escape(url)
         if name in QUERY_CSV:
             url = _url(datasette, database, QUERY_CSV[name], suffix=".csv")
             entry["description_html"] = (
@@ -162,7 +187,7 @@ def _stamp(path):
 
 
 class _Info:
-    __slots__ = ("stamp", "is_hta", "tables", "jobs", "views")
+    __slots__ = ("stamp", "is_hta", "tables", "jobs", "views", "traces", "findings_columns")
 
 
 _info_cache = {}
@@ -179,6 +204,7 @@ def db_info(path):
             return info
     info = _Info()
     info.stamp, info.is_hta, info.tables, info.jobs, info.views = stamp, False, {}, [], []
+    info.traces, info.findings_columns = {}, []
     try:
         conn = _open_ro(path)
         try:
@@ -201,6 +227,12 @@ def db_info(path):
                     if t in names:
                         info.tables.setdefault(t, {})["label_column"] = label
                 info.jobs = list_jobs(conn, names)
+                info.traces = trace_labels(conn, names)
+                try:
+                    hta_sqlite.load(conn)
+                    info.findings_columns = [r[0] for r in conn.execute("SELECT name FROM pragma_table_info('hta_findings')")]
+                except (sqlite3.Error, RuntimeError):
+                    info.findings_columns = []
         finally:
             conn.close()
     except sqlite3.Error:
@@ -219,6 +251,22 @@ def list_jobs(conn, names=None):
     if "job" in names:
         jobs = [r[0] for r in conn.execute("SELECT name FROM job ORDER BY job_id")]
     return jobs or ["all"]
+
+
+def trace_labels(conn, names):
+    """{trace_id: (short name, full path)}: a trace's file name relative to its job's
+    directory (else its base name), for labels; the full path goes into the tooltip."""
+    has_job = "job" in names
+    sql = ("SELECT t.trace_id, t.file_name, j.source FROM trace t LEFT JOIN job j ON j.job_id = t.job_id" if has_job
+           else "SELECT trace_id, file_name, NULL FROM trace")
+    out = {}
+    for tid, name, source in conn.execute(sql):
+        name = name or ""
+        short = os.path.basename(name) or name
+        if source and name.startswith(source.rstrip("/") + "/"):
+            short = name[len(source.rstrip("/")) + 1:]
+        out[tid] = (short, name)
+    return out
 
 
 def hta_database(datasette, database):
@@ -314,8 +362,9 @@ def get_metadata(datasette, key, database, table):
 
 @hookimpl
 def canned_queries(datasette, database, actor):
-    if hta_database(datasette, database):
-        return canned(database, datasette)
+    found = hta_database(datasette, database)
+    if found:
+        return canned(database, datasette, found[2])
     return None
 
 
@@ -339,6 +388,45 @@ def _short_float(v):
     return "%.3f" % v if abs(v) >= 1 or v == 0 else "%.4g" % v
 
 
+def _folded_json(text, summary):
+    """A JSON text as a closed <details>, pretty-printed inside (None when not JSON)."""
+    import json
+
+    import markupsafe
+
+    try:
+        pretty = json.dumps(json.loads(text), indent=1)
+    except ValueError:
+        return None
+    return markupsafe.Markup('<details><summary>%s</summary><pre style="white-space: pre-wrap">%s</pre></details>'
+                             % (markupsafe.escape(summary), markupsafe.escape(pretty)))
+
+
+def _caveats_html(text):
+    """A JSON list of caveats as visible lines (None when not a list)."""
+    import json
+
+    import markupsafe
+
+    try:
+        items = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(items, list):
+        return None
+    return markupsafe.Markup("<br>".join("&#9888; %s" % markupsafe.escape(str(x)) for x in items))
+
+
+def _trace_link(datasette, database, tid, info):
+    """A trace as a link labelled with its job-relative file name, the full path on hover."""
+    import markupsafe
+
+    short, full = info.traces.get(tid, (str(tid), ""))
+    return markupsafe.Markup('<a href="%s" title="%s">%s</a>&nbsp;<em>%d</em>' % (
+        markupsafe.escape(datasette.urls.row(database, "trace", str(tid))), markupsafe.escape(full),
+        markupsafe.escape(short), tid))
+
+
 @hookimpl
 def render_cell(row, value, column, table, database, datasette):
     if table is None and type(value) is float:
@@ -346,8 +434,28 @@ def render_cell(row, value, column, table, database, datasette):
         if hta_database(datasette, database):
             return _short_float(value)
         return None
+    if table is None and column in ("evidence", "caveats") and isinstance(value, str) and value[:1] in "[{":
+        # The findings: evidence folded (what to try stays in view), caveats as lines.
+        if hta_database(datasette, database):
+            return _folded_json(value, "evidence") if column == "evidence" else _caveats_html(value)
+        return None
+    if column == "trace_id" and isinstance(value, dict) and isinstance(value.get("value"), int):
+        found = hta_database(datasette, database)  # a foreign key Datasette expanded: our label
+        return _trace_link(datasette, database, value["value"], found[2]) if found else None
+    if table == "trace" and column == "file_name" and isinstance(value, str):
+        found = hta_database(datasette, database)
+        if found:
+            import markupsafe
+
+            tid = dict(zip(row.keys(), tuple(row))).get("trace_id") if hasattr(row, "keys") else None
+            short = found[2].traces.get(tid, (os.path.basename(value), value))[0]
+            return markupsafe.Markup('<span title="%s">%s</span>' % (markupsafe.escape(value), markupsafe.escape(short)))
+        return None
     if table not in _LABELLED_TABLES or type(value) is not int:
         return None
+    if column == "trace_id" and table != "trace":
+        found = hta_database(datasette, database)
+        return _trace_link(datasette, database, value, found[2]) if found else None
     if (table, column) in _EVENT_LINKS:
         target, sql = "event", "SELECT s.value FROM event e JOIN string s ON s.string_id = e.name_id WHERE e.event_id = ?"
     elif column in _LABELLED and table != _LABELLED[column][0]:
@@ -409,6 +517,9 @@ def register_routes(datasette):
     return [
         (r"^/-/hta/(?P<database>[^/]+)/?$", index_view),
         (r"^/-/hta/(?P<database>[^/]+)/job/(?P<job>[^/]+)$", job_view),
+        (r"^/-/hta/(?P<database>[^/]+)/job/(?P<job>[^/]+)/report$", report_part_view),
+        (r"^/-/hta/(?P<database>[^/]+)/findings/?$", findings_view),
+        (r"^/-/hta/(?P<database>[^/]+)/findings/(?P<job>[^/]+)$", findings_part_view),
         (r"^/-/hta/(?P<database>[^/]+)/(?P<function>hta_[a-z_]+)\.csv$", csv_view),
         (r"^/-/hta/(?P<database>[^/]+)/compare$", compare_view),
     ]
@@ -426,29 +537,204 @@ async def _check(datasette, request):
     return database, found
 
 
-def _page(title, body):
-    return (
-        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>%s</title>"
-        "<link rel=\"stylesheet\" href=\"/-/static/app.css\"></head><body><div class=\"page-header\" style=\"padding: 0.5em 1em\">"
-        "<h1>%s</h1></div><section class=\"content\">%s</section></body></html>" % (html.escape(title), html.escape(title), body)
-    )
+async def _render(datasette, request, title, body, database=None, extra_head="", status=200):
+    """A page of the plugin inside Datasette's own page (templates/hta_page.html)."""
+    text = await datasette.render_template(
+        "hta_page.html", {"title": title, "body": body, "database": database, "extra_head": extra_head}, request=request)
+    return Response.html(text, status=status)
+
+
+async def _not_hta(datasette, request, database):
+    return await _render(datasette, request, "Not found",
+                         "<p>%s is not an hta-sqlite database.</p>" % html.escape(database), status=404)
+
+
+def _links(datasette, database, here=None):
+    """The plugin's navigation of DATABASE: the database, its jobs, the findings, downloads."""
+    items = [('<a href="%s">%s in Datasette</a>' % (html.escape(datasette.urls.database(database)), html.escape(database)))]
+    items.append('<a href="%s">jobs and downloads</a>' % html.escape(_url(datasette, database)))
+    items.append('<a href="%s">findings of every job</a>' % html.escape(_url(datasette, database, "findings")))
+    items.append('<a href="%s">nn.Module view</a>' % html.escape(datasette.urls.database(database) + "/module_stats"))
+    return '<p class="hta-links">%s</p>' % " &middot; ".join(items)
 
 
 async def index_view(datasette, request):
     database, found = await _check(datasette, request)
     if not found:
-        return Response.html(_page("Not found", "<p>%s is not an hta-sqlite database.</p>" % html.escape(database)), status=404)
+        return await _not_hta(datasette, request, database)
     db, path, info = found
     items = "".join('<li><a href="%s">%s</a></li>' % (html.escape(_url(datasette, database, "job", j)), html.escape(j)) for j in info.jobs)
     csvs = "".join('<li><a href="%s">%s.csv</a></li>' % (html.escape(_url(datasette, database, f, suffix=".csv")), f) for f in CSV_FUNCTIONS)
     body = (
-        '<p><a href="%s">%s in Datasette</a></p><h2>Reports (charts)</h2><ul>%s</ul>'
-        % (html.escape(datasette.urls.database(database)), html.escape(database), items)
+        _links(datasette, database)
         + _compare_link(datasette, database, info)
-        + "<h2>Full series as CSV</h2><p>Every row, no page limit. Filter with the analysis' parameters "
-        "and columns as numbers, e.g. <code>?rank=0</code>, <code>?collapse_ties=1</code>.</p><ul>%s</ul>" % csvs
+        + "<h2>Jobs: findings and report</h2><ul>%s</ul>"
+        "<h2>Full series as CSV</h2><p>Every row, no page limit. Filter with the analysis' parameters "
+        "and columns as numbers, e.g. <code>?rank=0</code>, <code>?collapse_ties=1</code>.</p><ul>%s</ul>" % (items, csvs)
     )
-    return Response.html(_page("hta-sqlite: " + database, body))
+    return await _render(datasette, request, "hta-sqlite: " + database, body, database)
+
+
+# ---- findings (hta_findings), per job, cached per database version
+
+_findings_cache = {}
+_findings_locks = {}
+
+
+def _open_for(db, path):
+    """A read-only connection to the served database (immutable when Datasette serves it so)
+    with hta.so loaded, usable from a worker thread."""
+    if db.is_mutable:
+        return hta_sqlite.connect(path, readonly=True, check_same_thread=False)
+    uri = "file:%s?immutable=1" % urllib.parse.quote(os.path.abspath(path))
+    return hta_sqlite.load(sqlite3.connect(uri, uri=True, check_same_thread=False))
+
+
+async def job_findings(db, path, info, job):
+    """(columns, rows) of hta_findings for JOB, computed once per database version and job."""
+    key = (os.path.abspath(path), info.stamp, job)
+    if key in _findings_cache:
+        return _findings_cache[key]
+    lock = _findings_locks.setdefault(key, asyncio.Lock())
+    async with lock:
+        if key not in _findings_cache:
+
+            def run():
+                conn = _open_for(db, path)
+                try:
+                    cur = conn.execute("SELECT * FROM hta_findings WHERE job = ?" if job != "all" else
+                                       "SELECT * FROM hta_findings", [job] if job != "all" else [])
+                    return [d[0] for d in cur.description], cur.fetchall()
+                finally:
+                    conn.close()
+
+            _findings_cache[key] = await asyncio.get_running_loop().run_in_executor(None, run)
+            STATS["findings"] += 1
+    return _findings_cache[key]
+
+
+def _num(v, fmt):
+    return "" if v is None else fmt % v
+
+
+def findings_html(columns, rows, datasette=None, database=None, info=None):
+    """The findings as HTML, per rank: the step's summary (its recoverable share) first, then
+    each finding by cost with its causes under it (a symptom's causes: kind 'cause', parent =
+    its rule), caveats shown, evidence last and folded. Columns kind, parent and caveats
+    (findings version 2) are used when the database's hta_findings has them."""
+    import json
+
+    rows = [dict(zip(columns, r)) for r in rows]
+    if not rows:
+        return "<p>No findings: nothing costs enough to report.</p>"
+
+    def one(r, cls="hta-finding"):
+        cost = ""
+        if r.get("time_us") is not None:
+            cost = "%s µs per step" % _num(r["time_us"], "%.1f")
+            if r.get("pct_of_step") is not None:
+                cost += ", %s of the step" % _num(r["pct_of_step"], "%.1f%%")
+        head = '<b>%s</b>%s <span class="hta-rule">(%s%s)</span>' % (
+            html.escape(r.get("title") or r.get("rule") or ""), (" &mdash; " + cost) if cost else "",
+            html.escape(str(r.get("rule"))), (", " + html.escape(str(r["source"]))) if r.get("source") else "")
+        parts = ['<div class="%s"><p>%s</p>' % (cls, head)]
+        caveats = []
+        try:
+            caveats = json.loads(r["caveats"]) if r.get("caveats") else []
+        except ValueError:
+            caveats = [r["caveats"]]
+        for c in caveats if isinstance(caveats, list) else [caveats]:
+            parts.append('<p class="hta-caveat">&#9888; %s</p>' % html.escape(str(c)))
+        if r.get("advice"):
+            parts.append('<p class="hta-advice">What to try: %s</p>' % html.escape(r["advice"]))
+        for c in r.get("_causes", []):
+            parts.append(one(c, "hta-finding hta-cause"))
+        if r.get("evidence"):
+            try:
+                ev = json.dumps(json.loads(r["evidence"]), indent=1)
+            except ValueError:
+                ev = r["evidence"]
+            parts.append("<details><summary>evidence</summary><pre>%s</pre></details>" % html.escape(ev))
+        parts.append("</div>")
+        return "".join(parts)
+
+    out = []
+    by_rank = {}
+    for r in rows:
+        by_rank.setdefault(r.get("rank"), []).append(r)
+    for rank, rs in by_rank.items():
+        label = "the job" if rank is None else "rank %s" % rank
+        if info is not None and rs and rs[0].get("trace_id") in getattr(info, "traces", {}):
+            short, full = info.traces[rs[0]["trace_id"]]
+            label += ' <span title="%s">(%s)</span>' % (html.escape(full), html.escape(short))
+        out.append("<h3>%s</h3>" % (label if rank is None else "R" + label[1:]))
+        summary = [r for r in rs if r.get("rule") == "step" or r.get("kind") == "summary"]
+        for r in summary:  # the recoverable share first
+            pct = r.get("pct_of_step")
+            out.append('<p class="hta-summary"><b>%s</b>%s</p>' % (
+                html.escape(r.get("title") or ""), (" &mdash; recoverable: %s of the step" % _num(pct, "%.1f%%")) if pct is not None else ""))
+        rest = [r for r in rs if r not in summary]
+        rules = {r.get("rule") for r in rest if r.get("kind") == "symptom"}
+        top = []
+        for r in rest:
+            r["_causes"] = []
+        for r in rest:
+            parent = r.get("parent")
+            host = next((x for x in rest if parent and x.get("rule") == parent and x.get("kind") == "symptom"), None)
+            if parent in rules and host is not None and host is not r:
+                host["_causes"].append(r)
+            else:
+                top.append(r)
+        out.extend(one(r) for r in top)
+    return "".join(out)
+
+
+_FINDINGS_CSS = """<style>
+.hta-finding { border-left: 3px solid #c66; padding: 0.1em 0.8em; margin: 0.6em 0; }
+.hta-cause { border-left-color: #e99; margin-left: 1.5em; }
+.hta-caveat { color: #8a5a00; margin: 0.2em 0; }
+.hta-rule { color: #666; font-size: 0.9em; }
+.hta-summary { background: #f3f3f8; padding: 0.4em 0.8em; }
+.hta-links { margin: 0.3em 0 1em 0; }
+.hta-finding pre { white-space: pre-wrap; font-size: 0.85em; }
+</style>"""
+
+
+async def findings_view(datasette, request):
+    """Every job's findings: the page answers at once, each job's part loads on its own
+    (/-/hta/DB/findings/NAME, cached), so no request computes more than one job."""
+    database, found = await _check(datasette, request)
+    if not found:
+        return await _not_hta(datasette, request, database)
+    db, path, info = found
+    parts = []
+    for j in info.jobs:
+        parts.append('<section class="hta-job-findings" data-src="%s"><h2><a href="%s">%s</a></h2><p>Loading&hellip;</p></section>' % (
+            html.escape(_url(datasette, database, "findings", j)), html.escape(_url(datasette, database, "job", j)), html.escape(j)))
+    script = """<script>
+document.querySelectorAll("section.hta-job-findings").forEach(function (s) {
+  fetch(s.dataset.src).then(function (r) { return r.text(); }).then(function (t) {
+    s.querySelector("p").outerHTML = t;
+  });
+});
+</script>"""
+    return await _render(datasette, request, "Findings: " + database, _links(datasette, database) + "".join(parts) + script,
+                         database, _FINDINGS_CSS)
+
+
+async def findings_part_view(datasette, request):
+    database, found = await _check(datasette, request)
+    if not found:
+        return Response.html("<p>%s is not an hta-sqlite database.</p>" % html.escape(database), status=404)
+    db, path, info = found
+    job = tilde_decode(request.url_vars["job"])
+    if job not in info.jobs:
+        return Response.html("<p>No job %s.</p>" % html.escape(job), status=404)
+    try:
+        columns, rows = await job_findings(db, path, info, job)
+    except sqlite3.Error as e:
+        return Response.html("<p>hta_findings failed: %s</p>" % html.escape(str(e)), status=500)
+    return Response.html(findings_html(columns, rows, datasette, database, info))
 
 
 # ---- job reports
@@ -492,6 +778,7 @@ async def make_report(path, job, info):
             if proc.returncode != 0 or not os.path.exists(out + ".tmp"):
                 return None, "hta-ingest --report failed (exit %s): %s" % (proc.returncode, err.decode("utf-8", "replace").strip())
             os.replace(out + ".tmp", out)
+            STATS["reports"] += 1
     with open(out, encoding="utf-8") as f:
         return f.read(), None
 
@@ -503,30 +790,70 @@ def _health_link(datasette, database, job):
     return ' &middot; <a href="%s">its health checks as a table</a>' % html.escape(url)
 
 
-async def job_view(datasette, request):
+def _report_parts(text):
+    """(its <style> blocks, its body) of a report's HTML, its own findings section left out
+    (the job page shows the findings first, from hta_findings)."""
+    styles = "".join(re.findall(r"<style[^>]*>.*?</style>", text, flags=re.S))
+    m = re.search(r"<body[^>]*>(.*)</body>", text, flags=re.S)
+    body = m.group(1) if m else text
+    a, b = body.find('<section id="findings">'), body.find("<section", body.find('<section id="findings">') + 1)
+    if a >= 0 and b > a:
+        body = body[:a] + body[b:]
+    return styles, body
+
+
+async def _job(datasette, request):
+    """(database, found, job, error response) of a job route."""
     database, found = await _check(datasette, request)
     if not found:
-        return Response.html(_page("Not found", "<p>%s is not an hta-sqlite database.</p>" % html.escape(database)), status=404)
-    db, path, info = found
+        return database, None, None, await _not_hta(datasette, request, database)
     job = tilde_decode(request.url_vars["job"])
-    if job not in info.jobs:
-        return Response.html(
-            _page("Not found", "<p>No job %s in %s. Jobs: %s</p>" % (html.escape(job), html.escape(database), html.escape(", ".join(info.jobs)))),
-            status=404,
-        )
+    if job not in found[2].jobs:
+        return database, found, job, await _render(datasette, request, "Not found", "<p>No job %s in %s. Jobs: %s</p>" % (
+            html.escape(job), html.escape(database), html.escape(", ".join(found[2].jobs))), database, status=404)
+    return database, found, job, None
+
+
+async def job_view(datasette, request):
+    """The job's findings, then its report, which the browser loads on its own (it takes
+    hta-ingest --report a second or more the first time)."""
+    database, found, job, bad = await _job(datasette, request)
+    if bad:
+        return bad
+    db, path, info = found
+    try:
+        columns, rows = await job_findings(db, path, info, job)
+        found_html = findings_html(columns, rows, datasette, database, info)
+    except sqlite3.Error as e:
+        found_html = "<p>hta_findings failed: %s</p>" % html.escape(str(e))
+    query = datasette.urls.database(database) + "/findings" + ("" if job == "all" else "?job=" + urllib.parse.quote(job))
+    report = _url(datasette, database, "job", job) + "/report"
+    page = (
+        _links(datasette, database)
+        + '<section id="findings"><h2>1. Findings: what to fix</h2><p><a href="%s">its findings as a table</a>%s</p>%s</section>'
+        % (html.escape(query), _health_link(datasette, database, job), found_html)
+        + '<div class="hta-report" data-src="%s"><p>Loading the report (HTA\'s charts)&hellip;</p></div>' % html.escape(report)
+        + """<script>
+(function (d) {
+  fetch(d.dataset.src).then(function (r) { return r.text(); }).then(function (t) { d.innerHTML = t; });
+})(document.querySelector("div.hta-report"));
+</script>"""
+    )
+    return await _render(datasette, request, "Job %s" % job, page, database, _FINDINGS_CSS)
+
+
+async def report_part_view(datasette, request):
+    """The job's report (hta-ingest --report, cached) as a fragment: its styles and its body
+    without its own findings section (the job page has them)."""
+    database, found, job, bad = await _job(datasette, request)
+    if bad:
+        return bad
+    db, path, info = found
     text, err = await make_report(path, job, info)
     if err:
-        return Response.html(_page("Report failed", "<pre>%s</pre>" % html.escape(err)), status=500)
-    findings = datasette.urls.database(database) + "/findings" + ("" if job == "all" else "?job=" + urllib.parse.quote(job))
-    nav = (
-        '<p style="font-family: sans-serif; margin: 0.5em 1em"><a href="%s">%s in Datasette</a> &middot; '
-        '<a href="%s">jobs and downloads</a> &middot; job <b>%s</b> &middot; <a href="%s">its findings as a table</a>%s</p>'
-        % (html.escape(datasette.urls.database(database)), html.escape(database), html.escape(_url(datasette, database)), html.escape(job),
-           html.escape(findings), _health_link(datasette, database, job))
-    )
-    m = re.search(r"<body[^>]*>", text)
-    text = text[: m.end()] + nav + text[m.end() :] if m else nav + text
-    return Response.html(text)
+        return Response.html("<pre>%s</pre>" % html.escape(err), status=500)
+    styles, body = _report_parts(text)
+    return Response.html(styles + body)
 
 
 # ---- CSV of a whole series
@@ -556,15 +883,7 @@ async def csv_view(datasette, request):
         return Response.text("%s: not downloadable here (only %s)\n" % (function, ", ".join(CSV_FUNCTIONS)), status=404)
     loop = asyncio.get_running_loop()
 
-    def open_conn():
-        if db.is_mutable:
-            conn = hta_sqlite.connect(path, readonly=True, check_same_thread=False)
-        else:
-            uri = "file:%s?immutable=1" % urllib.parse.quote(os.path.abspath(path))
-            conn = hta_sqlite.load(sqlite3.connect(uri, uri=True, check_same_thread=False))
-        return conn
-
-    conn = await loop.run_in_executor(None, open_conn)
+    conn = await loop.run_in_executor(None, _open_for, db, path)
     try:
         cols, params = await loop.run_in_executor(None, _columns, conn, function)
         where, values = [], []
@@ -672,27 +991,24 @@ def _compare_form(datasette, database, info, control, test, note=""):
 
 
 async def compare_view(datasette, request):
+    """Two jobs of the database compared (hta-ingest --report --compare), in Datasette's page;
+    without both jobs named, a form to pick them."""
     database, found = await _check(datasette, request)
     if not found:
-        return Response.html(_page("Not found", "<p>%s is not an hta-sqlite database.</p>" % html.escape(database)), status=404)
+        return await _not_hta(datasette, request, database)
     db, path, info = found
     control, test = request.args.get("control"), request.args.get("test")
-    title = "hta-sqlite: compare two runs of " + database
+    title = "Compare two runs of " + database
     if not control or not test:
-        return Response.html(_page(title, _compare_form(datasette, database, info, control, test)))
+        return await _render(datasette, request, title, _links(datasette, database) + _compare_form(datasette, database, info, control, test), database)
     missing = [j for j in (control, test) if j not in info.jobs]
     if missing:
         note = '<p class="message-error">No job %s in %s.</p>' % (html.escape(", ".join(missing)), html.escape(database))
-        return Response.html(_page(title, _compare_form(datasette, database, info, control, test, note)), status=404)
+        return await _render(datasette, request, title, _links(datasette, database) + _compare_form(datasette, database, info, control, test, note),
+                             database, status=404)
     text, err = await make_compare_report(path, control, test, info)
     if err:
-        return Response.html(_page("Comparison failed", "<pre>%s</pre>" % html.escape(err)), status=500)
-    nav = (
-        '<p style="font-family: sans-serif; margin: 0.5em 1em"><a href="%s">%s in Datasette</a> &middot; '
-        '<a href="%s">jobs and downloads</a> &middot; <a href="%s">compare other jobs</a></p>'
-        % (html.escape(datasette.urls.database(database)), html.escape(database), html.escape(_url(datasette, database)),
-           html.escape(_url(datasette, database, "compare")))
-    )
-    m = re.search(r"<body[^>]*>", text)
-    text = text[: m.end()] + nav + text[m.end() :] if m else nav + text
-    return Response.html(text)
+        return await _render(datasette, request, "Comparison failed", "<pre>%s</pre>" % html.escape(err), database, status=500)
+    styles, body = _report_parts(text)
+    links = _links(datasette, database) + '<p><a href="%s">compare other jobs</a></p>' % html.escape(_url(datasette, database, "compare"))
+    return await _render(datasette, request, "%s \u2192 %s" % (control, test), links + body, database, styles)

@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import warnings
 
 from . import connect
 from . import _cache
@@ -71,6 +72,8 @@ class Source:
             if not os.path.isfile(self.db_path):
                 raise ValueError("no database %s" % self.db_path)
         self.conn = connect(self.db_path, readonly=True) if self.db_path else None
+        for msg in _cache.same_rank(self.conn) if self.conn is not None else []:
+            warnings.warn(msg, stacklevel=3)  # HTA's warning, on every open (CACHE-8)
         self._cuts = None
         self._dtypes = {}
         if db_path is not None:

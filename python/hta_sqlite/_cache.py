@@ -27,6 +27,11 @@ Requirements (tests cite them as CACHE-n):
   CACHE-7  When the same contents are found at another path (a copied directory), the
            database's trace.file_path is pointed at the current files, so the writers
            (overlays, counters) re-read files that exist.
+  CACHE-8  One trace per rank, as HTA loads them: when two files (of a directory or a
+           list) have the same rank, the later one in the file order (names sorted; a
+           list's order) is kept and the other left out of the database; same_rank()
+           gives HTA's warning for each file left out, on every open (HTA takes the
+           last in os.listdir order, which the file system decides).
 """
 
 import contextlib
@@ -43,7 +48,7 @@ import warnings
 from . import __version__, ingest_path
 
 # Bumped when what a cached database holds changes for the same inputs.
-_FORMAT = "2"
+_FORMAT = "3"
 
 
 def cache_dir():
@@ -375,14 +380,48 @@ def database_for(files, rounding=None):
     return dbpath
 
 
+def _same_rank_files(dbpath, files):
+    """CACHE-8: [(left-out path, kept path, rank)] of the files of FILES whose rank a later
+    file of FILES also has (ranks as the database DBPATH gives them)."""
+    real = {os.path.realpath(p): p for _, p in files}
+    with contextlib.closing(sqlite3.connect(dbpath)) as db:
+        rank_of = {real[os.path.realpath(fp)]: r for r, fp in db.execute("SELECT rank, file_path FROM trace")
+                   if fp and os.path.realpath(fp) in real}
+    kept = {}
+    for _, p in files:  # the last file of a rank wins
+        if p in rank_of:
+            kept[rank_of[p]] = p
+    return [(p, kept[rank_of[p]], rank_of[p]) for _, p in files if p in rank_of and kept[rank_of[p]] != p]
+
+
+def same_rank(conn):
+    """CACHE-8: HTA's warning for each file the database of CONN left out for its rank."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key = 'pyapi_same_rank'").fetchone()
+    except sqlite3.Error:
+        return []
+    return [
+        "File %s and file %s has the same rank. Will use %s as the path to rank: %s." % (a, b, b, r)
+        for a, b, r in (json.loads(row[0]) if row else [])
+    ]
+
+
 def _build(dbpath, files, digests, rounding, cdir):
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".db", dir=cdir)
     os.close(fd)
     os.unlink(tmp)  # hta-ingest creates it
     try:
         _ingest(tmp, files, "trace")
+        dropped = [] if any(r is not None for r, _ in files) else _same_rank_files(tmp, files)
+        if dropped:  # ingest again without them (rare: cheaper than deleting their rows)
+            os.unlink(tmp)
+            gone = {d[0] for d in dropped}
+            files = [f for f in files if f[1] not in gone]
+            _ingest(tmp, files, "trace")
         with contextlib.closing(sqlite3.connect(tmp)) as db:
             with db:
+                db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('pyapi_same_rank', ?)",
+                           (json.dumps(dropped),))
                 wanted = _record_files(db, files, digests)
                 _apply_ranks(db, wanted)
                 frac = db.execute("SELECT 1 FROM event WHERE ts % 1000 <> 0 LIMIT 1").fetchone() is not None
@@ -411,4 +450,4 @@ def clear_cache():
                 os.unlink(os.path.join(cdir, n))
 
 
-__all__ = ["cache_dir", "database_for", "trace_file_list", "clear_cache", "hta_ns_rounding"]
+__all__ = ["cache_dir", "database_for", "trace_file_list", "clear_cache", "hta_ns_rounding", "same_rank"]

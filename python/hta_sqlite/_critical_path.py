@@ -31,12 +31,26 @@ Requirements (tests cite them as CP-n):
         annotations nor python functions are dropped; with show_all_edges (and not
         only_show_critical_events) every graph edge becomes a flow, the zero-weight launch
         edges only with CRITICAL_PATH_SHOW_ZERO_WEIGHT_LAUNCH_EDGE=1, as in HTA.
+  CP-6  nodes and edges are the whole graph's (hta_critical_path_graph: HTA's node ids,
+        and (src, dst) pairs in insertion order), read on first use.
+  CP-7  save(out_dir) writes the analysis (its parameters, the path, the graph's edges) into
+        OUT_DIR and the zip OUT_DIR + ".zip", whose path it returns, as HTA's;
+        restore_cpgraph(zip, t_full, rank) reads that zip (nothing is extracted) and gives
+        a CPGraph with the same path, nodes, edges and summary(); t_full (a Trace, e.g.
+        analyzer.t) lets critical_path() compute the path again from the database. A zip
+        of another rank is ValueError. The files are JSON (HTA: pickle and CSV, which
+        HTA's restore reads back; neither reads the other's).
+  CP-8  critical_path() computes the path again from the database (HTA recomputes it on
+        its graph, which a user may have edited; ours cannot be edited) and returns
+        success, as HTA's.
 """
 
 import collections
+import json
 import os
 import re
 import warnings
+import zipfile
 
 from ._trace_file import _rewrite_trace
 
@@ -91,6 +105,8 @@ class CPGraph:
             for r in path.itertuples(index=False)
         }
         self._data_load = []
+        self._src = None  # the database (analyse, restore_cpgraph's t_full): CP-6, CP-8
+        self._graph = None  # the graph's edges (CP-6), read on first use
 
     # ------------------------------------------------------------ construction (CP-1)
     @classmethod
@@ -116,10 +132,13 @@ class CPGraph:
         if status == "no_annotation":
             return None
         if status == "invalid":
-            return cls(rank, annotation, instance_id, zw, pd_path.iloc[0:0], False), False
+            g = cls(rank, annotation, instance_id, zw, pd_path.iloc[0:0], False)
+            g._src = src
+            return g, False
         if status != "ok":
             raise RuntimeError("critical_path_analysis: rank %s: %s" % (rank, status))
         g = cls(rank, annotation, instance_id, zw, pd_path, True)
+        g._src = src
         if data_load_events:
             g._data_load = [str(p) for p in data_load_events]
             _warn_data_load_nodes(src, rank, g._data_load)
@@ -157,9 +176,99 @@ class CPGraph:
         for pos, (seq, start) in enumerate(self.critical_path_nodes):
             print("Critical node %d: event %d %s" % (pos, seq, "start" if start else "end"))
 
+    # ------------------------------------------------------------ the whole graph (CP-6)
+    def _graph_frame(self):
+        if self._graph is None:
+            if self._src is None or not self.success:
+                import pandas as pd
+
+                self._graph = pd.DataFrame(columns=["src_node", "dst_node"])
+            else:
+                inst = _instance_sql(self.instance_id)
+                self._graph = self._src.frame(
+                    "SELECT src_node, dst_node FROM hta_critical_path_graph(?, ?, ?, ?) WHERE rank = ?"
+                    " ORDER BY trace_id, edge_pos",
+                    (self.annotation, None if inst is False else inst, self.add_zero_weight_launch_edges,
+                     self._src.include_last, self.rank),
+                )
+        return self._graph
+
+    @property
+    def nodes(self):
+        """The graph's node ids, ascending."""
+        g = self._graph_frame()
+        return sorted(set(g["src_node"].astype(int)) | set(g["dst_node"].astype(int)))
+
+    @property
+    def edges(self):
+        """The graph's edges as (src node, dst node), in insertion order."""
+        g = self._graph_frame()
+        return list(zip(g["src_node"].astype(int), g["dst_node"].astype(int)))
+
+    def critical_path(self):
+        """CP-8: the path computed again from the database; returns success."""
+        if self._src is None:
+            raise ValueError("critical_path(): this graph has no database (restore it with t_full=analyzer.t)")
+        got = CPGraph.analyse(self._src, self.rank, self.annotation, self.instance_id)
+        if got is None:
+            return False
+        g, ok = got
+        self.__dict__.update({k: v for k, v in g.__dict__.items() if k not in ("_data_load", "_graph")})
+        return ok
+
+    # ------------------------------------------------------------ save / restore (CP-7)
+    def save(self, out_dir):
+        """Writes the analysis into OUT_DIR and OUT_DIR.zip; returns the zip's path."""
+        out_dir = os.path.expanduser(out_dir).rstrip("/")
+        os.makedirs(out_dir, exist_ok=True)
+        files = {
+            _SAVE_META: json.dumps({"format": 1, "rank": int(self.rank), "annotation": self.annotation,
+                                    "instance_id": self.instance_id, "success": bool(self.success),
+                                    "add_zero_weight_launch_edges": int(self.add_zero_weight_launch_edges),
+                                    "data_load_events": self._data_load}),
+            _SAVE_PATH: self.path.to_json(orient="table", index=False),
+            _SAVE_GRAPH: self._graph_frame().to_json(orient="table", index=False),
+        }
+        zip_path = out_dir + ".zip"
+        with zipfile.ZipFile(zip_path, "w", zipfile.ZIP_DEFLATED) as z:
+            for name, text in files.items():
+                with open(os.path.join(out_dir, name), "w", encoding="utf-8") as f:
+                    f.write(text)
+                z.writestr(os.path.basename(out_dir) + "/" + name, text)
+        return zip_path
+
     def __repr__(self):
         return "CPGraph(rank=%r, annotation=%r, instance_id=%r, nodes=%d)" % (
             self.rank, self.annotation, self.instance_id, len(self.critical_path_nodes))
+
+
+_SAVE_META, _SAVE_PATH, _SAVE_GRAPH = "cp_meta.json", "cp_path.json", "cp_graph.json"
+
+
+def restore_cpgraph(zip_filename, t_full=None, rank=0):
+    """CP-7: the CPGraph that save() wrote into ZIP_FILENAME, for RANK; T_FULL (a Trace or
+    a TraceAnalysis of the same traces) lets critical_path() recompute it."""
+    import io
+
+    import pandas as pd
+
+    with zipfile.ZipFile(os.path.expanduser(zip_filename)) as z:
+        by_name = {os.path.basename(n): n for n in z.namelist()}
+        missing = [n for n in (_SAVE_META, _SAVE_PATH, _SAVE_GRAPH) if n not in by_name]
+        if missing:
+            raise ValueError("%s: not a saved critical path graph (no %s)" % (zip_filename, ", ".join(missing)))
+        meta = json.loads(z.read(by_name[_SAVE_META]).decode("utf-8"))
+        path = pd.read_json(io.StringIO(z.read(by_name[_SAVE_PATH]).decode("utf-8")), orient="table")
+        graph = pd.read_json(io.StringIO(z.read(by_name[_SAVE_GRAPH]).decode("utf-8")), orient="table")
+    if int(rank) != meta["rank"]:
+        raise ValueError("%s holds the critical path of rank %d, not %d" % (zip_filename, meta["rank"], rank))
+    inst = meta["instance_id"]
+    g = CPGraph(meta["rank"], meta["annotation"], tuple(inst) if isinstance(inst, list) else inst,
+                meta["add_zero_weight_launch_edges"], path, meta["success"])
+    g._data_load = list(meta.get("data_load_events") or [])
+    g._graph = graph
+    g._src = getattr(t_full, "_src", None)
+    return g
 
 
 def _warn_data_load_nodes(src, rank, patterns):

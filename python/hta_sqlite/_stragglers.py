@@ -15,8 +15,14 @@ Requirements (tests cite them as ST-n):
         the selected steps' rows (rank, iteration, stream, name as text, ts, dur in µs),
         None for HTA's symbol table, num_candidates and visualize; it returns a Series
         of counts indexed by rank.
+  ST-5  visualize=True (without a custom implementation) computes the answer with ST-2 in
+        pandas and draws HTA's three figures: the timeline of the long communication
+        kernels, the timeline of the candidate kernels (the chosen stream and name), and
+        "Potential Stragglers", each rank's normalized start time per step coloured by
+        whether it straggled there (a column per step when there are several).
 """
 
+from . import _plots
 from ._base import Source
 
 
@@ -36,13 +42,13 @@ def potential_stragglers(src, profiler_steps, num_candidates, visualize, impl, a
         raise ValueError(
             "invalid value for argument: profiler_steps=%s; available profiler steps=%s" % (profiler_steps, available)
         )
-    if impl is None and (profiler_steps is None or sorted(set(steps)) == sorted(available)):
+    if impl is None and not visualize and (profiler_steps is None or sorted(set(steps)) == sorted(available)):
         return [r[0] for r in src.rows("SELECT rank FROM hta_potential_stragglers(?, ?)", (n, src.include_last))]
     rows = _selected_rows(src, steps)
     if impl is not None:
         counts = impl(rows, None, n, visualize)
     else:
-        counts = _late_start_counts(rows, n)
+        counts = _late_start_counts(rows, n, visualize)
     if counts is None or len(counts) == 0:
         return []
     pd = _pd()
@@ -69,13 +75,15 @@ def _selected_rows(src, steps):
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def _late_start_counts(df, n):
-    """ST-2 over the rows of the selected steps: straggle counts by rank."""
+def _late_start_counts(df, n, visualize=False):
+    """ST-2 over the rows of the selected steps: straggle counts by rank (ST-5: and HTA's
+    figures when VISUALIZE)."""
     pd = _pd()
     if df.empty:
         return pd.Series(dtype=int)
     iterations = df["iteration"].unique()
-    mean_iter = ((df["ts"] + df["dur"]).max() - df["ts"].min()) / float(len(iterations))
+    t_min = df["ts"].min()
+    mean_iter = ((df["ts"] + df["dur"]).max() - t_min) / float(len(iterations))
     if not mean_iter > 0:
         return pd.Series(dtype=int)
     name = df["name"].fillna("")
@@ -85,6 +93,11 @@ def _late_start_counts(df, n):
         & (df["dur"] >= 0.01 * mean_iter)
         & (name.str.startswith("ncclKernel") | name.str.startswith("ncclDevKernel"))
     ]
+    ranks = sorted(df["rank"].unique())
+    steps = sorted(i for i in iterations if i != -1)
+    if visualize:
+        _plots.timeline(comm, "Timeline of Communication Kernels Longer Than 1.00% of Iteration Time\n", ranks,
+                        min_us=2000)
     if comm.empty:
         return pd.Series(dtype=int)
     last = comm.sort_values("event_id", kind="mergesort").groupby(
@@ -98,11 +111,22 @@ def _late_start_counts(df, n):
     best = mean_spread.max()
     stream, kname = [k for k, v in mean_spread.items() if v == best][0]
     cand = last[(last["stream"] == stream) & (last["name"] == kname)]
+    if visualize:
+        _plots.timeline(cand, "Timeline of Candidate Kernels (Iterations=%s)" % [int(i) for i in steps], ranks)
     counts = {}
-    for _, g in cand.groupby("iteration"):
+    late = []
+    for it, g in cand.groupby("iteration"):
         delta = g["ts_ns"] - g["ts_ns"].min()
         ordered = sorted(delta, reverse=True)
         thr = ordered[min(n, len(ordered)) - 1]
-        for rank in g.loc[delta >= thr, "rank"]:
-            counts[int(rank)] = counts.get(int(rank), 0) + 1
+        for rank, d in zip(g["rank"], delta):
+            late.append((int(rank), int(it), (g.loc[g["rank"] == rank, "ts"].iloc[0] - t_min) / mean_iter,
+                         "Yes" if d >= thr else "No"))
+            if d >= thr:
+                counts[int(rank)] = counts.get(int(rank), 0) + 1
+    if visualize:
+        m = pd.DataFrame(late, columns=["rank", "iteration", "normalized_start_time", "is_straggler"])
+        several = m["iteration"].nunique() > 1
+        _plots.faceted_bars(m, "rank", "normalized_start_time", "iteration" if several else None, "is_straggler",
+                            "Potential Stragglers", 300 * m["iteration"].nunique(), {"Yes": "red", "No": "blue"})
     return pd.Series(counts, dtype=int)

@@ -45,6 +45,11 @@ from ._frames import aggregate_with_allowlist, describe_columns, intify, np_roun
 from ._trace_file import _rewrite_trace
 
 DEFAULT_TRACE_DIR = "/tmp/trace"
+# The CUPTI frames: HTA's trailing trace columns, and its call-stack columns of a row that
+# is no call-stack node (GPU activity).
+TAIL = ["index_correlation", "iteration", "end"]
+OFF_STACK = [("depth", -1), ("height", -1), ("parent", -1), ("num_kernels", 0), ("kernel_dur_sum", 0.0),
+             ("kernel_span", 0.0), ("first_kernel_start", -1.0), ("last_kernel_end", -1.0)]
 CUDA_MAX_LAUNCH_QUEUE_PER_STREAM = 1024
 
 __all__ = ["TraceAnalysis", "TimeSeriesTypes", "CPGraph"]
@@ -90,8 +95,16 @@ class TraceAnalysis:
     # ------------------------------------------------------------ beyond HTA
     @classmethod
     def from_database(cls, db_path, include_last_profiler_step=False):
-        """The analyses of a database hta-ingest built (one job), without re-reading the
-        traces; its timestamps are used as stored (exact: no ns rounding)."""
+        """The analyses of a database hta-ingest built (one job), without reading the traces
+        again (ours, not HTA's).
+
+        Args:
+            db_path: the database file (ValueError when missing or holding several jobs).
+            include_last_profiler_step: keep the last ProfilerStep (cut by default, as HTA).
+
+        Returns:
+            A TraceAnalysis; its timestamps are used as stored (exact ns: no ns rounding, D1).
+        """
         self = cls.__new__(cls)
         self._src = Source(None, None, include_last_profiler_step, db_path=db_path)
         self.trace_dir = None
@@ -99,7 +112,7 @@ class TraceAnalysis:
         return self
 
     def close(self):
-        """Closes the database connection (also on leaving a `with` block)."""
+        """Closes the database connection (also on leaving a `with` block; ours)."""
         self._src.close()
 
     def __enter__(self):
@@ -119,12 +132,30 @@ class TraceAnalysis:
         return self._src.conn
 
     def sql(self, query, params=()):
-        """Runs QUERY on the connection and returns a DataFrame."""
+        """Runs an SQL statement on the analyzer's database (ours, not HTA's).
+
+        Args:
+            query: the SQL; every function of hta.so is there (docs/sql.md).
+            params: its parameters (a tuple or a dict).
+
+        Returns:
+            A DataFrame of the rows.
+        """
         return self._src.frame(query, params)
 
     def get_ranks(self):
-        """The loaded ranks, ascending."""
+        """The loaded ranks, ascending (ours: HTA reaches them through analyzer.t)."""
         return self._src.ranks()
+
+    @property
+    def t(self):
+        """HTA's Trace of these traces (hta_sqlite.common.trace.Trace: get_trace(rank),
+        symbol_table, ...), over the same database."""
+        if getattr(self, "_trace", None) is None:
+            from .common.trace import Trace
+
+            self._trace = Trace(trace_dir=self.trace_dir, _src=self._src)
+        return self._trace
 
     def _times(self, df, cols):
         """HTA's time columns over all ranks: float64 when any rank's are (BASE-4)."""
@@ -140,22 +171,44 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ temporal, overlap
     def get_comm_comp_overlap(self, visualize: bool = True):
-        """Per rank, the percentage of communication time overlapped by computation."""
+        """How much of each rank's communication time has computation running beside it.
+
+        Args:
+            visualize: draw "Computation-Communication Overlap", a bar per rank.
+
+        Returns:
+            A DataFrame with one row per rank: rank, comp_comm_overlap_pctg (the share of the
+            time communication kernels run during which a computation kernel also runs, in %,
+            rounded to 2 decimals as HTA rounds it).
+
+        SQL: hta_comm_comp_overlap. Times are exact (no truncation to whole µs: D12).
+        """
         df = self._src.frame(
             "SELECT rank, comp_comm_overlap_pctg FROM hta_comm_comp_overlap(?)", (self._L,)
         )
+        ratio = df["comp_comm_overlap_pctg"].astype(float) / 100.0
         df["comp_comm_overlap_pctg"] = np_round(df["comp_comm_overlap_pctg"].astype(float), 2)
         if visualize:
-            _plots.bars(
-                [("overlap", df["rank"], df["comp_comm_overlap_pctg"])],
-                "Computation-Communication Overlap",
-                "Rank",
-                "Computation-Communication Overlap Percentage",
-            )
+            _plots.bars([("", df["rank"], ratio)], "Computation-Communication Overlap", "Rank",
+                        "Computation-Communication Overlap Percentage", layout={"yaxis_tickformat": ".2%"})
         return df
 
     def get_temporal_breakdown(self, visualize: bool = True):
-        """Per rank: idle, compute and non-compute GPU time (µs) and their percentages."""
+        """Where each rank's GPU time goes between its first and last kernel.
+
+        Args:
+            visualize: draw "Temporal breakdown across ranks", the three shares stacked per rank.
+
+        Returns:
+            A DataFrame with one row per rank: rank, idle_time(us) (nothing runs),
+            compute_time(us) (a computation kernel runs), non_compute_time(us) (only
+            communication, copies or other GPU work run), kernel_time(us) (their sum: last end
+            minus first start), and the three as idle_time_pctg, compute_time_pctg,
+            non_compute_time_pctg (% of kernel_time, 2 decimals). Times are int64 when the
+            traces have whole µs, float64 otherwise, as in HTA.
+
+        A rank without GPU work gives no row (HTA raises: E6). SQL: hta_temporal_breakdown.
+        """
         df = self._src.frame(
             "SELECT rank, idle_time_us, compute_time_us, non_compute_time_us, kernel_time_us,"
             " idle_time_pctg, compute_time_pctg, non_compute_time_pctg FROM hta_temporal_breakdown(?)",
@@ -172,17 +225,13 @@ class TraceAnalysis:
             ],
         )
         self._times(df, ["idle_time(us)", "compute_time(us)", "non_compute_time(us)", "kernel_time(us)"])
+        shares = [(c[: -len("_pctg")], df["rank"], df[c].astype(float) / 100.0)
+                  for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg")]
         for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg"):
             df[c] = np_round(df[c].astype(float), 2)
-        if visualize:
-            _plots.bars(
-                [(c[: -len("_pctg")], df["rank"], df[c])
-                 for c in ("idle_time_pctg", "compute_time_pctg", "non_compute_time_pctg")],
-                "Temporal breakdown across ranks",
-                "Rank",
-                "Percentage",
-                barmode="stack",
-            )
+        if visualize:  # HTA's bars of the three fractions, stacked, shown as percentages
+            _plots.bars(shares, "Temporal breakdown across ranks", "Rank", "Percentage", barmode="relative",
+                        layout={"yaxis_tickformat": ".2%", "legend_title": "Time Breakdown"})
         return df
 
     # ------------------------------------------------------------ kernels
@@ -194,7 +243,31 @@ class TraceAnalysis:
         include_memory_kernels: bool = True,
         image_renderer: str = "",
     ):
-        """(time by kernel type, per-kernel statistics per rank)."""
+        """GPU time by kernel type, and the kernels that take most of each type.
+
+        Args:
+            visualize: draw HTA's figures: the kernel-type pie, then for COMPUTATION,
+                COMMUNICATION and MEMORY (the last only with include_memory_kernels) a pie of
+                its kernels per rank and one bar chart per kernel of its mean, min and max per
+                rank.
+            duration_ratio: per rank and type, keep the longest kernels until their time
+                reaches this share of the type's time; the rest fold into "others".
+            num_kernels: at most this many kernels per rank and type before "others".
+            include_memory_kernels: count memcpy and memset as a type (MEMORY).
+            image_renderer: the plotly renderer the figures are shown with ("" : plotly's
+                default; "png", "svg" need kaleido).
+
+        Returns:
+            (kernel_type_df, kernel_df).
+            kernel_type_df: one row per type, overlaps named ("COMPUTATION overlapping
+            COMMUNICATION"): kernel_type, sum (µs of every rank, each instant counted once under
+            the types running then), percentage (of all GPU time, 1 decimal); ordered by sum.
+            kernel_df: one row per rank, type and kernel name (or "others"): name, sum (us),
+            max (us), min (us), stddev, mean (us), kernel_type, rank.
+
+        Differs from HTA: the statistics are over kernel instances, "others" included (D3);
+        type sums are exact (D12). SQL: hta_kernel_type_breakdown, hta_kernel_breakdown.
+        """
         mem = 1 if include_memory_kernels else 0
         types = self._src.frame(
             "SELECT kernel_type, sum_us, percentage FROM hta_kernel_type_breakdown(?, ?)",
@@ -217,28 +290,36 @@ class TraceAnalysis:
         kernels = kernels.sort_values(["kernel_type", "name", "rank"], kind="mergesort", ignore_index=True)
         kernels["rank"] = kernels["rank"].astype("int64")
         self._times(kernels, ["sum (us)", "max (us)", "min (us)"])
-        if visualize:
+        if visualize:  # HTA's figures: the types, then per type its kernels per rank and each kernel
             r = image_renderer or None
             shown = types[types["percentage"] > 0]
             _plots.pie(shown["kernel_type"], shown["percentage"], "Kernel Type Percentage Across All Ranks", r)
-            for kt, g in kernels.groupby("kernel_type", sort=False):
-                _plots.draw(
-                    lambda go, g=g: _rank_pies(go, g, "name", "sum (us)"),
-                    {"title_text": 'Kernel type "%s" - kernel distribution on each rank' % kt},
-                    renderer=r,
-                )
-                named = g[g["name"] != "others"]
-                _plots.draw(
-                    lambda go, named=named: _mean_bars(go, named),
-                    {"title_text": 'Kernel type "%s" - mean duration per rank' % kt,
-                     "yaxis_title": "Mean Duration (us)"},
-                    renderer=r,
-                )
+            for kt in ["COMPUTATION", "COMMUNICATION"] + (["MEMORY"] if include_memory_kernels else []):
+                g = kernels[kernels["kernel_type"] == kt]
+                _plots.rank_pies(g, "name", "sum (us)", 'Kernel type "%s" - kernel distribution on each rank' % kt, r)
+                for name in g["name"].unique():
+                    if name != "others":
+                        _plots.mean_bar(g[g["name"] == name], 'Kernel type "%s" - %s' % (kt, name), r)
         return types, kernels
 
     def get_gpu_kernels_with_user_annotations(self, rank: int, expand_names: bool = True, shorten_names: bool = True):
-        """The GPU rows of RANK, each with the innermost GPU user annotation around it
-        (user_annotation = its name's id, -1 for none); None without GPU annotations."""
+        """Every GPU event of RANK, each with the innermost GPU user annotation around it.
+
+        Args:
+            rank: the rank (ValueError when it is not loaded).
+            expand_names: add the text columns s_name, s_cat and s_user_annotation.
+            shorten_names: in s_name and s_user_annotation, drop template arguments, argument
+                lists and the return type (hta_shorten_name).
+
+        Returns:
+            A DataFrame, one row per GPU event HTA keeps (kernels, copies, memsets): index,
+            cat, name (the database's category and string ids), pid, tid, ts, dur (µs from the
+            job's earliest event), stream, correlation, iteration, user_annotation (the
+            annotation's name id, -1 outside every annotation), and the s_ columns. None (with a
+            warning) when the trace has no GPU user annotation.
+
+        Differs from HTA: ids are the database's, not HTA's symbol ids (P2).
+        """
         src = self._src
         src.check_ranks([rank])
         if not src.rows("SELECT 1 FROM category WHERE name = 'gpu_user_annotation'"):
@@ -295,8 +376,23 @@ class TraceAnalysis:
         allowlist_patterns=None,
         image_renderer=None,
     ):
-        """Per rank, the time of each user annotation (GPU or CPU), top names + others;
-        None when the trace has no such annotation."""
+        """Time per user annotation (record_function ranges) per rank, top names plus "others".
+
+        Args:
+            use_gpu_annotation: the annotations on the GPU timeline (gpu_user_annotation);
+                False: those of the host (user_annotation).
+            visualize: draw "User annotation distribution on each rank" (a pie per rank) and
+                one bar chart per name, "User annotation = NAME".
+            duration_ratio, num_kernels: the fold into "others", as in get_gpu_kernel_breakdown.
+            allowlist_patterns: names containing one of these texts never fold into "others".
+            image_renderer: the plotly renderer.
+
+        Returns:
+            A DataFrame, one row per rank and name: name, sum (us), max (us), min (us),
+            stddev, mean (us), rank; None (with a warning) without such annotations.
+
+        SQL: hta_user_annotation_breakdown (the allowlist: SQL over the events).
+        """
         cat = "gpu_user_annotation" if use_gpu_annotation else "user_annotation"
         src = self._src
         if not src.rows("SELECT 1 FROM category WHERE name = ?", (cat,)):
@@ -333,19 +429,12 @@ class TraceAnalysis:
             df = df[cols]
         df = df.sort_values(["rank", "name"], kind="mergesort", ignore_index=True)
         self._times(df, ["sum (us)", "max (us)", "min (us)"])
-        if visualize:
+        if visualize:  # HTA's figures: the names per rank, then each name's mean per rank
             r = image_renderer or None
-            _plots.draw(
-                lambda go: _rank_pies(go, df, "name", "sum (us)"),
-                {"title_text": "User annotation distribution on each rank"},
-                renderer=r,
-            )
-            named = df[df["name"] != "others"]
-            _plots.draw(
-                lambda go: _mean_bars(go, named),
-                {"title_text": "User annotations - mean duration per rank", "yaxis_title": "Mean Duration (us)"},
-                renderer=r,
-            )
+            _plots.rank_pies(df, "name", "sum (us)", "User annotation distribution on each rank", r)
+            for name in df["name"].unique():
+                if name != "others":
+                    _plots.mean_bar(df[df["name"] == name], "User annotation = %s" % name, r)
         return df
 
     def get_frequent_cuda_kernel_sequences(
@@ -358,8 +447,25 @@ class TraceAnalysis:
         visualize: bool = False,
         compress_other_kernels: bool = True,
     ):
-        """The kernel sequences launched by the operators named like OPERATOR_NAME, by
-        count; writes the overlaid trace of the top_k patterns into OUTPUT_DIR."""
+        """The most frequent sequences of kernels launched by operators named like OPERATOR_NAME.
+
+        Args:
+            operator_name: a text the operators' names contain (e.g. "aten::linear").
+            output_dir: an existing writable directory: the trace with the top_k patterns
+                marked is written there as overlaid_<trace file name>.
+            min_pattern_len: the shortest sequence counted.
+            rank: the rank analysed.
+            top_k: how many patterns to mark and draw.
+            visualize: draw "Top K frequent patterns for rank R" (the counts).
+            compress_other_kernels: accepted; our overlay keeps every other event as it was (P3).
+
+        Returns:
+            A DataFrame: pattern (operator|kernel|kernel...), count, GPU kernel duration (us),
+            CPU op duration (us), most frequent first; empty (with a warning) for an empty
+            operator_name or an unusable output_dir.
+
+        SQL: hta_frequent_kernel_sequences, hta_write_sequence_overlay.
+        """
         pd = _pd()
         if not operator_name:
             warnings.warn("operator_name must be a non-empty string", stacklevel=2)
@@ -391,17 +497,26 @@ class TraceAnalysis:
                 warnings.warn("the overlaid trace was not written: %s" % e, stacklevel=2)
         if visualize:
             top = df[:k]
-            _plots.bars(
-                [("count", [str(i) for i in top.index], top["count"])],
-                "Top %d frequent patterns for rank %d" % (k, rank),
-                "Pattern Index",
-                "Pattern Count",
-            )
+            _plots.bars([("", [str(i) for i in top.index], top["count"])],
+                        "Top %d frequent patterns for rank %d" % (top_k, rank), "Pattern Index", "Pattern Count",
+                        layout={"xaxis_type": "category"})
         return df
 
     def get_aten_op_kernels_and_delay(self, ranks=None, sort_by=None, *, visualize: bool = True):
-        """{rank: frame}: per aten op and its kernel sequence, the occurrences and the mean
-        delays op start -> first launch and launch -> kernel start (µs)."""
+        """Per aten operator and the kernels it launches: how often, and how late.
+
+        Args:
+            ranks: the ranks (default [0]).
+            sort_by: columns to sort by, descending (default ["occurrence_count"]).
+            visualize (keyword only): draw HTA's table per rank (default True, as HTA draws it).
+
+        Returns:
+            {rank: DataFrame}: aten_op_name, kernel_sequence, occurrence_count,
+            avg_aten_op_launch_delay (µs from the operator's start to its first launch),
+            avg_runtime_delay (µs from a launch to its kernel's start), 3 decimals.
+
+        Differs from HTA: computed per rank (D11), every launch API (D13). SQL: hta_aten_op_kernels.
+        """
         ranks = _ranks_arg(ranks)
         sort_by = sort_by or ["occurrence_count"]
         self._src.check_ranks(ranks)
@@ -437,8 +552,21 @@ class TraceAnalysis:
         include_memory_events: bool = True,
         visualize: bool = True,
     ):
-        """{rank: frame}: per launched GPU event, the launch call's duration, the GPU
-        duration and the launch delay (µs)."""
+        """Per launched GPU event: the launch call's time, the event's time and the launch delay.
+
+        Args:
+            ranks: the ranks (default [0]).
+            runtime_cutoff: µs; the charts' outlier threshold of the launch call's duration.
+            launch_delay_cutoff: µs; the charts' outlier threshold of the delay.
+            include_memory_events: include copies and memsets.
+            visualize: draw three histograms per rank (short kernels, runtime and delay outliers).
+
+        Returns:
+            {rank: DataFrame}: correlation, cpu_duration (the launch call, µs), gpu_duration
+            (µs), launch_delay (launch start to GPU start, µs).
+
+        Differs from HTA: every launch API counts (D9). SQL: hta_kernel_launch_stats.
+        """
         ranks = _ranks_arg(ranks)
         self._src.check_ranks(ranks)
         out = {}
@@ -461,7 +589,7 @@ class TraceAnalysis:
                 )
                 _plots.histogram(
                     df.loc[df["cpu_duration"] > runtime_cutoff, "cpu_duration"],
-                    "Runtime Event Duration Outliers (duration > %s us) on rank %d" % (runtime_cutoff, rank),
+                    "Runtime Event Duration Outliers (duration > %s us)  on rank %d" % (runtime_cutoff, rank),
                     "Cuda Runtime Event Duration (us)",
                     nbins=300,
                 )
@@ -483,7 +611,28 @@ class TraceAnalysis:
         show_idle_interval_stats=False,
         consecutive_kernel_delay: int = 30,
     ):
-        """(idle time per rank, stream and category, [interval statistics or None])."""
+        """Why each stream's GPU sits idle, per rank.
+
+        Args:
+            ranks: the ranks (default [0]).
+            streams: only these streams, in this order (default all).
+            visualize: draw "Idle time breakdown on rank R per CUDA stream".
+            visualize_pctg: chart the ratios (True) or the µs.
+            show_idle_interval_stats: also return statistics of the idle intervals.
+            consecutive_kernel_delay: µs; a gap shorter than this after a kernel whose next
+                kernel was launched in time is kernel_wait.
+
+        Returns:
+            (idle_time_df, stats_df or None).
+            idle_time_df: rank, stream, idle_category (host_wait: the GPU waited for a launch;
+            kernel_wait: short gaps between queued kernels; other), idle_time (µs), idle_time_ratio
+            (of the stream's idle time), 2 decimals.
+            stats_df (indexed by idle_category): rank, stream, count, mean, std, min, 25%, 50%,
+            75%, max of the intervals, 2 decimals.
+
+        A rank without kernels gives no rows (HTA raises: E6). SQL: hta_idle_time_breakdown,
+        hta_idle_interval_stats.
+        """
         pd = _pd()
         ranks = _ranks_arg(ranks)
         self._src.check_ranks(ranks)
@@ -523,7 +672,9 @@ class TraceAnalysis:
                     "Idle time breakdown on rank %d per CUDA stream" % rank,
                     "stream",
                     "Percentage" if visualize_pctg else "Idle time (us)",
-                    barmode="stack",
+                    barmode="relative",
+                    layout=dict({"legend_title": "Idle Time Breakdown"},
+                                **({"yaxis_tickformat": ".2%"} if visualize_pctg else {})),
                 )
         idle = pd.concat(idle_parts) if idle_parts else pd.DataFrame()
         stats = (pd.concat(stat_parts) if stat_parts else pd.DataFrame()) if show_idle_interval_stats else None
@@ -543,8 +694,18 @@ class TraceAnalysis:
         return out
 
     def get_queue_length_time_series(self, ranks=None):
-        """{rank: frame(ts, pid, tid, stream, queue_length)}: one point per change of the
-        number of launched but not yet started GPU operations of a stream."""
+        """The number of launched but not yet started GPU operations of each stream, over time.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            {rank: DataFrame} for ranks with GPU work: ts (µs), pid, tid, stream, queue_length,
+            one row per change; changes at equal timestamps in HTA's order, so the summaries
+            equal HTA's.
+
+        Differs from HTA: the index is 0..n-1 (P2). SQL: hta_queue_length.
+        """
 
         def finish(rank, df):
             ids = self._stream_ids(rank)
@@ -576,7 +737,15 @@ class TraceAnalysis:
         return ids
 
     def get_queue_length_summary(self, ranks=None):
-        """describe() of the queue length per (rank, stream); None without series."""
+        """describe() of each stream's queue length per rank.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            A DataFrame indexed by (rank, stream) with columns (queue_length, count|mean|std|
+            min|25%|50%|75%|max); None without any series. SQL: hta_queue_length_summary.
+        """
         parts = self._per_rank(
             ranks,
             "SELECT rank, stream, count, mean, std, min, p25, p50, p75, max"
@@ -591,7 +760,14 @@ class TraceAnalysis:
         return [self._src.frame(sql, (self._L, rank)) for rank in ranks]
 
     def get_queue_length_summary_from_time_series(self, queue_length_dict):
-        """describe() of the queue length per (rank, stream) of the given series."""
+        """describe() of the queue lengths of the given series.
+
+        Args:
+            queue_length_dict: {rank: DataFrame} as get_queue_length_time_series returns it.
+
+        Returns:
+            A DataFrame indexed by (rank, stream), as get_queue_length_summary; None for {}.
+        """
         pd = _pd()
         results = []
         for rank, rank_df in queue_length_dict.items():
@@ -603,8 +779,19 @@ class TraceAnalysis:
     def get_time_spent_blocked_on_full_queue(
         self, queue_length_dict, max_queue_length: int = CUDA_MAX_LAUNCH_QUEUE_PER_STREAM
     ):
-        """Time at max_queue_length or more, per rank (HTA's rule: the last stream of the
-        series that reaches it) and as a share of the rank's trace span."""
+        """How long a stream's launch queue stayed full, per rank.
+
+        Args:
+            queue_length_dict: {rank: DataFrame} of get_queue_length_time_series.
+            max_queue_length: the length counted as full (CUDA's default queue holds 1024).
+
+        Returns:
+            A DataFrame, one row per rank that reached it: rank, stream (as HTA: the last
+            stream of the series that reached it), duration_at_max_queue_length (µs),
+            relative_duration_at_max_queue_length (of the rank's trace span).
+
+        hta_queue_full_time lists every stream (D10).
+        """
         pd = _pd()
         result = {}
         for rank, ql in queue_length_dict.items():
@@ -640,8 +827,18 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ memory bandwidth
     def get_memory_bw_time_series(self, ranks=None):
-        """{rank: frame(ts, pid, name, memory_bw_gbps)}: per memory kind, the bandwidth
-        of the copies in flight, one point per change."""
+        """The bandwidth of the copies and memsets in flight, per memory kind, over time.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            {rank: DataFrame} for ranks with copies: ts (µs), pid, name (the kind: "Memcpy
+            HtoD", "Memset", ...), memory_bw_gbps, one point per change; the bandwidth is the
+            one the trace gives each copy (as HTA).
+
+        Differs from HTA: the index is 0..n-1 (P2). SQL: hta_memory_bw.
+        """
 
         def finish(rank, df):
             pids = self._src.rows("SELECT pid FROM event WHERE rank = ? AND stream IS NOT NULL LIMIT 1", (rank,))
@@ -657,8 +854,16 @@ class TraceAnalysis:
         )
 
     def get_memory_bw_summary(self, ranks=None):
-        """describe() of the bandwidth points above 0 per (rank, kind); None without
-        series, an empty frame when no point is above 0."""
+        """describe() of the bandwidth points above 0, per rank and memory kind.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            A DataFrame indexed by (rank, name) with columns (memory_bw_gbps, count|mean|...|
+            max); None without series; empty when no point is above 0.
+            SQL: hta_memory_bw_summary.
+        """
         ranks = _ranks_arg(ranks)
         parts = self._per_rank(
             ranks,
@@ -676,9 +881,21 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ counters in the trace
     def generate_trace_with_counters(self, time_series=None, ranks=None, output_suffix: str = "_with_counters"):
-        """Writes, next to each rank's trace, a copy with the queue-length and/or memory
-        bandwidth series as counter events (name: the trace's with OUTPUT_SUFFIX before
-        .json)."""
+        """Writes each rank's trace again with its queue lengths and/or bandwidths as counter events.
+
+        Args:
+            time_series: TimeSeriesTypes.QUEUE_LENGTH, MEMCPY_BANDWIDTH or both (default).
+            ranks: the ranks (default [0]).
+            output_suffix: put before ".json" in the file's name (default "_with_counters").
+
+        Returns:
+            None. The file lands beside the trace (rank0.json.gz -> rank0_with_counters.json.gz),
+            gzip when its name ends in .gz. Opening the folder again gives HTA's warning that two
+            files have the rank and loads one of them (CACHE-8).
+
+        Differs from HTA: the suffix goes into the file name only (P3). SQL:
+        hta_write_trace_with_counters (io entry point).
+        """
         ranks = _ranks_arg(ranks)
         if time_series is None:
             time_series = TimeSeriesTypes.QUEUE_LENGTH | TimeSeriesTypes.MEMCPY_BANDWIDTH
@@ -715,20 +932,34 @@ class TraceAnalysis:
 
     # ------------------------------------------------------------ CUPTI counters
     def get_cupti_counter_data_with_operators(self, ranks=None):
-        """[frame per rank]: the CUPTI counters of each kernel (one column per counter)
-        with the operators around its launch; [] without cuda_profiler_range events."""
-        pd = _pd()
+        """The CUPTI range-profiler counters of each kernel, with the operators that launched it.
+
+        Args:
+            ranks: the ranks (default [0]).
+
+        Returns:
+            [DataFrame per rank]: the kernel's trace columns (index, cat, name, pid, tid, ts,
+            dur, stream, correlation, the arguments HTA reads with its defaults), one column per
+            counter (sorted), index_correlation, iteration, end, HTA's call-stack columns (those
+            of an event that is no call-stack node), index_runtime (the launch's index),
+            op_stack (the cpu_op names around the launch, outermost first), top_level_op,
+            bottom_level_op; [] (with a warning) without cuda_profiler_range events. A rank
+            whose kernels and launches differ in number is left out, as in HTA.
+
+        SQL: hta_cupti_counters (kernels paired with launches by position, as HTA).
+        """
+        from ._trace_frame import event_frame
+
         ranks = _ranks_arg(ranks)
         src = self._src
         if not src.rows("SELECT 1 FROM category WHERE name = 'cuda_profiler_range'"):
             warnings.warn("Could not find events of 'cuda_profiler_range' category", stacklevel=2)
             return []
         src.check_ranks(ranks)
-        base = src.min_ts()
         out = []
         for rank in ranks:
             long = src.frame(
-                "SELECT kernel_event_id, kernel_name, op_stack, top_level_op, bottom_level_op, counter, value"
+                "SELECT kernel_event_id, op_stack, top_level_op, bottom_level_op, counter, value, launch_seq"
                 " FROM hta_cupti_counters WHERE rank = ?",
                 (rank,),
             )
@@ -737,34 +968,29 @@ class TraceAnalysis:
             wide = long.pivot_table(index="kernel_event_id", columns="counter", values="value", aggfunc="first")
             wide.columns.name = None
             info = long.drop_duplicates("kernel_event_id").set_index("kernel_event_id")
-            ev = src.frame(
-                "SELECT e.event_id AS kernel_event_id, e.seq AS 'index', c.name AS cat, e.pid, e.tid,"
-                " (e.ts - ?) / 1000.0 AS ts, e.dur / 1000.0 AS dur, coalesce(e.stream, -1) AS stream,"
-                " coalesce(e.correlation, -1) AS correlation FROM event e JOIN category c"
-                " ON c.category_id = e.category_id WHERE e.rank = ? AND c.name = 'cuda_profiler_range'",
-                (base, rank),
-            ).set_index("kernel_event_id")
-            df = ev.join(info[["kernel_name"]]).rename(columns={"kernel_name": "name"})
-            df = df.join(wide)
-            df["op_stack"] = info["op_stack"].map(lambda s: json.loads(s) if s else [])
-            df["top_level_op"] = info["top_level_op"].fillna("")
-            df["bottom_level_op"] = info["bottom_level_op"].fillna("")
-            df = df[df.index.isin(info.index)]
+            ev = event_frame(src, rank, "c.name = 'cuda_profiler_range'").set_index("event_id")
+            ev = ev[ev.index.isin(info.index)]
             counters = list(wide.columns)
+            df = ev.drop(columns=TAIL).join(wide).join(ev[TAIL])
             for c in counters:
                 v = df[c]
                 if not v.isna().any() and ((v % 1) == 0).all():
                     df[c] = v.astype(_int_dtype(min(v.min(), -1), v.max()))  # HTA: -1 elsewhere, downcast
-            self._src.cast(df, rank, {"index": "index", "ts": "ts", "dur": "dur", "stream": "stream",
-                                      "correlation": "correlation", "pid": "pid", "tid": "tid"})
-            df = df[["index", "cat", "name", "pid", "tid", "ts", "dur", "stream", "correlation"] + counters
-                    + ["op_stack", "top_level_op", "bottom_level_op"]]
+            # The rows are GPU activity, never call-stack nodes: HTA's values off the stack.
+            for c, v in OFF_STACK:
+                df[c] = v
+            df["index_runtime"] = info["launch_seq"].astype("int64")
+            df["op_stack"] = info["op_stack"].map(lambda s: json.loads(s) if s else [])
+            df["top_level_op"] = info["top_level_op"].fillna("")
+            df["bottom_level_op"] = info["bottom_level_op"].fillna("")
             out.append(df.sort_values("ts", kind="mergesort").reset_index(drop=True))
         return out
 
     # ------------------------------------------------------------ steps, stragglers
     def get_profiler_steps(self):
-        """The ProfilerStep numbers of every rank, sorted."""
+        """The ProfilerStep numbers of the loaded ranks, sorted (the last one cut unless
+        include_last_profiler_step). SQL: hta_profiler_steps.
+        """
         q = "SELECT DISTINCT step FROM hta_profiler_steps(?) ORDER BY step"
         return [r[0] for r in self._src.rows(q, (self._L,))]
 
@@ -775,16 +1001,91 @@ class TraceAnalysis:
         visualize: bool = False,
         straggler_identification_impl=None,
     ):
-        """The ranks most often late to the job's dominant communication kernel."""
+        """The ranks most often late to the job's dominant collective.
+
+        Args:
+            profiler_steps: the steps looked at (default: all; ValueError when none of the
+                given is a step of the job).
+            num_candidates: how many ranks per step count as late (at least 1).
+            visualize: draw HTA's figures: the timeline of the long communication kernels, the
+                timeline of the chosen kernels and "Potential Stragglers" (each rank's start per
+                step, late ranks "Yes").
+            straggler_identification_impl: a function called as HTA calls it with the selected
+                steps' rows (rank, iteration, stream, name as text, ts, dur in µs), None for
+                HTA's symbol table, num_candidates and visualize; it returns a Series of counts
+                indexed by rank.
+
+        Returns:
+            The ranks, most straggles first (ties: the lower rank).
+
+        Differs from HTA: newer NCCL kernel names count (E5). SQL: hta_potential_stragglers.
+        """
         from ._stragglers import potential_stragglers
 
         return potential_stragglers(self._src, profiler_steps, num_candidates, visualize, straggler_identification_impl,
                                     self.get_profiler_steps())
 
+    # ------------------------------------------------------------ nn.Module view (not HTA's)
+    def get_module_breakdown(self, ranks=None, visualize: bool = True, plugin_quirks: int = 0):
+        """Not in HTA: time per nn.Module, the TensorBoard plugin's Module view (SQL:
+        hta_module_stats). See the docstring of the module for the parameters' rules.
+
+        Needs module events in the trace: PyTorch writes them when profiling with
+        with_stack=True (or with_modules=True); without them the frame is empty.
+
+        Args:
+            ranks: the ranks (default [0]); a rank not loaded is ValueError.
+            visualize: draw an icicle chart per rank, "Module view on rank R": a box per
+                path, sized by its host time.
+            plugin_quirks: 0 (ours) or tb_tree's bits; 127 reproduces the plugin's
+                numbers (docs/deviations.md E19).
+
+        Returns:
+            A DataFrame, one row per rank and module path, depth first: rank, path (the
+            module names from the root, a list), name, module_id, depth, occurrences
+            (calls), operators (direct operator children), host_total_us, host_self_us,
+            device_total_us, device_self_us. The numbers are per (name, module_id) over all
+            its calls, whatever the path; self excludes child modules, not the operators
+            called directly.
+        """
+        ranks = _ranks_arg(ranks)
+        self._src.check_ranks(ranks)
+        pd = _pd()
+        cols = ["rank", "path", "name", "module_id", "depth", "occurrences", "operators", "host_total_us",
+                "host_self_us", "device_total_us", "device_self_us"]
+        parts = [self._src.frame("SELECT %s FROM hta_module_stats(?) WHERE rank = ?" % ", ".join(cols),
+                                 (int(plugin_quirks), rank)) for rank in ranks]
+        df = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=cols)
+        df["path"] = df["path"].map(json.loads)
+        if visualize:
+            for rank in ranks:
+                g = df[df["rank"] == rank]
+                if not g.empty:
+                    _plots.icicle(g, "Module view on rank %s" % rank)
+        return df
+
     # ------------------------------------------------------------ critical path
     def critical_path_analysis(self, rank: int, annotation: str, instance_id, data_load_events=None):
-        """The critical path of RANK within the instances INSTANCE_ID of ANNOTATION:
-        None, or (CPGraph, success)."""
+        """The critical path of RANK within the instances INSTANCE_ID of ANNOTATION.
+
+        Args:
+            rank: the rank (ValueError when not loaded).
+            annotation: a text the window's annotation names contain ("ProfilerStep" for the
+                steps); "" for the whole trace.
+            instance_id: which occurrence (0-based), a pair (a, b) for a range, None for all.
+            data_load_events: regexes; host operators whose names match are bound_by
+                "data_loading" on the path.
+
+        Returns:
+            None when no name contains the annotation (or instance_id has another type);
+            (CPGraph, False) for a graph HTA finds invalid; else (CPGraph, True): the path
+            (graph.path), summary() (% of the path by what bounds it),
+            get_critical_path_breakdown(), critical_path_nodes, nodes, edges, save(out_dir).
+            RuntimeError where HTA raises, with the reason.
+
+        Honours CRITICAL_PATH_ADD_ZERO_WEIGHT_LAUNCH_EDGE=1. SQL: hta_critical_path (the
+        whole graph: hta_critical_path_graph).
+        """
         return CPGraph.analyse(self._src, rank, annotation, instance_id, data_load_events)
 
     def overlay_critical_path_analysis(
@@ -795,8 +1096,23 @@ class TraceAnalysis:
         only_show_critical_events: bool = True,
         show_all_edges: bool = False,
     ) -> str:
-        """Writes the rank's trace with the critical path marked (args.critical = 1 and
-        flow arrows) into OUTPUT_DIR; returns the file's path."""
+        """Writes RANK's trace with the critical path of CRITICAL_PATH_GRAPH marked.
+
+        Args:
+            rank: the rank.
+            critical_path_graph: the CPGraph critical_path_analysis returned.
+            output_dir: the folder (created when missing; "~" expanded).
+            only_show_critical_events: keep only the critical events (and the user annotations
+                and Python frames) among the complete events.
+            show_all_edges: every graph edge as a flow arrow (only without
+                only_show_critical_events).
+
+        Returns:
+            The written file's path: output_dir/overlaid_critical_path_<trace file name>; critical
+            events carry args.critical = 1, the path's edges are flow events.
+
+        Differs from HTA: other events are kept as they were, gzip only for .gz names (P3).
+        """
         return overlay_critical_path(
             self._src, rank, critical_path_graph, output_dir, only_show_critical_events, show_all_edges
         )
@@ -822,36 +1138,3 @@ def _string_map(src, ids, shorten):
     return out
 
 
-def _rank_pies(go, df, label_col, value_col):
-    ranks = list(dict.fromkeys(df["rank"]))
-    n = max(len(ranks), 1)
-    cols = 2 if n > 1 else 1
-    rows = (n + cols - 1) // cols
-    traces = []
-    for i, rank in enumerate(ranks):
-        g = df[df["rank"] == rank]
-        r, c = divmod(i, cols)
-        traces.append(
-            go.Pie(
-                labels=list(g[label_col]),
-                values=list(g[value_col]),
-                title="Rank %s" % rank,
-                domain={"x": [c / cols, (c + 1) / cols], "y": [1 - (r + 1) / rows, 1 - r / rows]},
-            )
-        )
-    return traces
-
-
-def _mean_bars(go, df):
-    traces = []
-    for rank, g in df.groupby("rank"):
-        traces.append(
-            go.Bar(
-                name="Rank %s" % rank,
-                x=list(g["name"]),
-                y=list(g["mean (us)"]),
-                error_y={"type": "data", "symmetric": False, "array": list(g["max (us)"] - g["mean (us)"]),
-                         "arrayminus": list(g["mean (us)"] - g["min (us)"])},
-            )
-        )
-    return traces

@@ -96,9 +96,11 @@ class LabeledTrace:
 
     # ------------------------------------------------------------ TD-2
     def ranks(self):
+        """The loaded ranks, ascending."""
         return self._src.ranks()
 
     def iterations(self):
+        """The numbers of every ProfilerStep#N of the trace, sorted (the trace as loaded: no cut)."""
         out = []
         for (v,) in self._src.rows("SELECT value FROM string WHERE value GLOB 'ProfilerStep#*'"):
             try:
@@ -109,6 +111,17 @@ class LabeledTrace:
 
     # ------------------------------------------------------------ TD-3
     def extract_ops(self, rank=None, iteration=None, device_type=DeviceType.ALL):
+        """The events of some ranks and iterations.
+
+        Args:
+            rank: an int or a list (default: the first rank); ValueError for a rank the trace lacks.
+            iteration: an int or a list (default: the first iteration); ValueError likewise.
+            device_type: DeviceType.CPU (host events), GPU, or ALL.
+
+        Returns:
+            A DataFrame: index, cat, name (texts: HTA gives symbol ids), pid, tid, ts, dur (µs),
+            stream, correlation, iteration, and rank when several ranks were asked for.
+        """
         ranks = _choose(rank, self.ranks(), "rank", self.label)
         iterations = _choose(iteration, self.iterations(), "iteration", self.label)
         df = self._ops(ranks, iterations, device_type)
@@ -137,6 +150,12 @@ class LabeledTrace:
 
     # ------------------------------------------------------------ TD-4
     def get_ops_summary(self, ops):
+        """Counts and total duration per (category, name) of OPS (extract_ops' frame).
+
+        Returns:
+            A DataFrame: cat, name, short_name (hta_shorten_name), counts, total_duration (µs),
+            cat_id, name_id (the database's ids).
+        """
         pd = _pd()
         cols = ["cat", "name", "short_name", "counts", "total_duration", "cat_id", "name_id"]
         if ops is None or len(ops) == 0:
@@ -281,7 +300,21 @@ class TraceDiff:
         device_type=DeviceType.ALL,
         use_short_name=False,
     ):
-        """TD-5."""
+        """Per operator name: counts and total duration in two traces, and their differences.
+
+        Args:
+            control, test: a trace directory, a TraceAnalysis or a LabeledTrace (directories
+                get the labels "Control" and "Test").
+            control_rank, test_rank, control_iteration, test_iteration: as extract_ops.
+            device_type: DeviceType.CPU, GPU or ALL.
+            use_short_name: group by the shortened name.
+
+        Returns:
+            A DataFrame indexed by name: <control>_counts, <control>_total_duration,
+            <test>_counts, <test>_total_duration (0 where a side lacks the name), diff_counts,
+            diff_duration (test - control), counts_change_categories ("+", "-", "="). Equal
+            labels rename the test's to label + "_control_test".
+        """
         pd = _pd()
         control_trace = _adapt(control, "Control")
         test_trace = _adapt(test, "Test")
@@ -312,7 +345,15 @@ class TraceDiff:
         test_iteration=None,
         device_type=DeviceType.ALL,
     ):
-        """TD-6."""
+        """The names of operators added, deleted, increased, decreased and unchanged (by count)
+        from CONTROL to TEST.
+
+        Args: as compare_traces (without use_short_name).
+
+        Returns:
+            {"added": [...], "deleted": [...], "increased": [...], "decreased": [...],
+            "unchanged": [...]}.
+        """
         control_trace = _adapt(control, "Control")
         test_trace = _adapt(test, "Test")
         df = cls.compare_traces(
@@ -348,13 +389,29 @@ class TraceDiff:
 
     @classmethod
     def visualize_counts_diff(cls, df, show_image=True, export_image_path=None):
-        """TD-7: the ops' counts of both traces and their difference."""
+        """Draws "Ops Count Comparison": per name the counts of both traces and their difference.
+
+        Args:
+            df: compare_traces' frame (or a part of it).
+            show_image: show the figure.
+            export_image_path: also write it to this file (needs kaleido).
+
+        Returns:
+            None.
+        """
         cls._visualize(df, "counts", {"barmode": "group", "title_text": "Ops Count Comparison"}, show_image,
                        export_image_path)
 
     @classmethod
     def visualize_duration_diff(cls, df, show_image=True, export_image_path=None):
-        """TD-7: the ops' total durations of both traces and their difference."""
+        """Draws "Ops Duration Comparison": per name the total durations of both traces and their
+        difference (µs).
+
+        Args: as visualize_counts_diff.
+
+        Returns:
+            None.
+        """
         cls._visualize(
             df,
             "duration",

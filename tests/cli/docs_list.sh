@@ -55,13 +55,16 @@ done < headings.txt
 # Every ```sql example of docs/sql.md followed by a ```text block still prints that
 # text (sqlite3 -box, io entry point, on the demo database, in a scratch directory
 # that sees examples/, serve.db (the inference example, for `ATTACH 'serve.db' AS serve`)
-# and graph.db (the graph replay example)); `docs_list.sh update` rewrites the outputs instead.
+# and graph.db (the graph replay example); an example whose first line is "-- on
+# examples/recorded_h200" on that job's database instead: its traces were recorded with
+# nn.Module events); `docs_list.sh update` rewrites the outputs instead.
 if command -v python3 >/dev/null 2>&1; then
   "$HTA_INGEST" -q -j 1 demo.db "$top/examples/traces" || fail "ingest of the demo traces"
   # the inference server's example (tools/gen_inference_trace.py), ATTACHed as serve
   "$HTA_INGEST" -q -j 1 serve.db "$top/examples/inference" || fail "ingest of the inference example"
   # the graph replay examples ATTACH it (examples/graph_replay: a replay and its capture)
   "$HTA_INGEST" -q -j 1 graph.db "$top/examples/graph_replay" || fail "ingest of the graph example"
+  "$HTA_INGEST" -q -j 1 recorded.db "$top/examples/recorded_h200" || fail "ingest of examples/recorded_h200"
   ln -sf "$top/examples" examples
   python3 - "$doc" "$HTA_EXT" "$mode" <<'PY' || fails=$((fails + 1))
 import subprocess, sys
@@ -77,7 +80,8 @@ while i < len(lines):
     out.extend(lines[i + 1:j + 1]); i = j + 1
     if i < len(lines) and lines[i] == "```text":
         k = lines.index("```", i + 1)
-        r = subprocess.run(["sqlite3", "-box", "-bail", "demo.db", "-cmd", ".load %s sqlite3_hta_io_init" % ext],
+        db = "recorded.db" if sql.startswith("-- on examples/recorded_h200") else "demo.db"
+        r = subprocess.run(["sqlite3", "-box", "-bail", db, "-cmd", ".load %s sqlite3_hta_io_init" % ext],
                            input=sql + "\n", capture_output=True, text=True)
         got = (r.stdout + r.stderr).rstrip("\n").split("\n")
         n += 1

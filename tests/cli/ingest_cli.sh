@@ -73,8 +73,15 @@ check "append: its own job" [ "$(q m.db "SELECT j.name = '$(basename "$PWD")' FR
 # another job's rank 2 is no shared rank; the same rank in the same job (--job) is
 check "other job: no shared rank" [ "$(q m.db "SELECT count(*) FROM ingest_issue WHERE code = 'shared_rank'")" = 0 ]
 sed 's/"ts": 5/"ts": 7/' good/worker1.json > worker2b.json
-$ING -q --job mixed m.db worker2b.json
+$ING --job mixed m.db worker2b.json 2> err.txt
 check "shared rank noted" [ "$(q m.db "SELECT count(*) FROM ingest_issue i JOIN trace t USING (trace_id) JOIN job j USING (job_id) WHERE i.code = 'shared_rank' AND j.name = 'mixed' AND t.file_name = 'worker2b.json'")" = 1 ]
+# ... and said on the terminal, naming both files (issues_print.h); -q keeps quiet
+check "shared rank printed" grep -q '^hta-ingest: warning: worker2b.json: rank 2 is also the rank of mixed/c_worker2.json (job "mixed")' err.txt
+sed 's/"ts": 5/"ts": 8/' good/worker1.json > worker2c.json
+$ING -q --job mixed m.db worker2c.json 2> err.txt
+check "shared rank: -q prints nothing" [ ! -s err.txt ]
+$ING --job mixed m.db worker2b.json 2> err.txt
+check "shared rank: not repeated for a file already present" [ "$(grep -c warning err.txt)" = 0 ]
 
 # 5. usage and environment errors
 $ING >/dev/null 2>&1; check "no args exit 2" [ $? = 2 ]

@@ -238,5 +238,20 @@ check "no ProfilerStep: 0" [ $rc = 0 ]
 check "no ProfilerStep: says so" grep -q 'rank 0: no critical path (no event whose name contains <code>ProfilerStep</code>)' nostep.html
 check "no ProfilerStep: html" check_html nostep.html
 
+# 12. the nn.Module view (report_modules.c): in section 14 of the recorded job, whose traces have
+# module events, the path of the model under DDP with its calls; none for the generated demo
+$ING -q rec.db "$top/examples/recorded_h200" && $ING -q --report rec.html rec.db
+python3 - rec.html report.html <<'PY' || fails=$((fails + 1))
+import re, sys
+rec, demo = (open(p, encoding="utf-8").read() for p in sys.argv[1:3])
+sec = lambda t: (re.search(r'<section id="operators">(.*?)</section>', t, re.S) or [None, ""])[1]
+m = sec(rec)
+ok = "<h3>nn.Module view</h3>" in m and "[&quot;DistributedDataParallel_0&quot;,&quot;LM_0&quot;]" in m \
+    and "FROM hta_module_stats" in m and "nn.Module view" not in demo
+print("" if ok else "FAIL: the nn.Module view of the recorded job (or one on the demo)")
+sys.exit(0 if ok else 1)
+PY
+check "module view: html" check_html rec.html
+
 [ $fails = 0 ] && echo "ok: report cli"
 [ $fails = 0 ]

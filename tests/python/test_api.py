@@ -65,6 +65,19 @@ def write(path, trace, gz=True):
         f.write(data)
 
 
+def write_late_allreduce(d):
+    """Two ranks, steps 1..3 at B + 0, 100, 200 µs: an allreduce launched at +1 runs from +10,
+    5 µs later on rank 1 in step 1 and on rank 0 in step 2, lasting 20 + rank µs."""
+    for r, late in ((0, 2), (1, 1)):
+        ev = []
+        for step in (1, 2, 3):
+            t0 = B + 100 * (step - 1)
+            ev.append(host("ProfilerStep#%d" % step, "user_annotation", t0, 100))
+            ev.append(host("cudaLaunchKernel", "cuda_runtime", t0 + 1, 2, step))
+            ev.append(gpu("ncclKernel_AllReduce", "kernel", t0 + 10 + (5 if step == late else 0), 20 + r, 20, step))
+        write(os.path.join(d, "rank%d.json.gz" % r), {"distributedInfo": {"rank": r}, "traceEvents": ev})
+
+
 class Base(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="hta_pyapi_")
@@ -138,6 +151,37 @@ class TestCache(Base):
         self.assertEqual(empty.get_ranks(), [])
         with self.assertRaises(ValueError):  # TA-2: rank 0 is not loaded
             empty.get_idle_time_breakdown(visualize=False)
+
+    def test_same_rank_one_trace(self):
+        """CACHE-8: two files of rank 1 (the trace, and a copy with one counter event, as
+        generate_trace_with_counters writes beside it): one trace per rank, the later name
+        (rank1_with_counters) kept, HTA's warning on every open; the temporal breakdown
+        has one row per rank (rank 1 twice before), the kernel types sum rank 0's and one
+        rank 1's time: COMPUTATION 15 + 15."""
+        t1 = main_trace()
+        t1["distributedInfo"] = {"rank": 1}
+        write(os.path.join(self.dir, "rank1.json.gz"), t1)
+        t1["traceEvents"].append({"ph": "C", "name": "Queue Length", "pid": 0, "ts": B, "args": {"v": 1}})
+        write(os.path.join(self.dir, "rank1_with_counters.json.gz"), t1)
+        for _ in range(2):  # built, then from the cache: the warning both times
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                a = self.analyzer()
+            said = [str(x.message) for x in w if "same rank" in str(x.message)]
+            f1, f2 = (os.path.join(self.dir, n) for n in ("rank1.json.gz", "rank1_with_counters.json.gz"))
+            self.assertEqual(said, ["File %s and file %s has the same rank. Will use %s as the path to rank: 1."
+                                    % (f1, f2, f2)])
+            self.assertEqual(a.get_ranks(), [0, 1])
+            self.assertEqual(a.sql("SELECT count(*) AS n FROM trace")["n"].tolist(), [2])
+            self.assertEqual(a.get_temporal_breakdown(visualize=False)["rank"].tolist(), [0, 1])
+            types, _ = a.get_gpu_kernel_breakdown(visualize=False)
+            self.assertEqual(types.loc[types["kernel_type"] == "COMPUTATION", "sum"].tolist(), [30])
+            self.assertEqual(a._src.trace_files()[1], f2)
+        # a {rank: path} dict names each file's rank: nothing is left out
+        from hta_sqlite.trace_analysis import TraceAnalysis
+
+        a = TraceAnalysis(trace_files={0: "rank1.json.gz", 1: "rank1_with_counters.json.gz"}, trace_dir=self.dir)
+        self.assertEqual(a.get_temporal_breakdown(visualize=False)["rank"].tolist(), [0, 1])
 
     def test_ns_rounding(self):
         """CACHE-6: a trace with fractional µs is rounded as HTA's loader rounds it, unless
@@ -316,21 +360,191 @@ class TestAnalyses(Base):
         self.assertEqual(len(marked), len(g.critical_path_events_set))
 
 
+class TestNotebookModules(Base):
+    """What HTA's notebooks import beside the two classes (UT-n, CP-6..8, TR-n, TF-n)."""
+
+    def test_utils(self):
+        """UT-1..3: shorten_name cuts the template and argument lists, leaves a memory
+        kernel's name alone; flatten_column_names joins MultiIndex levels by "_"."""
+        import pandas as pd
+        from hta_sqlite.utils.utils import flatten_column_names, shorten_name, shorten_names
+
+        self.assertEqual(shorten_name("void at::native::k<4, float>(int, float*)"), "at::native::k")
+        self.assertEqual(shorten_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)")
+        self.assertEqual(shorten_names(["a<b>(c)", "plain"]), {"a<b>(c)": "a", "plain": "plain"})
+        df = pd.DataFrame([[1, 2]], columns=pd.MultiIndex.from_tuples([("q", "mean"), ("name", "")]))
+        flatten_column_names(df)
+        self.assertEqual(list(df.columns), ["q_mean", "name"])
+        flat = pd.DataFrame([[1]], columns=["x"])
+        flatten_column_names(flat)
+        self.assertEqual(list(flat.columns), ["x"])
+
+    def test_cupti_flops_table(self):
+        """HTA's table: 2 FLOPs per fused multiply-add, 1 per add or multiply, 3 precisions."""
+        from hta_sqlite.analyzers.cupti_counter_analysis import CUDA_SASS_INSTRUCTION_COUNTER_FLOPS as T
+
+        self.assertEqual(len(T), 9)
+        name = "smsp__sass_thread_inst_executed_op_%s_pred_on.sum"
+        self.assertEqual([T[name % o] for o in ("ffma", "hfma", "dfma", "fadd", "hmul", "dadd")], [2, 2, 2, 1, 1, 1])
+
+    def test_save_restore(self):
+        """CP-6..8: the saved zip restores the same path, nodes, edges and summary; the node
+        count is hta_critical_path_stats' graph_nodes; critical_path() recomputes it with
+        t_full; another rank, or no database, is an error."""
+        from hta_sqlite.analyzers.critical_path_analysis import CPGraph, restore_cpgraph
+
+        a = self.analyzer()
+        g, ok = a.critical_path_analysis(0, "ProfilerStep", 0)
+        self.assertIsInstance(g, CPGraph)
+        stats = a.sql("SELECT graph_nodes, graph_edges FROM hta_critical_path_stats('ProfilerStep', 0) WHERE rank = 0")
+        self.assertEqual((len(g.nodes), len(g.edges)), tuple(stats.iloc[0].tolist()))
+        z = g.save(out_dir=os.path.join(self.tmp, "saved"))
+        self.assertEqual(z, os.path.join(self.tmp, "saved.zip"))
+        import zipfile
+
+        self.assertEqual(sorted(zipfile.ZipFile(z).namelist()),
+                         ["saved/cp_graph.json", "saved/cp_meta.json", "saved/cp_path.json"])
+        r = restore_cpgraph(zip_filename=z, t_full=a.t, rank=0)
+        self.assertEqual(r.critical_path_nodes, g.critical_path_nodes)
+        self.assertEqual(r.critical_path_edges_set, g.critical_path_edges_set)
+        self.assertEqual((r.nodes, r.edges), (g.nodes, g.edges))
+        self.assertEqual(r.summary().to_dict(), g.summary().to_dict())
+        self.assertTrue(r.critical_path())
+        self.assertEqual(r.critical_path_nodes, g.critical_path_nodes)
+        with self.assertRaises(ValueError):
+            restore_cpgraph(z, a.t, rank=1)
+        with self.assertRaises(ValueError):
+            restore_cpgraph(z, None, 0).critical_path()
+
+    def test_trace_frame(self):
+        """TR-n, TF-n on the main trace: 11 kept events in file order; L1 <-> K1 and
+        L4 <-> M1 link by index; M1's bandwidth 2.5 from its args, other events HTA's
+        defaults; ts from the time base (L1 at 0), end = ts + dur; all 11 are in step 1
+        (GPU work by its launch); symbol ids decode to the names."""
+        a = self.analyzer()
+        t = a.t
+        self.assertEqual(t.get_ranks(), [0])
+        df = t.get_trace(0)
+        self.assertEqual(list(df.columns)[:9], ["index", "cat", "name", "pid", "tid", "ts", "dur", "stream",
+                                                "correlation"])
+        self.assertEqual(list(df.columns)[-3:], ["index_correlation", "iteration", "end"])
+        self.assertEqual(len(df.columns), 30)
+        self.assertEqual(df["index"].tolist(), list(range(11)))
+        self.assertEqual(df["index_correlation"].tolist(), [-1, -1, 6, 7, 8, 9, 2, 3, 4, 5, -1])
+        self.assertEqual(df["memory_bw_gbps"].tolist(), [0.0] * 9 + [2.5, 0.0])
+        self.assertEqual(set(df["bytes"]), {-1})
+        self.assertEqual(df["stream"].tolist(), [-1] * 6 + [7, 20, 7, 7, -1])  # fwd: no args.stream
+        self.assertEqual(df.loc[2, ["ts", "dur", "end"]].tolist(), [0, 2, 2])
+        self.assertEqual(df["iteration"].tolist(), [1] * 11)
+        self.assertTrue(df["collective_name"].isna().all())
+        self.assertEqual(set(df["in_split_size"]), {"[]"})
+        names = df.copy()
+        t.symbol_table.add_symbols_to_trace_df(names, "name")
+        t.symbol_table.add_symbols_to_trace_df(names, "cat")
+        self.assertEqual(names.loc[6, ["cat", "name"]].tolist(), ["kernel", "void gemm_kernel"])
+        t.decode_symbol_ids(use_shorten_name=True)
+        self.assertEqual(t.get_trace(0).loc[0, ["s_name", "s_cat"]].tolist(), ["ProfilerStep#1", "user_annotation"])
+        self.assertEqual(t.symbol_table.sym_table[t.symbol_table.sym_index["aten::mm"]], "aten::mm")
+        with self.assertRaises(ValueError):
+            t.get_trace(5)
+
+    def test_cupti_frame(self):
+        """TF-n in the CUPTI frame: HTA's trace columns, the counters, the call-stack
+        columns of a row off the stack, index_runtime = the paired launch's index (2),
+        op_stack = the cpu_op around it."""
+        t = {"traceEvents": [
+            host("aten::mm", "cpu_op", B + 0, 10),
+            {"ph": "X", "cat": "cpu_op", "name": "aten::addmm", "pid": 100, "tid": 10, "ts": B + 1, "dur": 8,
+             "args": {"Input Dims": [[2, 3], [3]], "Python id": 7}},
+            host("cudaLaunchKernel", "cuda_runtime", B + 2, 2),
+            {"ph": "X", "cat": "cuda_profiler_range", "name": "void k<1>()", "pid": 0, "tid": 0, "ts": B + 20,
+             "dur": 5, "args": {"smsp__a.sum": 4, "smsp__b.sum": 6}},
+        ]}
+        d = os.path.join(self.tmp, "cupti")
+        write(os.path.join(d, "rank0.json.gz"), t)
+        df = self.analyzer(d).get_cupti_counter_data_with_operators()[0]
+        self.assertEqual(len(df.columns), 42 + 2)
+        row = df.iloc[0]
+        self.assertEqual(row[["index", "name", "ts", "dur", "end", "smsp__a.sum", "smsp__b.sum"]].tolist(),
+                         [3, "void k<1>()", 20, 5, 25, 4, 6])
+        self.assertEqual(row[["index_runtime", "top_level_op", "bottom_level_op"]].tolist(), [2, "aten::mm", "aten::addmm"])
+        self.assertEqual(row["op_stack"], ["aten::mm", "aten::addmm"])
+        self.assertEqual(row[["depth", "parent", "num_kernels", "kernel_dur_sum", "last_kernel_end"]].tolist(),
+                         [-1, -1, 0, 0.0, -1.0])
+        self.assertEqual(row[["input_dims", "external_id", "python_id", "iteration", "index_correlation"]].tolist(),
+                         [-1, -1, -1, -1, -1])
+        frame = self.analyzer(d).t.get_trace(0)  # the operator's args, as HTA's columns
+        self.assertEqual(frame.loc[1, ["input_dims", "python_id"]].tolist(), ["[[2,3],[3]]", 7])
+
+
+class TestHelp(unittest.TestCase):
+    def test_every_parameter_documented(self):
+        """Item 5 of issue 32: every public method of TraceAnalysis, LabeledTrace and TraceDiff
+        names each of its parameters in its docstring and says what it returns (a "Returns"
+        section, or a one-line answer for the small ones)."""
+        import inspect
+
+        from hta_sqlite.trace_analysis import TraceAnalysis
+        from hta_sqlite.trace_diff import LabeledTrace, TraceDiff
+
+        bad = []
+        for cls in (TraceAnalysis, LabeledTrace, TraceDiff):
+            for name, fn in inspect.getmembers(cls, lambda f: inspect.isfunction(f) or inspect.ismethod(f)):
+                if name.startswith("_"):
+                    continue
+                doc = inspect.getdoc(fn) or ""
+                params = [p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]
+                missing = [p for p in params if p not in doc and not ("Args: as " in doc)]
+                if missing or not doc:
+                    bad.append("%s.%s: %s" % (cls.__name__, name, missing or "no docstring"))
+                if len(params) > 1 and "Returns" not in doc:
+                    bad.append("%s.%s: no Returns" % (cls.__name__, name))
+        self.assertEqual(bad, [])
+
+
+class TestModules(Base):
+    def test_module_breakdown(self):
+        """get_module_breakdown (ours, SQL hta_module_stats): Net_0 [0, 100) holds aten::mm
+        [10, 30) (a launch [12, 14) -> kernel of 5 us) and Linear_0 [40, 90), reached
+        through a plain Python frame; Net_0: host 100, self 100 - 20 - 50 = 30, device 5
+        (self: its operator child's 5); Linear_0: 50 / 50 / 0; the icicle's title."""
+        def py(name, ts, dur, pid_, parent=None, module=None):
+            args = {"Python id": pid_}
+            if parent is not None:
+                args["Python parent id"] = parent
+            if module is not None:
+                args["Python module id"] = module
+            return {"ph": "X", "cat": "python_function", "name": name, "pid": 100, "tid": 10, "ts": B + ts,
+                    "dur": dur, "args": args}
+
+        mm = host("aten::mm", "cpu_op", B + 10, 20)
+        mm["args"]["External id"] = 5
+        launch = host("cudaLaunchKernel", "cuda_runtime", B + 12, 2, 1)
+        launch["args"]["External id"] = 5
+        t = {"traceEvents": [
+            py("nn.Module: Net_0", 0, 100, 1, module=0), mm, launch,
+            py("model.py(3): forward", 35, 60, 2, parent=1),
+            py("nn.Module: Linear_0", 40, 50, 3, parent=2, module=0),
+            gpu("void k", "kernel", B + 20, 5, 7, 1)]}
+        d = os.path.join(self.tmp, "mod")
+        write(os.path.join(d, "rank0.json.gz"), t)
+        a = self.analyzer(d)
+        figs = TestPlots.shown(self, lambda: a.get_module_breakdown())
+        df = a.get_module_breakdown(visualize=False)
+        self.assertEqual(df["path"].tolist(), [["Net_0"], ["Net_0", "Linear_0"]])
+        self.assertEqual(df[["occurrences", "operators", "host_total_us", "host_self_us", "device_total_us",
+                             "device_self_us"]].values.tolist(), [[1, 1, 100, 30, 5, 5], [1, 0, 50, 50, 0, 0]])
+        self.assertEqual([f[0] for f in figs], ["Module view on rank 0"])
+        with self.assertRaises(ValueError):
+            a.get_module_breakdown(ranks=[3])
+
+
 class TestStragglers(Base):
     def test_subset_of_steps(self):
         """ST-1, ST-2: two ranks, steps 1..3 (3 is cut). The allreduce starts 5 µs late on
         rank 1 in step 1 and on rank 0 in step 2 (durations differ across ranks, so the
         spread is not 0): per step the latest rank straggles."""
-        for r, late in ((0, 2), (1, 1)):
-            ev = []
-            for step in (1, 2, 3):
-                t0 = B + 100 * (step - 1)
-                ev.append(host("ProfilerStep#%d" % step, "user_annotation", t0, 100))
-                ev.append(host("cudaLaunchKernel", "cuda_runtime", t0 + 1, 2, step))
-                start = t0 + 10 + (5 if step == late else 0)
-                ev.append(gpu("ncclKernel_AllReduce", "kernel", start, 20 + r, 20, step))
-            write(os.path.join(self.tmp, "two", "rank%d.json.gz" % r),
-                  {"distributedInfo": {"rank": r}, "traceEvents": ev})
+        write_late_allreduce(os.path.join(self.tmp, "two"))
         a = self.analyzer(os.path.join(self.tmp, "two"))
         self.assertEqual(a.get_profiler_steps(), [1, 2])
         self.assertEqual(a.get_potential_stragglers(profiler_steps=[1], num_candidates=1), [1])
@@ -416,6 +630,60 @@ class TestCompareJobs(Base):
 
 
 class TestPlots(Base):
+    def shown(self, call):
+        """(title, trace names) of each figure CALL shows, with plotly's show() recording."""
+        try:
+            import plotly.basedatatypes as pb
+        except ImportError:
+            self.skipTest("no plotly")
+        got = []
+        saved = pb.BaseFigure.show
+        pb.BaseFigure.show = lambda fig, *a, **kw: got.append(
+            (fig.layout.title.text, [t.name for t in fig.data], fig))
+        try:
+            call()
+        finally:
+            pb.BaseFigure.show = saved
+        return got
+
+    def test_kernel_breakdown_figures(self):
+        """PLOT-4: HTA's figures: the type pie, then per type (COMPUTATION, COMMUNICATION,
+        MEMORY) its kernels per rank and one bar chart per kernel: 1 + 3 x 2 = 7; the
+        gemm bar: mean 10 on rank 0, error bars 0 (min = max = 10)."""
+        a = self.analyzer()
+        figs = self.shown(lambda: a.get_gpu_kernel_breakdown(visualize=True))
+        self.assertEqual([f[0] for f in figs], [
+            "Kernel Type Percentage Across All Ranks",
+            'Kernel type "COMPUTATION" - kernel distribution on each rank',
+            'Kernel type "COMPUTATION" - void gemm_kernel',
+            'Kernel type "COMMUNICATION" - kernel distribution on each rank',
+            'Kernel type "COMMUNICATION" - ncclKernel_AllReduce',
+            'Kernel type "MEMORY" - kernel distribution on each rank',
+            'Kernel type "MEMORY" - Memcpy HtoD (Pageable -> Device)'])
+        gemm = figs[2][2]
+        self.assertEqual((list(gemm.data[0].x), list(gemm.data[0].y), list(gemm.data[0].error_y.array)),
+                         ([0], [10.0], [0.0]))
+        self.assertEqual((gemm.layout.xaxis.title.text, gemm.layout.yaxis.title.text), ("Rank", "Mean Duration (us)"))
+        u = self.shown(lambda: a.get_gpu_user_annotation_breakdown(visualize=True))
+        self.assertEqual([f[0] for f in u], ["User annotation distribution on each rank", "User annotation = fwd"])
+
+    def test_straggler_figures(self):
+        """ST-5: two ranks, steps 1 and 2 (3 is cut), the mean step 200 / 2 = 100 µs; the
+        allreduce starts at 10 and 15 µs in step 1 (rank 1 late) and at 115 and 110 in step
+        2 (rank 0 late): normalized starts 0.1 / 0.15 and 1.15 / 1.1, one column per step,
+        the late rank "Yes"."""
+        write_late_allreduce(os.path.join(self.tmp, "two"))
+        a = self.analyzer(os.path.join(self.tmp, "two"))
+        got = []
+        figs = self.shown(lambda: got.append(a.get_potential_stragglers(num_candidates=1, visualize=True)))
+        self.assertEqual(got[0], a.get_potential_stragglers(num_candidates=1))
+        self.assertEqual([f[0] for f in figs], [
+            "Timeline of Communication Kernels Longer Than 1.00% of Iteration Time\n",
+            "Timeline of Candidate Kernels (Iterations=[1, 2])", "Potential Stragglers"])
+        self.assertEqual(figs[0][1], ["ncclKernel_AllReduce"])
+        bars = {(t.name, t.xaxis): [round(y, 6) for y in t.y] for t in figs[2][2].data}
+        self.assertEqual(bars, {("No", "x"): [0.1], ("No", "x2"): [1.1], ("Yes", "x"): [0.15], ("Yes", "x2"): [1.15]})
+
     def test_figure_looked_up_when_drawn(self):
         """PLOT-2: one plotly.graph_objects.Figure per chart, looked up at call time; PLOT-1,
         TA-5: without plotly the analysis still answers."""

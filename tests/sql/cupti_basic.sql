@@ -50,7 +50,7 @@ UPDATE trace SET
 
 SELECT 'cup_module', count(*) = 1 FROM pragma_module_list WHERE name = 'hta_cupti_counters';
 SELECT 'cup_columns', group_concat(name, ',') =
-  'rank,kernel_event_id,kernel_name,op_stack,top_level_op,bottom_level_op,counter,value,kernel_seq,trace_id,job'
+  'rank,kernel_event_id,kernel_name,op_stack,top_level_op,bottom_level_op,counter,value,kernel_seq,launch_seq,trace_id,job'
   FROM pragma_table_xinfo('hta_cupti_counters') WHERE hidden = 0;
 
 CREATE TEMP TABLE r0 AS SELECT rowid AS i, * FROM hta_cupti_counters WHERE rank = 0;
@@ -62,6 +62,9 @@ SELECT 'cup_02_value_types', group_concat(typeof(value), ',') = 'integer,integer
   FROM (SELECT * FROM temp.r0 ORDER BY i);
 -- ids: kernel_event_id is the event, kernel_seq its traceEvents position
 SELECT 'cup_03_ids', group_concat(DISTINCT (kernel_event_id - (1 << 32)) || '/' || kernel_seq) = '32/32,31/31,33/33'
+  FROM (SELECT * FROM temp.r0 ORDER BY i);
+-- launch_seq: the paired launch's seq (HTA's index_runtime): K_a <-> L1 (4), K_b <-> L2 (14), K_c <-> L3 (21)
+SELECT 'cup_03b_launch_seq', group_concat(DISTINCT kernel_name || '/' || launch_seq) = 'K_a/4,K_b/14,K_c/21'
   FROM (SELECT * FROM temp.r0 ORDER BY i);
 SELECT 'cup_04_join_events', count(*) = 5 FROM temp.r0 r JOIN events e ON e.event_id = r.kernel_event_id
   WHERE e.cat = 'cuda_profiler_range' AND e.name = r.kernel_name AND e.seq = r.kernel_seq;
@@ -85,7 +88,7 @@ SELECT 'cup_09_types', typeof(rank) || typeof(kernel_event_id) || typeof(kernel_
 -- CUP-3: a count mismatch is reported, not dropped
 SELECT 'cup_10_mismatch', count(*) = 1 FROM hta_cupti_counters WHERE rank = 1;
 SELECT 'cup_11_mismatch_row', counter = 'error' AND value IS NULL AND kernel_event_id IS NULL
-  AND kernel_seq IS NULL AND op_stack IS NULL AND top_level_op IS NULL AND trace_id = 2
+  AND kernel_seq IS NULL AND launch_seq IS NULL AND op_stack IS NULL AND top_level_op IS NULL AND trace_id = 2
   AND kernel_name = 'hta_cupti_counters: rank 1 (trace 2): 2 cuda_profiler_range kernels but 1 cudaLaunchKernel launches; kernels are paired with launches by position, so none is reported'
   FROM hta_cupti_counters WHERE rank = 1;
 -- no CUPTI kernels: no rows

@@ -5,9 +5,9 @@
 -- Registered names: the default entry point has exactly DESIGN 4's scalar and
 -- aggregate functions, and only DESIGN 4's table-valued functions (no I/O).
 SELECT 'functions_exact', (SELECT group_concat(name, ',') FROM (SELECT DISTINCT name FROM pragma_function_list WHERE name LIKE 'hta%' ORDER BY name))
-  = 'hta_debug,hta_kernel_type,hta_median,hta_memory_kind,hta_quantile,hta_shorten_name,hta_tensor_cores,hta_union_length,hta_version';
+  = 'hta_debug,hta_error,hta_kernel_type,hta_median,hta_memory_kind,hta_quantile,hta_shorten_name,hta_tensor_cores,hta_union_length,hta_version';
 SELECT 'functions_narg', (SELECT group_concat(name || '/' || narg, ',') FROM (SELECT name, narg FROM pragma_function_list WHERE name LIKE 'hta%' ORDER BY name))
-  = 'hta_debug/0,hta_kernel_type/1,hta_median/1,hta_memory_kind/1,hta_quantile/2,hta_shorten_name/1,hta_tensor_cores/1,hta_union_length/2,hta_version/0';
+  = 'hta_debug/0,hta_error/1,hta_kernel_type/1,hta_median/1,hta_memory_kind/1,hta_quantile/2,hta_shorten_name/1,hta_tensor_cores/1,hta_union_length/2,hta_version/0';
 -- DETERMINISTIC (0x800) | INNOCUOUS (0x200000) for pure functions; the two that read kernel_type_rule are INNOCUOUS only.
 SELECT 'functions_flags_pure', (SELECT count(*) FROM pragma_function_list WHERE name IN ('hta_version','hta_debug','hta_memory_kind','hta_tensor_cores','hta_union_length','hta_quantile','hta_median') AND flags & 0x200800 = 0x200800) = 7;
 SELECT 'functions_flags_rules', (SELECT count(*) FROM pragma_function_list WHERE name IN ('hta_kernel_type','hta_shorten_name') AND flags & 0x200800 = 0x200000) = 2;
@@ -23,12 +23,13 @@ SELECT 'modules_only_design', (SELECT count(*) FROM pragma_module_list WHERE nam
    'hta_memory_timeline','hta_memory_summary','hta_memory_by_operator','hta_memory_allocations',
    'hta_critical_path','hta_critical_path_summary','hta_critical_path_graph','hta_critical_path_stats',
    'hta_critical_path_job','hta_critical_path_job_summary','hta_critical_path_job_stats',
-   'hta_kernel_stats','hta_operator_stats','hta_tensor_core_summary',
+   'hta_kernel_stats','hta_operator_stats','hta_tensor_core_summary','hta_module_stats',
    'hta_step_time_breakdown','hta_execution_summary','hta_gpu_metrics','hta_distributed_overlap',
    'hta_distributed_comm_ops','hta_findings','hta_op_perf','hta_op_perf_summary',
    'hta_job_diff','hta_job_diff_summary','hta_inference_steps','hta_trace_health',
    'hta_graph_kernels','hta_graph_launches','hta_graph_coverage')) = 0;
 SELECT 'modules_inference', (SELECT count(*) FROM pragma_module_list WHERE name = 'hta_inference_steps') = 1;
+SELECT 'modules_tb_modules', (SELECT count(*) FROM pragma_module_list WHERE name = 'hta_module_stats') = 1;
 SELECT 'modules_op_perf', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_op_perf','hta_op_perf_summary')) = 2;
 SELECT 'modules_graph', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_graph_kernels','hta_graph_launches','hta_graph_coverage')) = 3;
 SELECT 'modules_tb_views', (SELECT count(*) FROM pragma_module_list WHERE name IN ('hta_step_time_breakdown',
@@ -37,6 +38,12 @@ SELECT 'no_io_by_default', (SELECT count(*) FROM pragma_module_list WHERE name =
   + (SELECT count(*) FROM pragma_function_list WHERE name IN ('hta_ingest','hta_write_trace_with_counters','hta_write_sequence_overlay')) = 0;
 -- The io entry point adds I/O functions on top (whatever they are, all DIRECTONLY 0x80000).
 .system sqlite3 :memory: -cmd ".load $HTA_EXT sqlite3_hta_io_init" "SELECT 'io_entry_loads', count(*) >= 8 FROM pragma_function_list WHERE name LIKE 'hta%'"
+
+-- hta_error (SC-4): the message word for word, only where the query reaches it; NULL: NULL
+SELECT 'error_not_reached', CASE WHEN 1 THEN 'ok' ELSE hta_error('never') END = 'ok';
+SELECT 'error_null', hta_error(NULL) IS NULL;
+SELECT 'error_flags', (SELECT flags & 0x200800 FROM pragma_function_list WHERE name = 'hta_error') = 0x200000;
+.shell sh -c "sqlite3 :memory: -cmd '.load $HTA_EXT' 'SELECT hta_error(1234.5)' 2>&1 | grep -q '[ :]1234.5$' && echo 'error_message|1' || echo 'error_message|0'"
 
 -- hta_version / hta_debug (SC-3)
 SELECT 'version_format', hta_version() GLOB 'v[0-9]*.[0-9]*.[0-9]*';

@@ -1,0 +1,1 @@
+"""HTA's hta.common modules that notebooks import: trace (the Trace class)."""
