@@ -268,7 +268,24 @@ class TraceDiff:
     @classmethod
     def compare_jobs(cls, control, test, control_rank=None, test_rank=None, db=None):
         """The structural diff of two runs (CJ-1..3): SQL hta_job_diff_summary and
-        hta_job_diff on control and test."""
+        hta_job_diff on control and test. Not in HTA (deviations E19: TraceLens's TraceDiff,
+        with its call trees aligned rather than paired by position).
+
+        Args:
+            control, test: two trace directories, TraceAnalysis or LabeledTrace objects (each
+                read from its own cached database), or, with db, two job names of that
+                database.
+            control_rank, test_rank: the rank compared on each side (default: the control's
+                lowest rank, and the same rank of the test when it has it).
+            db: None, a database path, or an open sqlite3 connection holding both jobs.
+
+        Returns:
+            A JobComparison: .summary (hta_job_diff_summary's rows: split, part, control_ns,
+            test_ns, delta_ns, counts, and the operator rows), .tree (hta_job_diff's rows: the
+            merged call tree, one row per node pair), .step (the mean step of each run as a
+            dict), .parts(split) (the parts that add up to the step difference), .operators(n)
+            and .points(n) (the largest changes).
+        Raises ValueError naming the job, rank or database that is not there."""
         import sqlite3
 
         pd = _pd()
