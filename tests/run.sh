@@ -2,7 +2,8 @@
 # Runs every test: C unit tests, SQL tests, CLI golden tests, and the corpus
 # checks when ../shared exists. Prints "N passed, N failed" last; exit 1 on failure.
 #   HTA_INGEST, HTA_EXT, HTA_BUILD come from the Makefile; HTA_VALGRIND=1 runs the
-#   C tests and the CLI under valgrind; HTA_SHARED overrides ../shared.
+#   C tests and the CLI under valgrind; HTA_SHARED overrides ../shared; HTA_TEST_TIMES=FILE
+#   appends "seconds name" per test to FILE (what CI's 30 minutes go to).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -25,8 +26,10 @@ if [ "${HTA_VALGRIND:-0}" = 1 ]; then
 fi
 export VG
 
-ok()   { pass=$((pass + 1)); [ "${HTA_VERBOSE:-0}" = 1 ] && echo "ok   $1"; return 0; }
-bad()  { fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' "$2" | tail -n 30; return 0; }
+t0=$(date +%s)
+took() { [ -n "${HTA_TEST_TIMES:-}" ] && echo "$(($(date +%s) - t0)) $1" >> "$HTA_TEST_TIMES"; t0=$(date +%s); }
+ok()   { took "$1"; pass=$((pass + 1)); [ "${HTA_VERBOSE:-0}" = 1 ] && echo "ok   $1"; return 0; }
+bad()  { took "$1"; fail=$((fail + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && sed 's/^/     /' "$2" | tail -n 30; return 0; }
 
 # 1. C unit tests: each binary prints its own failures and exits non-zero on any.
 for t in "$HTA_BUILD"/tests/test_*; do
@@ -59,7 +62,7 @@ for f in tests/cli/*.sh; do
   if [ -n "$VG" ] && ! grep -q 'VG' "$f"; then skip=$((skip + 1)); continue; fi
   (cd "$tmp" && sh "$top/$f") >"$tmp/out" 2>&1; rc=$?
   if [ $rc = 0 ]; then ok "cli/$n"
-  elif [ $rc = 77 ]; then skip=$((skip + 1)); echo "skip cli/$n: $(tail -n 1 "$tmp/out")"
+  elif [ $rc = 77 ]; then took "cli/$n"; skip=$((skip + 1)); echo "skip cli/$n: $(tail -n 1 "$tmp/out")"
   else bad "cli/$n" "$tmp/out"; fi
 done
 

@@ -56,6 +56,17 @@ def _typed_empty(df):
     return df
 
 
+def _hide_captures(conn):
+    """A database of hta-ingest may hold graph capture traces (schema.sql's capture table:
+    vLLM's capture_traces/), which are no rank's window: HTA's API sees the profiled traces
+    only. A TEMP view named trace shadows main.trace for this connection's own SQL (the
+    extension's functions leave the captures out themselves)."""
+    has = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'capture'").fetchone()
+    if has and conn.execute("SELECT 1 FROM capture LIMIT 1").fetchone():
+        conn.execute("CREATE TEMP VIEW trace AS SELECT * FROM main.trace"
+                     " WHERE trace_id NOT IN (SELECT trace_id FROM main.capture)")
+
+
 class Source:
     """One cached database (BASE-1)."""
 
@@ -72,6 +83,8 @@ class Source:
             if not os.path.isfile(self.db_path):
                 raise ValueError("no database %s" % self.db_path)
         self.conn = connect(self.db_path, readonly=True) if self.db_path else None
+        if db_path is not None:
+            _hide_captures(self.conn)
         for msg in _cache.same_rank(self.conn) if self.conn is not None else []:
             warnings.warn(msg, stacklevel=3)  # HTA's warning, on every open (CACHE-8)
         self._cuts = None

@@ -11,6 +11,7 @@
 #     batch size and mode); a listed file that is missing and an unlisted capture are named
 #  5. a database of schema 3 is upgraded to 4 when appended to (capture created, the
 #     job_summary view rebuilt)
+#  6. HTA's Python API on the database (TraceAnalysis.from_database) sees the replay only
 set -u
 work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
@@ -101,6 +102,21 @@ UPDATE meta SET value = '3' WHERE key = 'schema_version'"
 $ING s3.db run 2> err.txt; check "schema 3: append exit 0" [ $? = 0 ]
 check "schema 3: said so" grep -q 'upgraded the database to schema 5' err.txt
 check "schema 3: capture and the new job_summary" [ "$(q s3.db "SELECT captures FROM job_summary WHERE job = 'run'")" = 1 ]
+
+# 6. HTA's Python API on such a database (from_database) sees the replay only
+py=${HTA_PYTHON:-/usr/bin/python3}
+if "$py" -c "import pandas, sqlite3; sqlite3.connect(':memory:').enable_load_extension" 2>/dev/null; then
+  top=$(cd "$(dirname "$0")/../.." && pwd)
+  mkdir -p pkg && cp -R "$top/python/hta_sqlite" pkg/ && cp "$HTA_EXT" pkg/hta_sqlite/hta.so
+  cp "$HTA_INGEST" pkg/hta_sqlite/hta-ingest && cp "$top/VERSION" pkg/hta_sqlite/VERSION
+  got=$(PYTHONPATH=pkg HTA_SQLITE_CACHE="$work/cache" "$py" -c "
+import sys
+from hta_sqlite.trace_analysis import TraceAnalysis
+a = TraceAnalysis.from_database(sys.argv[1])
+print(len(a._src.files), a.get_profiler_steps())
+" t.db 2>&1 | tail -n 1)
+  check "Python API: the replay's file and step only (got: $got)" [ "$got" = "1 [5]" ]
+fi
 
 [ $fails = 0 ] && echo "captures: all checks passed"
 [ $fails = 0 ]
