@@ -127,7 +127,7 @@ const fd_unit *fd_unit_of(const fd_ctx *x, int64_t trace_id) {
 int fd_unit_wanted(const fd_ctx *x, const fd_unit *u) { return !x->has_rank || u->rank == x->rank; }
 
 int fd_in_steps(const fd_unit *u, int has_it, int64_t it) {
-  if (u->no_steps) return 1;
+  if (u->no_steps || u->engine_steps) return 1; /* FS-2 */
   if (!has_it) return 0;
   size_t lo = 0, hi = u->nnumbers;
   while (lo < hi) {

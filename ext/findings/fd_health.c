@@ -4,7 +4,9 @@
 **
 ** Requirements (tests cite them as FC-n):
 **  1. steps: a trace without ProfilerStep (fd_steps.c FS-2): "no ProfilerStep: the
-**     whole window (<time>) counts as one step", value 0.
+**     steps are the <n> engine iterations (vLLM, SGLang or ATOM annotations)" with
+**     value n, else "no ProfilerStep: the whole window (<time>) counts as one step",
+**     value 0.
 **  2. ranks_profiled: a job whose world_size (the largest trace.world_size) exceeds the
 **     ranks it holds traces of: "<k> of <world_size> ranks profiled: ...", value k.
 **  3. link_coverage: the share of the trace's GPU work rows (kernels, copies, memsets)
@@ -44,7 +46,14 @@ int fd_health_caveats(fd_ctx *x, fd_unit *u) {
   char buf[32], *text;
   int rc;
   sqlite3_str_appendchar(s, 1, '[');
-  if (u->no_steps && u->nsteps) { /* FC-1 */
+  if (u->engine_steps) { /* FC-1 */
+    text = sqlite3_mprintf(
+        "no ProfilerStep: the steps are the %lld engine iteration%s (vLLM, "
+        "SGLang or ATOM annotations)",
+        (long long)u->nsteps, u->nsteps == 1 ? "" : "s");
+    fcAdd(s, "steps", (double)u->nsteps, text);
+    sqlite3_free(text);
+  } else if (u->no_steps && u->nsteps) {
     text = sqlite3_mprintf("no ProfilerStep: the whole window (%s) counts as one step",
                            fd_fmt_us((double)(u->steps[0].end - u->steps[0].start) / 1000.0, buf));
     fcAdd(s, "steps", 0, text);
