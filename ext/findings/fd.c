@@ -179,16 +179,6 @@ int fd_done(sqlite3_stmt *st, int rc) {
   return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
 }
 
-const char *fd_fmt_us(double us, char buf[32]) {
-  double a = fabs(us);
-  if (a >= 1e6) sqlite3_snprintf(32, buf, "%.2f s", us / 1e6);
-  else if (a >= 1e4) sqlite3_snprintf(32, buf, "%.1f ms", us / 1e3);
-  else if (a >= 100) sqlite3_snprintf(32, buf, "%.0f \xC2\xB5s", us);
-  else if (a >= 10) sqlite3_snprintf(32, buf, "%.1f \xC2\xB5s", us);
-  else sqlite3_snprintf(32, buf, "%.2f \xC2\xB5s", us);
-  return buf;
-}
-
 void fd_json_str(sqlite3_str *s, const char *z) {
   static const char hex[] = "0123456789abcdef";
   if (!z) {

@@ -9,7 +9,7 @@
 **                step is: ProfilerSteps, else engine iterations, else the whole window
 **                as one step).
 **   fd_health.c  fd_health_caveats: the caveats about a trace's health (ranks profiled,
-**                link coverage, no steps), the ONE place that computes them.
+**                link coverage, no steps), read from hta_trace_health's C API.
 **   fd_account.c the accounting of each trace's steps (fd_account.h): busy, idle and
 **                the cause of every idle nanosecond.
 **
@@ -82,12 +82,11 @@ int fd_steps_load(struct fd_ctx *x);
 ** LAUNCH[i] the start of row i's launch call, END[i] the row's end (ns). */
 void fd_steps_extend(fd_unit *u, const int64_t *launch, const int64_t *end, size_t n);
 
-/* Sets U->caveats: the JSON array of what limits the trust in U's findings, each
-** {"check": name, "value": v, "text": sentence}: "steps" (no ProfilerStep: the steps
-** are engine iterations, or the window is one step), "ranks_profiled" (k of world_size ranks in the job), "link_coverage"
-** (launches without GPU work or GPU work without a launch above 5%). The one place
-** that judges a trace's health (hta_trace_health's checks belong here). */
-int fd_health_caveats(struct fd_ctx *x, fd_unit *u);
+/* Sets the caveats of every unit the run reports: the JSON array of what limits the
+** trust in its findings, each {"check": name, "value": v, "text": sentence}, from
+** hta_trace_health's checks (health/health.h hta_health_caveats: the ranks profiled,
+** link coverage, steps, a truncated or clock-shifted trace). */
+int fd_health_caveats(struct fd_ctx *x);
 
 /* ---------------------------------------------------------------- the run */
 /* Cache slots: what several rules read, built once per run by the first that needs it
@@ -184,8 +183,6 @@ void *fd_slot(fd_ctx *x, int slot);
 void fd_slot_set(fd_ctx *x, int slot, void *p, void (*free_fn)(void *));
 
 /* ---------------------------------------------------------------- text for titles, JSON */
-/* A time in µs as people read it ("850 µs", "12.4 µs", "3.2 ms", "1.25 s") into BUF. */
-const char *fd_fmt_us(double us, char buf[32]);
 /* JSON values appended to S: a string (null for NULL), a number (null for NaN or
 ** infinite), and exact µs of an ns count ("%.3f"). */
 void fd_json_str(sqlite3_str *s, const char *z);

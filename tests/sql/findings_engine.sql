@@ -1,5 +1,5 @@
 -- hta_findings on a serving trace: no ProfilerStep, but the engine annotates its iterations
--- (ext/findings/fd_steps.c FS-2, fd_health.c FC-1). Times in µs below, stored as ns.
+-- (ext/findings/fd_steps.c FS-2, fd_health.c FC-1, ext/health/health.c HL-5). Times in µs below, stored as ns.
 --
 -- Job 'eng', trace 1 (rank 0): four SGLang iterations "step[DECODE bs=2]" on tid 1, at
 -- [0,100), [200,300), [400,500), [600,700) (the engine waits for requests between them).
@@ -51,16 +51,19 @@ SELECT 'fe_step', (SELECT json_extract(evidence, '$.step_us') = 100 AND json_ext
 SELECT 'fe_parts', (SELECT json_extract(evidence, '$.parts.gpu_waits_for_host') = 35
   AND json_extract(evidence, '$.parts.host_other') = 5 AND json_extract(evidence, '$.unexplained_us') = 5
   FROM f WHERE job = 'eng' AND rule = 'step');
--- the same steps hta_inference_steps shows
+-- the same steps hta_inference_steps shows, and hta_trace_health counts
+SELECT 'fe_health', (SELECT verdict = 'warn' AND value = 0 AND json_extract(detail, '$.engine_steps') = 4
+  FROM hta_trace_health WHERE job = 'eng' AND "check" = 'steps');
 SELECT 'fe_inference_steps', (SELECT count(*) FROM hta_inference_steps WHERE job = 'eng') = 4;
--- FC-1: the caveat names them, on every finding of the trace
-SELECT 'fe_caveat', (SELECT json_extract(caveats, '$[0].check') = 'steps' AND json_extract(caveats, '$[0].value') = 4
-  AND json_extract(caveats, '$[0].text') LIKE 'no ProfilerStep: the steps are the 4 engine iterations%'
+-- FC-1, health.c HL-5: the caveat (hta_trace_health's steps check: 0 ProfilerSteps) names
+-- them, on every finding of the trace
+SELECT 'fe_caveat', (SELECT json_extract(caveats, '$[0].check') = 'steps' AND json_extract(caveats, '$[0].value') = 0
+  AND json_extract(caveats, '$[0].text') LIKE 'no ProfilerStep: the per-step analyses use the 4 engine iterations%'
   FROM f WHERE job = 'eng' AND rule = 'step');
 SELECT 'fe_caveat_all', (SELECT count(*) > 0 AND count(*) = sum(caveats LIKE '%engine iterations%') FROM f WHERE job = 'eng');
 -- every cause per engine step: at most the idle time of one
 SELECT 'fe_sum', (SELECT sum(time_us) FROM f WHERE job = 'eng' AND kind = 'cause') <= 45;
 -- FS-2 without engine annotations: the window is one step
 SELECT 'fe_win', (SELECT json_extract(evidence, '$.step_us') = 700 AND json_extract(evidence, '$.busy_us') = 220
-  AND json_extract(evidence, '$.steps') = 1 AND json_extract(caveats, '$[0].text') LIKE 'no ProfilerStep: the whole window (700 µs)%'
+  AND json_extract(evidence, '$.steps') = 1 AND json_extract(caveats, '$[0].text') LIKE 'no ProfilerStep: the per-step analyses see the whole window (700 µs)%'
   FROM f WHERE job = 'win' AND rule = 'step');
