@@ -37,6 +37,11 @@
 **                            work (memset calls apart: HT-2)
 **   flows                    ac2g flow starts                  < 1 while launches
 **                                                              have kernels
+**   graph_coverage           % of the GPU time under graph     < 95
+**                            launches whose kernel is matched
+**                            to a captured operator (100 x
+**                            hta_graph_coverage.coverage; NULL:
+**                            no graph launch)
 **   steps                    ProfilerSteps (detail: the engine < 1
 **                            iterations that stand for them)
 **   collapsed_steps          steps but the last lasting < 10%  > 0           >= half of them
@@ -60,6 +65,11 @@
 **   time_span                seconds from the first event to   > 3600
 **                            the last event's end
 **
+** graph_coverage's 95%: a replayed kernel that no captured operator claims stays under
+** its graph launch, so every operator view (hta_op_perf, hta_operator_stats,
+** hta_kernel_stats' operators) and the findings that read them miss its time; past 5% of
+** the replayed time that is more than the rounding of a per-operator share.
+**
 ** Requirements (tests cite them as HL-n):
 **  1. Per job: the job's check first (the table leaves it out under a rank
 **     constraint; hta_health_run always gives it: a rank's caveats hold it), then every
@@ -79,16 +89,21 @@
 **     iterations (hta_engine_steps_load, as hta_inference_steps and hta_findings read
 **     them, after the same last-step cut) says the per-step analyses use those; one
 **     without either says they see its window (its length) as one step.
+**  6. graph_coverage: hta_graph_coverage's figure of the trace (graph.h hg_coverage, the
+**     same C), as a percentage; a trace without GPU time under a graph launch has the
+**     row with value NULL, 'ok', as every check with nothing to measure (HL-2).
 **
 ** HOW IT WORKS: health_trace.c measures each trace with a dozen small queries
 ** (about 0.4 s on a 540 MB trace); health_clock.c reads the collectives once per
-** job of several ranks; this file judges the measures and writes the rows.
+** job of several ranks; hlFamilies asks the steps (core) and graph families what they
+** read of each trace; this file judges the measures and writes the rows.
 */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/graph.h"
 #include "health/health.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
@@ -106,6 +121,7 @@ SQLITE_EXTENSION_INIT3
 #define HL_CLOCK_WARN_US 100.0
 #define HL_CLOCK_FAIL_US 1000.0
 #define HL_SPAN_WARN_S 3600.0
+#define HL_GRAPH_WARN_PCT 95.0
 
 /* HL-4: the checks whose verdict changes what a finding means. */
 static const char *const hlCaveatChecks[] = {
@@ -391,6 +407,31 @@ static int hlFlows(sqlite3 *db, hta_health *h, const hl_trace *t) {
   return hlEnd(h, &x, HTA_HEALTH_OK, "%lld launch-to-kernel flows", (long long)t->ac2g_flows);
 }
 
+/* HL-6: the share of the replayed GPU time that a captured operator claims. */
+static int hlGraph(sqlite3 *db, hta_health *h, const hl_trace *t) {
+  hl_row x = hlBegin(db, t, "graph_coverage");
+  char b1[32], b2[32];
+  hlThreshold(&x, HL_GRAPH_WARN_PCT);
+  if (t->graph_replayed == 0 || t->graph_replayed_ns <= 0)
+    return hlEnd(h, &x, HTA_HEALTH_OK, "no GPU time under a graph launch");
+  double pct = hlPct(t->graph_matched_ns, t->graph_replayed_ns);
+  hta_cell_double(&x.r.value, pct);
+  hlDetail(&x, "replayed", "%lld", (long long)t->graph_replayed);
+  hlDetail(&x, "matched", "%lld", (long long)t->graph_matched);
+  hlDetail(&x, "replayed_us", "%!.15g", (double)t->graph_replayed_ns / 1000.0);
+  hlDetail(&x, "matched_us", "%!.15g", (double)t->graph_matched_ns / 1000.0);
+  hta_fmt_us((double)t->graph_matched_ns / 1000.0, b1);
+  hta_fmt_us((double)t->graph_replayed_ns / 1000.0, b2);
+  if (pct < HL_GRAPH_WARN_PCT)
+    return hlEnd(h, &x, HTA_HEALTH_WARN,
+                 "%.1f%% of the replayed GPU time (%s of %s; %lld of %lld kernels) has its "
+                 "captured operator: the rest stays under its graph launch in the operator "
+                 "views (hta_graph_kernels says why)",
+                 pct, b1, b2, (long long)t->graph_matched, (long long)t->graph_replayed);
+  return hlEnd(h, &x, HTA_HEALTH_OK,
+               "%.1f%% of the replayed GPU time (%s of %s) has its captured operator", pct, b1, b2);
+}
+
 /* The median of the steps' durations, leaving out step SKIP (-1: none). */
 static double hlMedianDur(const hl_trace *t, long skip, double *v) {
   size_t n = 0;
@@ -615,6 +656,7 @@ static int hlTraceRows(sqlite3 *db, hta_health *h, const hl_trace *t, const hl_j
   if (rc == SQLITE_OK) rc = hlActivity(db, h, t);
   if (rc == SQLITE_OK) rc = hlLinks(db, h, t);
   if (rc == SQLITE_OK) rc = hlFlows(db, h, t);
+  if (rc == SQLITE_OK) rc = hlGraph(db, h, t);
   if (rc == SQLITE_OK) rc = hlSteps(db, h, t);
   if (rc == SQLITE_OK) rc = hlDominant(db, h, t);
   if (rc == SQLITE_OK) rc = hlClock(db, h, t, j);
@@ -626,19 +668,29 @@ static int hlTraceRows(sqlite3 *db, hta_health *h, const hl_trace *t, const hl_j
 
 /* ---------------------------------------------------------------- the job's checks */
 
-/* HL-5: the engine iterations of the N traces T without ProfilerStep, each read as the
-** per-step analyses read it (hta_traces_load's last-step cut). */
-static int hlEngineSteps(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank, hl_trace *t,
-                         size_t n) {
+/* What other families read of the N traces T, each read as they read it
+** (hta_traces_load): HL-5, the engine iterations of a trace without ProfilerStep
+** (after the last-step cut); HL-6, the graph coverage (graph.h hg_coverage: the whole
+** trace, as hta_graph_coverage). */
+static int hlFamilies(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank, hl_trace *t,
+                      size_t n) {
   hta_traces tr;
   int rc = hta_traces_load(db, sc, has_rank, rank, 0, &tr);
   for (int k = 0; rc == SQLITE_OK && k < tr.n; k++) {
     for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-      if (t[i].trace_id != tr.a[k].trace_id || t[i].nsteps) continue;
-      hta_steps es;
-      rc = hta_engine_steps_load(db, &tr.a[k], &es);
-      t[i].engine_steps = (int64_t)es.n;
-      hta_steps_free(&es);
+      if (t[i].trace_id != tr.a[k].trace_id) continue;
+      if (hta_interrupted(db)) rc = SQLITE_INTERRUPT;
+      if (rc == SQLITE_OK && !t[i].nsteps) {
+        hta_steps es;
+        rc = hta_engine_steps_load(db, &tr.a[k], &es);
+        t[i].engine_steps = (int64_t)es.n;
+        hta_steps_free(&es);
+      }
+      hta_trace whole = tr.a[k];
+      whole.has_cut = 0;
+      if (rc == SQLITE_OK)
+        rc = hg_coverage(db, &whole, &t[i].graph_replayed_ns, &t[i].graph_matched_ns,
+                         &t[i].graph_replayed, &t[i].graph_matched);
     }
   }
   hta_traces_free(&tr);
@@ -680,7 +732,7 @@ int hta_health_run(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank,
     if (hta_interrupted(db)) rc = SQLITE_INTERRUPT;
     else rc = hl_trace_measure(db, sc->schema, &ids, &t[i]);
   }
-  if (rc == SQLITE_OK) rc = hlEngineSteps(db, sc, has_rank, rank, t, n);
+  if (rc == SQLITE_OK) rc = hlFamilies(db, sc, has_rank, rank, t, n);
   if (rc == SQLITE_OK) rc = hl_clock(db, sc, j.ranks, t, n);
   if (rc == SQLITE_OK && j.traces > 0) rc = hlRanksProfiled(db, out, &j);
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) rc = hlTraceRows(db, out, &t[i], &j);

@@ -89,6 +89,9 @@ typedef struct hl_trace {
   hl_step *steps;
   size_t nsteps;
   int64_t engine_steps; /* without ProfilerStep: the engine's iterations (hta_engine_steps_load) */
+  /* graph replays (graph/graph.h hg_coverage): GPU time under graph launches, of it the
+  ** time matched to a captured operator (ns), and their counts; all 0 without launches */
+  int64_t graph_replayed_ns, graph_matched_ns, graph_replayed, graph_matched;
   /* timestamps: the first events, and those with a sub-microsecond part */
   int64_t ts_sampled, ts_sub_us;
   /* the clock (health_clock.c) */

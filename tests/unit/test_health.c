@@ -48,9 +48,9 @@ int main(void) {
   CHECK_INT(sqlite3_exec(db, data, 0, 0, 0), SQLITE_OK);
   hta_scope sc = {"main", 1};
 
-  /* HL-1: the job's check, then 19 per trace */
+  /* HL-1: the job's check, then 20 per trace */
   CHECK_INT(hta_health_run(db, &sc, 0, 0, &h, &zErr), SQLITE_OK);
-  CHECK_INT(h.n, 1 + 2 * 19);
+  CHECK_INT(h.n, 1 + 2 * 20);
   CHECK_STR(h.a[0].check, "ranks_profiled");
   CHECK_INT(h.a[0].verdict, HTA_HEALTH_WARN);
   long k = find(&h, 1, "kernels_without_launch");
@@ -98,7 +98,7 @@ int main(void) {
 
   /* HL-1: one rank: its checks, and the job's (its caveats hold it) */
   CHECK_INT(hta_health_run(db, &sc, 1, 1, &h, &zErr), SQLITE_OK);
-  CHECK_INT(h.n, 1 + 19);
+  CHECK_INT(h.n, 1 + 20);
   CHECK_INT(find(&h, 0, "ranks_profiled"), 0);
   CHECK_INT(find(&h, 1, "steps"), -1);
   CHECK_INT(hta_health_caveats(&h, 2, &z), SQLITE_OK);
