@@ -5,7 +5,7 @@
 **
 **   rank 0: 64.0% of the 1000 µs step is recoverable (GPU computes 32.8%; 673 µs idle, 640 µs
 **   of it with a cause)
-**     note: no ProfilerStep: the whole window (1.00 ms) counts as one step
+**     note: no ProfilerStep: the per-step analyses see the whole window (1.00 ms) as one step
 **
 **      24.8%    248 µs  blocking_copy (cause)
 **         A blocking copy of 60 B (cudaMemcpy in aten::to) leaves the GPU idle 248 µs per step

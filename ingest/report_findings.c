@@ -13,7 +13,8 @@
 **     share of the step, the GPU's share, the idle time with a cause, the trace's caveats.
 **     Then each symptom, its causes indented under it, the other causes, busy findings and
 **     configurations (hta_findings' order within each). A row: who (the rank's label, or
-**     "job"), the title, the rule and its kind, the finding's own caveats, the time per step
+**     "job"), the title, the rule and its kind, the finding's own caveats (those its trace's
+**     summary above does not show), the time per step
 **     and its share of the step ("-" for none), what to try, and the evidence: a link to
 **     the section that shows it and the evidence JSON folded under it.
 **  3. Times as people read them: µs under 10 ms, ms under 10 s, else s (HRF-1, HRF-2).
@@ -137,20 +138,20 @@ void hrJobsOverview(hr_ctx *x, int njobs, char *const *names) {
   sv_puts(o, "</pre></details></section>\n");
 }
 
-/* The caveat texts of CAVEATS as "note:" lines; OWN: only the finding's own checks. */
-static void hrfNotes(hr_ctx *x, const char *caveats, int own) {
+/* The caveat texts of CAVEATS as "note:" lines, but those of SHOWN (the trace's caveats,
+** under its summary; NULL: none shown): a finding's own. */
+static void hrfNotes(hr_ctx *x, const char *caveats, const char *shown) {
   sqlite3_stmt *q = NULL;
-  if (!caveats ||
-      sqlite3_prepare_v2(x->db,
-                         own ? "SELECT json_extract(value, '$.text') FROM json_each(?1) WHERE"
-                               " json_extract(value, '$.check') NOT IN ('steps', 'ranks_profiled',"
-                               " 'link_coverage')"
-                             : "SELECT json_extract(value, '$.text') FROM json_each(?1)",
-                         -1, &q, NULL) != SQLITE_OK) {
+  if (!caveats || sqlite3_prepare_v2(x->db,
+                                     "SELECT json_extract(value, '$.text') FROM json_each(?1)"
+                                     " WHERE json_extract(value, '$.text') NOT IN"
+                                     " (SELECT json_extract(value, '$.text') FROM json_each(?2))",
+                                     -1, &q, NULL) != SQLITE_OK) {
     sqlite3_finalize(q);
     return;
   }
   sqlite3_bind_text(q, 1, caveats, -1, SQLITE_STATIC);
+  sqlite3_bind_text(q, 2, shown ? shown : "[]", -1, SQLITE_STATIC);
   while (sqlite3_step(q) == SQLITE_ROW) {
     sv_puts(x->o, "<br/><small>note: ");
     sv_esc(x->o, (const char *)sqlite3_column_text(q, 0));
@@ -165,8 +166,8 @@ static void hrfWho(hr_ctx *x, const fr_row *r) {
   else sv_puts(x->o, "job");
 }
 
-/* One finding's row; SUB for a cause under its symptom. */
-static void hrfRow(hr_ctx *x, const fr_row *r, int sub) {
+/* One finding's row; SUB for a cause under its symptom; SHOWN: the caveats shown above. */
+static void hrfRow(hr_ctx *x, const fr_row *r, int sub, const char *shown) {
   sv_buf *o = x->o;
   sv_printf(o, "<tr%s><td>", sub ? " class=\"sub\"" : "");
   hrfWho(x, r);
@@ -177,7 +178,7 @@ static void hrfRow(hr_ctx *x, const fr_row *r, int sub) {
   sv_puts(o, "</code> ");
   sv_esc(o, r->kind);
   if (r->plugin) sv_puts(o, ", <i>TensorBoard plugin</i>");
-  hrfNotes(x, r->caveats, 1);
+  hrfNotes(x, r->caveats, shown);
   sv_puts(o, "</td><td class=\"n\">");
   if (r->has_time) hrfTime(o, r->time_us);
   else sv_puts(o, "-");
@@ -217,7 +218,7 @@ static void hrfSummary(hr_ctx *x, const fr_row *r) {
     }
   }
   sqlite3_finalize(q);
-  hrfNotes(x, r->caveats, 0);
+  hrfNotes(x, r->caveats, NULL);
   sv_puts(o, "</td></tr>");
 }
 
@@ -268,9 +269,13 @@ void hrFindings(hr_ctx *x) {
             "<div class=\"tw fd\"><table class=\"fd\"><thead><tr><th>who</th><th>finding</th>"
             "<th class=\"n\">per step</th><th class=\"n\">% of step</th><th>what to "
             "try</th><th>evidence</th></tr></thead><tbody>");
+    const fr_row *sum = NULL; /* the last summary: its trace's caveats are shown */
     for (long k = 0; k < m; k++) {
-      if (!strcmp(r[order[k]].kind, "summary")) hrfSummary(x, &r[order[k]]);
-      else hrfRow(x, &r[order[k]], sub[k]);
+      const fr_row *f = &r[order[k]];
+      if (!strcmp(f->kind, "summary")) hrfSummary(x, sum = f);
+      else
+        hrfRow(x, f, sub[k],
+               sum && f->has_trace && sum->trace_id == f->trace_id ? sum->caveats : NULL);
     }
     if (m == 0) /* HRF-4 */
       sv_puts(o, "<tr><td class=\"empty\" colspan=\"6\">no findings above 1% of a step</td></tr>");

@@ -284,6 +284,8 @@ void hta_describe_doubles(double *v, size_t n, hta_describe *d);
 /* Linear quantile of sorted v (numpy's rule, spec conventions), q in [0,1]; NaN when n == 0.
 ** q goes through pandas' q*100/100 round trip first, as Series.quantile does. */
 double hta_quantile_sorted(const double *v, size_t n, double q);
+/* A time in µs as people read it ("850 µs", "12.4 µs", "3.2 ms", "1.25 s") into BUF. */
+const char *hta_fmt_us(double us, char buf[32]);
 /* Numerically careful mean and sample std (ddof 1). n == 1 gives std 0 (HTA's
 ** fillna(0) in the breakdowns); n == 0 gives NaN for both. describe() instead
 ** reports NaN std for n < 2, which hta_describe_doubles does itself. */

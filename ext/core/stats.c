@@ -4,6 +4,7 @@
 **   hta_quantile_sorted()   numpy's linear quantile, as pandas' Series.quantile
 **   hta_mean_std()          mean and sample standard deviation (ddof 1)
 **   hta_describe_doubles()  DataFrame.describe(): count mean std min 25% 50% 75% max
+**   hta_fmt_us()            a time as people read it, for messages and titles
 **
 ** Requirements (tests cite them as ST-n):
 **  1. Quantile: q' = (q*100)/100 (pandas hands numpy a percentage); pos = q'(n-1);
@@ -309,4 +310,14 @@ void hta_np_argsort(const int64_t *v, size_t n, size_t *perm) {
     pl = *(--sptr);
     cdepth = *(--psdepth);
   }
+}
+
+const char *hta_fmt_us(double us, char buf[32]) {
+  double a = fabs(us);
+  if (a >= 1e6) sqlite3_snprintf(32, buf, "%.2f s", us / 1e6);
+  else if (a >= 1e4) sqlite3_snprintf(32, buf, "%.1f ms", us / 1e3);
+  else if (a >= 100) sqlite3_snprintf(32, buf, "%.0f \xC2\xB5s", us);
+  else if (a >= 10) sqlite3_snprintf(32, buf, "%.1f \xC2\xB5s", us);
+  else sqlite3_snprintf(32, buf, "%.2f \xC2\xB5s", us);
+  return buf;
 }

@@ -127,7 +127,7 @@ const fd_unit *fd_unit_of(const fd_ctx *x, int64_t trace_id) {
 int fd_unit_wanted(const fd_ctx *x, const fd_unit *u) { return !x->has_rank || u->rank == x->rank; }
 
 int fd_in_steps(const fd_unit *u, int has_it, int64_t it) {
-  if (u->no_steps) return 1;
+  if (u->no_steps || u->engine_steps) return 1; /* FS-2 */
   if (!has_it) return 0;
   size_t lo = 0, hi = u->nnumbers;
   while (lo < hi) {
@@ -177,16 +177,6 @@ int fd_query(fd_ctx *x, const char *sql, sqlite3_stmt **pp) {
 int fd_done(sqlite3_stmt *st, int rc) {
   sqlite3_finalize(st);
   return rc == SQLITE_DONE || rc == SQLITE_ROW ? SQLITE_OK : rc;
-}
-
-const char *fd_fmt_us(double us, char buf[32]) {
-  double a = fabs(us);
-  if (a >= 1e6) sqlite3_snprintf(32, buf, "%.2f s", us / 1e6);
-  else if (a >= 1e4) sqlite3_snprintf(32, buf, "%.1f ms", us / 1e3);
-  else if (a >= 100) sqlite3_snprintf(32, buf, "%.0f \xC2\xB5s", us);
-  else if (a >= 10) sqlite3_snprintf(32, buf, "%.1f \xC2\xB5s", us);
-  else sqlite3_snprintf(32, buf, "%.2f \xC2\xB5s", us);
-  return buf;
 }
 
 void fd_json_str(sqlite3_str *s, const char *z) {

@@ -6,9 +6,10 @@
 **   fd.c         what a rule calls: fd_emit, fd_query, JSON and tally helpers, the run's
 **                cache slots.
 **   fd_steps.c   fd_steps_load: a trace's analysed steps (the ONE place that says what a
-**                step is: ProfilerSteps, else the whole window as one step).
+**                step is: ProfilerSteps, else engine iterations, else the whole window
+**                as one step).
 **   fd_health.c  fd_health_caveats: the caveats about a trace's health (ranks profiled,
-**                link coverage, no steps), the ONE place that computes them.
+**                link coverage, no steps), read from hta_trace_health's C API.
 **   fd_account.c the accounting of each trace's steps (fd_account.h): busy, idle and
 **                the cause of every idle nanosecond.
 **
@@ -45,8 +46,8 @@ enum { FD_SUMMARY, FD_CAUSE, FD_BUSY, FD_SYMPTOM, FD_CONFIGURATION };
 const char *fd_kind_name(int kind); /* "summary", "cause", ... */
 
 /* ---------------------------------------------------------------- units and steps */
-/* One analysed step: [start, end) ns; number -1 for a trace without ProfilerStep (its
-** window as one step). */
+/* One analysed step: [start, end) ns; number N of ProfilerStep#N, an engine step's
+** index from 0, or -1 for a trace's window as one step. */
 typedef struct fd_step {
   int64_t number, start, end;
   int typical; /* counted in the per-step figures (fd_account.c marks the outliers 0) */
@@ -58,7 +59,8 @@ typedef struct fd_unit {
   int64_t rank, trace_id;
   fd_step *steps; /* fd_steps_load: ascending; none only for a trace without a window */
   size_t nsteps;
-  int no_steps;     /* 1: no ProfilerStep, the window is the one step */
+  int no_steps;     /* 1: no ProfilerStep nor engine step, the window is the one step */
+  int engine_steps; /* 1: no ProfilerStep, the steps are the engine's iterations */
   int64_t ntypical; /* the steps with typical = 1 (>= 1 when nsteps >= 1) */
   double step_us;   /* the mean of the typical steps, µs; 0 when unknown */
   char *caveats;    /* JSON array of the trace's health caveats (fd_health.c) */
@@ -71,22 +73,20 @@ typedef struct fd_unit {
 
 /* The analysed steps of trace U->t into U (DESIGN 11 "Steps"): its rows of
 ** hta_profiler_steps (host ProfilerStep#N, the last step cut as in every analysis);
-** a trace without any is one step, its window [min_ts, max_end), and says so
-** (no_steps). Every step starts typical (fd_account.c decides the outliers). The one
-** place that says what a step is: the inference engines' iterations
-** (hta_inference_steps) belong here when a trace has no ProfilerStep. */
+** a trace without any has its inference engine's iterations (hta_inference_steps'
+** rows: engine_steps), else is one step, its window [min_ts, max_end) (no_steps).
+** Every step starts typical (fd_account.c decides the outliers). */
 struct fd_ctx;
 int fd_steps_load(struct fd_ctx *x);
 /* Extends U's ProfilerSteps to the GPU work they launched (fd_steps.c FS-4): N GPU rows,
 ** LAUNCH[i] the start of row i's launch call, END[i] the row's end (ns). */
 void fd_steps_extend(fd_unit *u, const int64_t *launch, const int64_t *end, size_t n);
 
-/* Sets U->caveats: the JSON array of what limits the trust in U's findings, each
-** {"check": name, "value": v, "text": sentence}: "steps" (no ProfilerStep: the window
-** is one step), "ranks_profiled" (k of world_size ranks in the job), "link_coverage"
-** (launches without GPU work or GPU work without a launch above 5%). The one place
-** that judges a trace's health (hta_trace_health's checks belong here). */
-int fd_health_caveats(struct fd_ctx *x, fd_unit *u);
+/* Sets the caveats of every unit the run reports: the JSON array of what limits the
+** trust in its findings, each {"check": name, "value": v, "text": sentence}, from
+** hta_trace_health's checks (health/health.h hta_health_caveats: the ranks profiled,
+** link coverage, steps, a truncated or clock-shifted trace). */
+int fd_health_caveats(struct fd_ctx *x);
 
 /* ---------------------------------------------------------------- the run */
 /* Cache slots: what several rules read, built once per run by the first that needs it
@@ -166,7 +166,7 @@ const fd_unit *fd_unit_of(const fd_ctx *x, int64_t trace_id);
 /* 1 when U is a unit the run reports (WHERE rank = N keeps rank N's). */
 int fd_unit_wanted(const fd_ctx *x, const fd_unit *u);
 /* 1 when a host row of iteration IT (has_it: not NULL) lies in U's typical steps: any
-** row when U has no ProfilerStep. */
+** row when U has no ProfilerStep (engine steps or the window: fd_steps.c FS-2). */
 int fd_in_steps(const fd_unit *u, int has_it, int64_t it);
 /* The index of U's step holding time TS (ns), -1 when none. */
 long fd_step_at(const fd_unit *u, int64_t ts);
@@ -183,8 +183,6 @@ void *fd_slot(fd_ctx *x, int slot);
 void fd_slot_set(fd_ctx *x, int slot, void *p, void (*free_fn)(void *));
 
 /* ---------------------------------------------------------------- text for titles, JSON */
-/* A time in µs as people read it ("850 µs", "12.4 µs", "3.2 ms", "1.25 s") into BUF. */
-const char *fd_fmt_us(double us, char buf[32]);
 /* JSON values appended to S: a string (null for NULL), a number (null for NaN or
 ** infinite), and exact µs of an ns count ("%.3f"). */
 void fd_json_str(sqlite3_str *s, const char *z);

@@ -131,8 +131,7 @@ static int fdLoadUnits(fd_ctx *x, const hta_tvf_args *a) {
     rc = hta_query_int64(x->db, x->schema, "SELECT count(DISTINCT rank) FROM $T WHERE job_id = ?1",
                          1, &x->job_id, &x->ranks_in_job, &isnull);
   if (rc == SQLITE_OK) rc = fd_steps_load(x);
-  for (int i = 0; rc == SQLITE_OK && i < x->nu; i++)
-    if (fd_unit_wanted(x, &x->u[i])) rc = fd_health_caveats(x, &x->u[i]);
+  if (rc == SQLITE_OK) rc = fd_health_caveats(x);
   return rc;
 }
 

@@ -79,7 +79,7 @@ static int fcoWait(fd_ctx *x, const fd_rule *r, int part) {
       row.title = sqlite3_mprintf(
           "The GPU idles %s per step while collectives wait for other "
           "ranks%s%s",
-          fd_fmt_us(row.time_us, b), last ? " (most often for rank " : "", last ? last : "");
+          hta_fmt_us(row.time_us, b), last ? " (most often for rank " : "", last ? last : "");
       if (row.title && last) {
         char *z = sqlite3_mprintf("%s)", row.title);
         sqlite3_free(row.title);
@@ -94,7 +94,7 @@ static int fcoWait(fd_ctx *x, const fd_rule *r, int part) {
       row.title = sqlite3_mprintf(
           "The GPU idles %s per step in send/recv waiting for the peer "
           "stage (pipeline bubbles)",
-          fd_fmt_us(row.time_us, b));
+          hta_fmt_us(row.time_us, b));
       row.advice =
           "Each pipeline stage waits for its neighbour's activations or gradients: use more "
           "micro-batches per step, an interleaved schedule (1F1B interleaved, zero-bubble "
@@ -138,7 +138,7 @@ int fd_exposed_communication(fd_ctx *x, const fd_rule *r) {
     row.title = sqlite3_mprintf(
         "Communication no computation overlaps leaves the GPU idle %s per "
         "step; overlapping it could recover about %s",
-        fd_fmt_us(e, b1), fd_fmt_us(est, b2));
+        hta_fmt_us(e, b1), hta_fmt_us(est, b2));
     row.advice =
         "The compute streams wait while collectives move data: overlap communication with "
         "computation (DDP starts each gradient bucket's all-reduce during the backward pass: "
@@ -214,7 +214,7 @@ static int fcoEmit(fd_ctx *x, const fd_rule *r, const fco_rank *c, int64_t profi
   row.title = sqlite3_mprintf(
       "Rank %lld arrives last at %.0f%% of the collectives every rank "
       "joins: the others wait %s per step for it",
-      (long long)c->rank, 100.0 * (double)c->last / (double)c->insts, fd_fmt_us(row.time_us, b));
+      (long long)c->rank, 100.0 * (double)c->last / (double)c->insts, hta_fmt_us(row.time_us, b));
   row.advice =
       "Every other rank waits for this one at each collective: find what it does before them "
       "(its timeline before the collectives, its data loading) and even it out: unbalanced "

@@ -71,7 +71,7 @@ static int fgCause(fd_ctx *x, const fd_rule *r, int part) {
                         ",\"kernels\":%lld,\"short_kernels_pct\":", (long long)a->kernels);
     fd_json_num(row.evidence, short_pct);
     sqlite3_str_appendf(row.evidence, ",\"launch_bound\":%s}", bound ? "true" : "false");
-    fd_fmt_us(row.time_us, t);
+    hta_fmt_us(row.time_us, t);
     const char *where = c.top_region ? c.top_region : c.top_op;
     if (part == FD_P_GPU_WAITS_FOR_HOST) {
       int optim = (where && !strncmp(where, "Optimizer.", 10)) || /* (a cpu_op in old traces) */

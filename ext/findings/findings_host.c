@@ -52,7 +52,7 @@ static int fhCause(fd_ctx *x, const fd_rule *r, const fh_spec *spec) {
     fd_cause_row(u, a, spec->part, NAN, &row);                 /* FH-1 */
     rc = fd_calls_json(x, u, a, spec->part, row.evidence, &c); /* FH-2 */
     sqlite3_str_appendchar(row.evidence, 1, '}');
-    fd_fmt_us(row.time_us, t);
+    hta_fmt_us(row.time_us, t);
     if (spec->part == FD_P_DATALOADER) {
       row.title = sqlite3_mprintf(
           "The GPU idles %s per step while the host waits for the "

@@ -159,7 +159,7 @@ static int foRole(fd_ctx *x, const fd_rule *r, int role, double threshold) {
     sqlite3_str_appendchar(row.evidence, 1, '}');
     row.title = sqlite3_mprintf("%s takes %.1f%% of each step (%s of %s)",
                                 role == TV_DATALOADER ? "The DataLoader" : "Communication", row.pct,
-                                fd_fmt_us(row.time_us, b1), fd_fmt_us(step, b2));
+                                hta_fmt_us(row.time_us, b1), hta_fmt_us(step, b2));
     row.advice = role == TV_DATALOADER ? foDataloaderAdvice : foCommAdvice;
     rc = fd_emit(x, r, &row);
   }

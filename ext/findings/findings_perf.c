@@ -154,7 +154,7 @@ int fd_low_efficiency(fd_ctx *x, const fd_rule *r) {
       row.title = sqlite3_mprintf(
           "Operators far from the device's limit: %s per step above their roofline, most in "
           "%s (%.0f%% of peak, %s bound)%s",
-          fd_fmt_us(row.time_us, b), top->name, 100.0 * s[0].roofline_us / s[0].kernel_us,
+          hta_fmt_us(row.time_us, b), top->name, 100.0 * s[0].roofline_us / s[0].kernel_us,
           top->bound ? top->bound : "?", attention ? ": unfused attention" : "");
       row.advice =
           attention ? "Attention computed as batched matrix products around a softmax (bmm, "

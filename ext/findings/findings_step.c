@@ -68,8 +68,8 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
     row.title = sqlite3_mprintf(
         "Step %s: the GPU computes %.1f%% of it; of %s idle, %s has a cause; the findings "
         "below recover up to %.1f%% of the step",
-        fd_fmt_us(u->step_us, b1), 100.0 * a->busy_us / u->step_us, fd_fmt_us(a->idle_us, b2),
-        fd_fmt_us(attributed, b3), share);
+        hta_fmt_us(u->step_us, b1), 100.0 * a->busy_us / u->step_us, hta_fmt_us(a->idle_us, b2),
+        hta_fmt_us(attributed, b3), share);
     row.advice =
         "Fix the causes first, costliest first: each cause's time is GPU idle time that it "
         "alone explains, so fixing it recovers at most that; busy findings are estimates.";

@@ -68,7 +68,7 @@ int fd_tensor_cores_idle(fd_ctx *x, const fd_rule *r) {
       row.title = sqlite3_mprintf(
           "Float32 matrix work takes %s per step on no tensor core; "
           "tensor cores could save about %s",
-          fd_fmt_us(eligible, b1), fd_fmt_us(row.time_us, b2));
+          hta_fmt_us(eligible, b1), hta_fmt_us(row.time_us, b2));
       row.advice = fd_tc_advice(u); /* FTC-3 */
       rc = fd_emit(x, r, &row);
     }

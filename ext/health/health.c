@@ -37,7 +37,13 @@
 **                            work (memset calls apart: HT-2)
 **   flows                    ac2g flow starts                  < 1 while launches
 **                                                              have kernels
-**   steps                    ProfilerSteps                     < 1
+**   graph_coverage           % of the GPU time under graph     < 95
+**                            launches whose kernel is matched
+**                            to a captured operator (100 x
+**                            hta_graph_coverage.coverage; NULL:
+**                            no graph launch)
+**   steps                    ProfilerSteps (detail: the engine < 1
+**                            iterations that stand for them)
 **   collapsed_steps          steps but the last lasting < 10%  > 0           >= half of them
 **                            of their median, or in which no
 **                            kernel starts while in others some do
@@ -59,28 +65,45 @@
 **   time_span                seconds from the first event to   > 3600
 **                            the last event's end
 **
+** graph_coverage's 95%: a replayed kernel that no captured operator claims stays under
+** its graph launch, so every operator view (hta_op_perf, hta_operator_stats,
+** hta_kernel_stats' operators) and the findings that read them miss its time; past 5% of
+** the replayed time that is more than the rounding of a per-operator share.
+**
 ** Requirements (tests cite them as HL-n):
-**  1. Per job: the job's check first (only without a rank constraint), then every
+**  1. Per job: the job's check first (the table leaves it out under a rank
+**     constraint; hta_health_run always gives it: a rank's caveats hold it), then every
 **     profiled trace of the job (also those without events; not the graph captures,
 **     which record launches that never run by design) in (rank, trace_id) order, each
 **     with the checks above in that order. WHERE rank = N keeps rank N's traces.
 **  2. A value that cannot be measured is NULL and its verdict 'ok'; the message
 **     says why.
 **  3. Percentages are not rounded; times are µs (clock_offset) or s (time_span).
-**  4. The caveats (hta_health_caveats) of a trace are the messages of its
-**     checks, and the job's, that are not 'ok' among ranks_profiled,
-**     profiler_stopped_early, kernels_without_launch, launches_without_kernel,
-**     steps, collapsed_steps, last_step and clock_offset.
+**  4. The caveats (hta_health_caveats) of a trace are its checks, and the job's,
+**     that are not 'ok' among ranks_profiled, profiler_stopped_early,
+**     kernels_without_launch, launches_without_kernel, steps, collapsed_steps and
+**     clock_offset, as {"check", "value", "text": the message}. Not last_step: every
+**     per-step analysis cuts the last ProfilerStep (D7), so its truncation changes
+**     no finding.
+**  5. steps: a trace without ProfilerStep whose inference engine annotates its
+**     iterations (hta_engine_steps_load, as hta_inference_steps and hta_findings read
+**     them, after the same last-step cut) says the per-step analyses use those; one
+**     without either says they see its window (its length) as one step.
+**  6. graph_coverage: hta_graph_coverage's figure of the trace (graph.h hg_coverage, the
+**     same C), as a percentage; a trace without GPU time under a graph launch has the
+**     row with value NULL, 'ok', as every check with nothing to measure (HL-2).
 **
 ** HOW IT WORKS: health_trace.c measures each trace with a dozen small queries
 ** (about 0.4 s on a 540 MB trace); health_clock.c reads the collectives once per
-** job of several ranks; this file judges the measures and writes the rows.
+** job of several ranks; hlFamilies asks the steps (core) and graph families what they
+** read of each trace; this file judges the measures and writes the rows.
 */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "graph/graph.h"
 #include "health/health.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
@@ -98,17 +121,12 @@ SQLITE_EXTENSION_INIT3
 #define HL_CLOCK_WARN_US 100.0
 #define HL_CLOCK_FAIL_US 1000.0
 #define HL_SPAN_WARN_S 3600.0
+#define HL_GRAPH_WARN_PCT 95.0
 
 /* HL-4: the checks whose verdict changes what a finding means. */
 static const char *const hlCaveatChecks[] = {
-    "ranks_profiled",
-    "profiler_stopped_early",
-    "kernels_without_launch",
-    "launches_without_kernel",
-    "steps",
-    "collapsed_steps",
-    "last_step",
-    "clock_offset",
+    "ranks_profiled", "profiler_stopped_early", "kernels_without_launch", "launches_without_kernel",
+    "steps",          "collapsed_steps",        "clock_offset",
 };
 
 /* What the job's traces share. */
@@ -389,6 +407,31 @@ static int hlFlows(sqlite3 *db, hta_health *h, const hl_trace *t) {
   return hlEnd(h, &x, HTA_HEALTH_OK, "%lld launch-to-kernel flows", (long long)t->ac2g_flows);
 }
 
+/* HL-6: the share of the replayed GPU time that a captured operator claims. */
+static int hlGraph(sqlite3 *db, hta_health *h, const hl_trace *t) {
+  hl_row x = hlBegin(db, t, "graph_coverage");
+  char b1[32], b2[32];
+  hlThreshold(&x, HL_GRAPH_WARN_PCT);
+  if (t->graph_replayed == 0 || t->graph_replayed_ns <= 0)
+    return hlEnd(h, &x, HTA_HEALTH_OK, "no GPU time under a graph launch");
+  double pct = hlPct(t->graph_matched_ns, t->graph_replayed_ns);
+  hta_cell_double(&x.r.value, pct);
+  hlDetail(&x, "replayed", "%lld", (long long)t->graph_replayed);
+  hlDetail(&x, "matched", "%lld", (long long)t->graph_matched);
+  hlDetail(&x, "replayed_us", "%!.15g", (double)t->graph_replayed_ns / 1000.0);
+  hlDetail(&x, "matched_us", "%!.15g", (double)t->graph_matched_ns / 1000.0);
+  hta_fmt_us((double)t->graph_matched_ns / 1000.0, b1);
+  hta_fmt_us((double)t->graph_replayed_ns / 1000.0, b2);
+  if (pct < HL_GRAPH_WARN_PCT)
+    return hlEnd(h, &x, HTA_HEALTH_WARN,
+                 "%.1f%% of the replayed GPU time (%s of %s; %lld of %lld kernels) has its "
+                 "captured operator: the rest stays under its graph launch in the operator "
+                 "views (hta_graph_kernels says why)",
+                 pct, b1, b2, (long long)t->graph_matched, (long long)t->graph_replayed);
+  return hlEnd(h, &x, HTA_HEALTH_OK,
+               "%.1f%% of the replayed GPU time (%s of %s) has its captured operator", pct, b1, b2);
+}
+
 /* The median of the steps' durations, leaving out step SKIP (-1: none). */
 static double hlMedianDur(const hl_trace *t, long skip, double *v) {
   size_t n = 0;
@@ -404,9 +447,18 @@ static int hlSteps(sqlite3 *db, hta_health *h, const hl_trace *t) {
   int rc;
   hlThreshold(&x, 1);
   hta_cell_int(&x.r.value, (int64_t)t->nsteps);
-  if (t->nsteps == 0) {
+  if (t->nsteps == 0 && t->engine_steps > 0) { /* HL-5 */
+    hlDetail(&x, "engine_steps", "%lld", (long long)t->engine_steps);
     rc = hlEnd(h, &x, HTA_HEALTH_WARN,
-               "no ProfilerStep: the per-step analyses see the whole window as one step");
+               "no ProfilerStep: the per-step analyses use the %lld engine iteration%s (vLLM, "
+               "SGLang or ATOM annotations) as steps",
+               (long long)t->engine_steps, t->engine_steps == 1 ? "" : "s");
+  } else if (t->nsteps == 0) {
+    char buf[32];
+    hlDetail(&x, "engine_steps", "0");
+    rc = hlEnd(h, &x, HTA_HEALTH_WARN,
+               "no ProfilerStep: the per-step analyses see the whole window (%s) as one step",
+               hta_fmt_us((double)hta_sub_sat(t->max_end, t->min_ts) / 1000.0, buf));
   } else {
     hlDetail(&x, "first", "%lld", (long long)t->steps[0].number);
     hlDetail(&x, "last", "%lld", (long long)t->steps[t->nsteps - 1].number);
@@ -604,6 +656,7 @@ static int hlTraceRows(sqlite3 *db, hta_health *h, const hl_trace *t, const hl_j
   if (rc == SQLITE_OK) rc = hlActivity(db, h, t);
   if (rc == SQLITE_OK) rc = hlLinks(db, h, t);
   if (rc == SQLITE_OK) rc = hlFlows(db, h, t);
+  if (rc == SQLITE_OK) rc = hlGraph(db, h, t);
   if (rc == SQLITE_OK) rc = hlSteps(db, h, t);
   if (rc == SQLITE_OK) rc = hlDominant(db, h, t);
   if (rc == SQLITE_OK) rc = hlClock(db, h, t, j);
@@ -614,6 +667,35 @@ static int hlTraceRows(sqlite3 *db, hta_health *h, const hl_trace *t, const hl_j
 }
 
 /* ---------------------------------------------------------------- the job's checks */
+
+/* What other families read of the N traces T, each read as they read it
+** (hta_traces_load): HL-5, the engine iterations of a trace without ProfilerStep
+** (after the last-step cut); HL-6, the graph coverage (graph.h hg_coverage: the whole
+** trace, as hta_graph_coverage). */
+static int hlFamilies(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank, hl_trace *t,
+                      size_t n) {
+  hta_traces tr;
+  int rc = hta_traces_load(db, sc, has_rank, rank, 0, &tr);
+  for (int k = 0; rc == SQLITE_OK && k < tr.n; k++) {
+    for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+      if (t[i].trace_id != tr.a[k].trace_id) continue;
+      if (hta_interrupted(db)) rc = SQLITE_INTERRUPT;
+      if (rc == SQLITE_OK && !t[i].nsteps) {
+        hta_steps es;
+        rc = hta_engine_steps_load(db, &tr.a[k], &es);
+        t[i].engine_steps = (int64_t)es.n;
+        hta_steps_free(&es);
+      }
+      hta_trace whole = tr.a[k];
+      whole.has_cut = 0;
+      if (rc == SQLITE_OK)
+        rc = hg_coverage(db, &whole, &t[i].graph_replayed_ns, &t[i].graph_matched_ns,
+                         &t[i].graph_replayed, &t[i].graph_matched);
+    }
+  }
+  hta_traces_free(&tr);
+  return rc;
+}
 
 int hta_health_run(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank, hta_health *out,
                    char **pzErr) {
@@ -650,8 +732,9 @@ int hta_health_run(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank,
     if (hta_interrupted(db)) rc = SQLITE_INTERRUPT;
     else rc = hl_trace_measure(db, sc->schema, &ids, &t[i]);
   }
+  if (rc == SQLITE_OK) rc = hlFamilies(db, sc, has_rank, rank, t, n);
   if (rc == SQLITE_OK) rc = hl_clock(db, sc, j.ranks, t, n);
-  if (rc == SQLITE_OK && !has_rank && j.traces > 0) rc = hlRanksProfiled(db, out, &j);
+  if (rc == SQLITE_OK && j.traces > 0) rc = hlRanksProfiled(db, out, &j);
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) rc = hlTraceRows(db, out, &t[i], &j);
   goto run_end;
 run_oom:
@@ -675,17 +758,36 @@ void hta_health_free(hta_health *h) {
   memset(h, 0, sizeof *h);
 }
 
+/* 1 when CHECK's verdict is a caveat of the findings (HL-4). */
+static int hlIsCaveat(const char *check) {
+  for (size_t k = 0; k < sizeof hlCaveatChecks / sizeof hlCaveatChecks[0]; k++)
+    if (!strcmp(check, hlCaveatChecks[k])) return 1;
+  return 0;
+}
+
+/* The value of a check as JSON (a number, a string, or null). */
+static void hlJsonCell(sqlite3_str *s, const hta_cell *c) {
+  if (c->type == SQLITE_INTEGER) sqlite3_str_appendf(s, "%lld", (long long)c->v.i);
+  else if (c->type == SQLITE_FLOAT && isfinite(c->v.d)) sqlite3_str_appendf(s, "%!.15g", c->v.d);
+  else if (c->type == SQLITE_TEXT) hta_json_append_string(s, c->v.s);
+  else sqlite3_str_appendall(s, "null");
+}
+
 int hta_health_caveats(const hta_health *h, int64_t trace_id, char **pz) {
   sqlite3_str *s = sqlite3_str_new(0);
   int n = 0;
   sqlite3_str_appendchar(s, 1, '[');
   for (size_t i = 0; i < h->n; i++) { /* HL-4 */
     const hta_health_row *r = &h->a[i];
-    int wanted = 0;
     if (r->verdict == HTA_HEALTH_OK || (r->trace_id != 0 && r->trace_id != trace_id)) continue;
-    for (size_t k = 0; k < sizeof hlCaveatChecks / sizeof hlCaveatChecks[0]; k++)
-      wanted |= !strcmp(r->check, hlCaveatChecks[k]);
-    if (wanted) sqlite3_str_appendf(s, "%s\"%w\"", n++ ? "," : "", r->message);
+    if (!hlIsCaveat(r->check)) continue;
+    sqlite3_str_appendall(s, n++ ? ",{\"check\":" : "{\"check\":");
+    hta_json_append_string(s, r->check);
+    sqlite3_str_appendall(s, ",\"value\":");
+    hlJsonCell(s, &r->value);
+    sqlite3_str_appendall(s, ",\"text\":");
+    hta_json_append_string(s, r->message);
+    sqlite3_str_appendchar(s, 1, '}');
   }
   sqlite3_str_appendchar(s, 1, ']');
   *pz = sqlite3_str_finish(s);
@@ -714,6 +816,7 @@ static int hlRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   int rc = hta_health_run(db, &a->scope, a->has_rank, a->rank, &h, pzErr);
   for (size_t i = 0; rc == SQLITE_OK && i < h.n; i++) {
     hta_health_row *r = &h.a[i];
+    if (a->has_rank && !r->trace_id) continue; /* HL-1: WHERE rank = N: no job row */
     hta_cell *row = hta_table_add_row(out);
     if (!row) {
       rc = SQLITE_NOMEM;

@@ -4,7 +4,7 @@
 **
 **   hta_health h = {0};
 **   rc = hta_health_run(db, &scope, 0, 0, &h, &zErr);      // every check of one job
-**   rc = hta_health_caveats(&h, trace_id, &zJson);         // '["only 2 of 8 ranks ..."]'
+**   rc = hta_health_caveats(&h, trace_id, &zJson);  // '[{"check":"ranks_profiled","value":2,"text":"2 of 8 ...'
 **   hta_health_free(&h);
 **
 ** health.c turns the measures of health_trace.c (one trace's counts, read through
@@ -38,17 +38,18 @@ typedef struct hta_health {
   size_t n, cap;
 } hta_health;
 
-/* Every check of the job in SC (only RANK's traces when HAS_RANK, and then no job
-** check) into OUT, which the caller zeroes and frees with hta_health_free.
+/* Every check of the job in SC (only RANK's traces when HAS_RANK; the job's check
+** always) into OUT, which the caller zeroes and frees with hta_health_free.
 ** Returns SQLITE_OK or an error (*pzErr may be set, sqlite3_malloc'd). */
 int hta_health_run(sqlite3 *db, const hta_scope *sc, int has_rank, int64_t rank, hta_health *out,
                    char **pzErr);
 void hta_health_free(hta_health *h);
 
-/* The caveats DESIGN 11 puts under trace TRACE_ID's findings: a JSON list of the
-** messages of the checks that are not 'ok' among those that change what a finding
-** means (ranks profiled, link coverage, steps, a truncated trace: health.c says
-** which). *pz is sqlite3_malloc'd ("[]" when none). */
+/* The caveats DESIGN 11 puts under trace TRACE_ID's findings: a JSON list of
+** {"check": name, "value": the check's value, "text": its message}, one per check that
+** is not 'ok' among those that change what a finding means (ranks profiled, link
+** coverage, steps, a truncated trace: health.c HL-4 says which), the job's first.
+** *pz is sqlite3_malloc'd ("[]" when none). */
 int hta_health_caveats(const hta_health *h, int64_t trace_id, char **pz);
 
 /* ---------------------------------------------------------------- internal to ext/health */
@@ -87,6 +88,10 @@ typedef struct hl_trace {
   /* steps, in ts order */
   hl_step *steps;
   size_t nsteps;
+  int64_t engine_steps; /* without ProfilerStep: the engine's iterations (hta_engine_steps_load) */
+  /* graph replays (graph/graph.h hg_coverage): GPU time under graph launches, of it the
+  ** time matched to a captured operator (ns), and their counts; all 0 without launches */
+  int64_t graph_replayed_ns, graph_matched_ns, graph_replayed, graph_matched;
   /* timestamps: the first events, and those with a sub-microsecond part */
   int64_t ts_sampled, ts_sub_us;
   /* the clock (health_clock.c) */

@@ -10,7 +10,9 @@
 #     capture; a piecewise capture: k-th window with the k-th launch
 #  6. no capture; no iteration annotation (an indexed capture is not chosen); the one
 #     capture of a job without index serves the launches in no root (GM-3)
-#  7. hta_graph_launches and hta_graph_coverage; a job without a graph launch has no rows
+#  7. hta_graph_launches and hta_graph_coverage; a job without a graph launch has no rows;
+#     hta_trace_health's graph_coverage (health.c HL-6): the same figure as a percentage,
+#     'warn' under 95%, NULL and 'ok' without a graph launch
 # 10. hostile input: a capture without EndCapture (no_window), a kernel name that is no
 #     string (a dispatch that may run any kernel), node ids on some kernels only, times at
 #     the int64 limits: answers, never an error
@@ -72,10 +74,16 @@ check "noindex" [ "$(kernels noindex)" = "gemm:matched:positional:aten::mm@0.0 a
 check "coverage: extra" [ "$(q extra "SELECT gpu_events || ' ' || replayed || ' ' || matched || ' ' || replayed_us || ' ' || matched_us || ' ' || round(coverage, 6) || ' ' || launches || ' ' || launches_merged FROM hta_graph_coverage")" = "5 3 2 30.0 20.0 0.666667 1 0" ]
 check "coverage: nocapture" [ "$(q nocapture "SELECT replayed || ' ' || matched || ' ' || coverage FROM hta_graph_coverage")" = "2 0 0.0" ]
 check "launches: piecewise" [ "$(q piecewise "SELECT group_concat(capture_window || '/' || gpu_events || '/' || capture_dispatches || '/' || gpu_time_us, ' ') FROM hta_graph_launches")" = "0/1/1/10.0 1/2/2/20.0" ]
+# health: 100 x the same coverage; extra 66.7% warns, pos (every kernel matched) is ok
+hc() { q "$1" "SELECT round(value, 3) || '|' || threshold || '|' || verdict || '|' || json_extract(detail, '$.replayed') || '|' || json_extract(detail, '$.matched') FROM hta_trace_health WHERE \"check\" = 'graph_coverage'"; }
+check "health: extra's graph coverage" [ "$(hc extra)" = "66.667|95.0|warn|3|2" ]
+check "health: pos's graph coverage" [ "$(hc pos)" = "100.0|95.0|ok|2|2" ]
+check "health: coverage is hta_graph_coverage's" [ "$(q nocapture "SELECT (SELECT value FROM hta_trace_health WHERE \"check\" = 'graph_coverage') = 100 * (SELECT coverage FROM hta_graph_coverage)")" = 1 ]
 # a job without any graph launch: no rows, no error
 "$HTA_INGEST" -q plain.db jobs/nocapture/replay.json 2>/dev/null
 sqlite3 plain.db "UPDATE string SET value = 'hipKernelRun' WHERE value = 'hipGraphLaunch'"
 check "no graph launch: no rows" [ "$(q plain "SELECT (SELECT count(*) FROM hta_graph_kernels) + (SELECT count(*) FROM hta_graph_launches) + (SELECT count(*) FROM hta_graph_coverage)")" = 0 ]
+check "no graph launch: health has nothing to measure" [ "$(q plain "SELECT coalesce(value, 'null') || '|' || verdict FROM hta_trace_health WHERE \"check\" = 'graph_coverage'")" = "null|ok" ]
 
 # 8. aten::mm of the capture: M 8, N 16, K 16: 2 * 8 * 16 * 16 = 4096 FLOPs; 10 µs of gemm
 check "op_perf: the captured GEMM" [ "$(q pos "SELECT p.m || ' ' || p.n || ' ' || p.k || ' ' || round(p.gflops * 1e9) || ' ' || p.kernel_us_total || ' ' || (SELECT group_concat(k.name) FROM json_each(p.kernel_event_ids) j JOIN hta_graph_kernels k ON k.kernel_event_id = j.value) FROM hta_op_perf('instance') p WHERE p.name = 'aten::mm'")" = "8 16 16 4096.0 10.0 gemm" ]
@@ -91,6 +99,11 @@ check "replays: each call names its launch" [ "$(q replays "SELECT count(DISTINC
 # the example job of docs/sql.md is what graph_gen.py --example writes
 python3 "$here/graph_gen.py" --example example && diff -r example "$here/../../examples/graph_replay" >/dev/null
 check "examples/graph_replay is graph_gen.py --example's" [ $? = 0 ]
+# its health: 9 of 10 replayed kernels (90 of 100 µs) matched: coverage 0.9, 'warn', and
+# hta-ingest says so after the ingest
+"$HTA_INGEST" example.db example 2> example_said.txt
+check "example: graph coverage 90% warns" [ "$(q example "SELECT value || '|' || verdict FROM hta_trace_health WHERE \"check\" = 'graph_coverage'")" = "90.0|warn" ]
+check "example: hta-ingest prints it" grep -qF 'graph_coverage (warn): 90.0% of the replayed GPU time (90.0 µs of 100 µs; 9 of 10 kernels)' example_said.txt
 
 # 10.
 check "nowindow" [ "$(kernels nowindow)" = "gemm:unmatched:no_window: add:unmatched:no_window: copy_kernel:eager::aten::copy_ orphan:unlinked::" ]

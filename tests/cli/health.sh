@@ -74,7 +74,7 @@ check "said: -q" [ ! -s quiet.txt ]
 # a healthy generated job: no check fires, hta-ingest says nothing but its summary
 python3 "$top/tools/gen_trace.py" healthy --ranks 3 --healthy -q || exit 2
 "$HTA_INGEST" -j 1 g.db healthy 2> healthy.txt
-check "healthy: all ok" [ "$(h g.db "SELECT count(*) || '|' || sum(verdict = 'ok') FROM hta_trace_health")" = "58|58" ]
+check "healthy: all ok" [ "$(h g.db "SELECT count(*) || '|' || sum(verdict = 'ok') FROM hta_trace_health")" = "61|61" ]
 check "healthy: one line" [ "$(wc -l < healthy.txt)" = 1 ]
 check "healthy: clocks agree" [ "$(h g.db "SELECT max(abs(value)) < 5 AND min(json_extract(detail, '$.collectives')) >= 20 FROM hta_trace_health WHERE \"check\" = 'clock_offset'")" = 1 ]
 # the same job with rank 1's clock 2500 µs ahead: only rank 1 is off, by 2500 (± the generator's
@@ -98,11 +98,11 @@ check "shifted: nothing else" [ "$(h s.db "SELECT group_concat(\"check\") FROM h
 
 # the report opens each job with the block (report_health.c HRH-n), before the findings
 "$HTA_INGEST" -q --report r.html --job stopped t.db
-check "report: counts" grep -q 'Of the 20 checks of <code>hta_trace_health</code> on 1 trace, 1 failed and 1 warned' r.html
+check "report: counts" grep -q 'Of the 21 checks of <code>hta_trace_health</code> on 1 trace, 1 failed and 1 warned' r.html
 check "report: fail first" [ "$(grep -o '<code>profiler_[a-z_]*</code></td><td style="color:#[0-9a-f]*' r.html | tr '\n' ' ')" = '<code>profiler_stopped_early</code></td><td style="color:#d62728 <code>profiler_log_errors</code></td><td style="color:#b8860b ' ]
 check "report: before the findings" [ "$(grep -o 'id="health"\|id="findings"' r.html | tr '\n' ' ')" = 'id="health" id="findings" ' ]
 "$HTA_INGEST" -q --report g.html g.db
-check "report: healthy" grep -q 'All 58 checks of <code>hta_trace_health</code> on 3 traces say ok.' g.html
+check "report: healthy" grep -q 'All 61 checks of <code>hta_trace_health</code> on 3 traces say ok.' g.html
 check "report: healthy, no table" [ "$(sed -n '/id="health"/,/id="findings"/p' g.html | grep -c '<table')" = 0 ]
 
 [ $fails = 0 ]

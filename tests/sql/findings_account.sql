@@ -152,7 +152,7 @@ SELECT 'fa_min_pct', (SELECT group_concat(rule, ',') FROM hta_findings(3) WHERE 
 -- FS-2, FC-1: no ProfilerStep: the window is one step, and the caveat says so
 SELECT 'fa_win', (SELECT json_extract(evidence, '$.parts.host_other') = 350 AND json_extract(evidence, '$.parts.gpu_waits_for_host') = 5
   AND json_extract(evidence, '$.unexplained_us') = 45 AND json_extract(evidence, '$.steps') = 1
-  AND json_extract(caveats, '$[0].check') = 'steps' AND json_extract(caveats, '$[0].text') LIKE 'no ProfilerStep: the whole window (500 µs)%'
+  AND json_extract(caveats, '$[0].check') = 'steps' AND json_extract(caveats, '$[0].text') LIKE 'no ProfilerStep: the per-step analyses see the whole window (500 µs)%'
   FROM f WHERE job = 'win' AND rule = 'step');
 SELECT 'fa_win_caveat_all', (SELECT count(*) = sum(caveats LIKE '%"check":"steps"%') FROM f WHERE job = 'win');
 

@@ -106,10 +106,10 @@ UPDATE trace SET
 CREATE TEMP VIEW h AS SELECT * FROM hta_trace_health;
 SELECT 'hl_01_columns', group_concat(name, ',') = 'rank,trace_id,check,value,threshold,verdict,detail,message,job'
   FROM pragma_table_info('hta_trace_health');
--- HL-1: the job's check first, then each trace's 19 checks in order, jobs in job_id order
-SELECT 'hl_02_rows', (SELECT count(*) FROM h) = 4 + 19 * 7;
+-- HL-1: the job's check first, then each trace's 20 checks in order, jobs in job_id order
+SELECT 'hl_02_rows', (SELECT count(*) FROM h) = 4 + 20 * 7;
 SELECT 'hl_03_order', (SELECT group_concat("check", ',') FROM (SELECT "check" FROM h WHERE job = 'a' AND (trace_id IS NULL OR trace_id = 1)))
-  = 'ranks_profiled,profiler_stopped_early,profiler_record_errors,profiler_log_errors,ingest_repairs,gpu_activity,cpu_activity,kernels_without_launch,launches_without_kernel,flows,steps,collapsed_steps,last_step,dominant_gpu_event,clock_offset,rank_identity,distributed_info,device_properties,time_unit,time_span';
+  = 'ranks_profiled,profiler_stopped_early,profiler_record_errors,profiler_log_errors,ingest_repairs,gpu_activity,cpu_activity,kernels_without_launch,launches_without_kernel,flows,graph_coverage,steps,collapsed_steps,last_step,dominant_gpu_event,clock_offset,rank_identity,distributed_info,device_properties,time_unit,time_span';
 SELECT 'hl_04_job_order', (SELECT group_concat(DISTINCT job) FROM h) = 'a,pair,cpu,gpuonly';
 SELECT 'hl_05_trace_order', (SELECT group_concat(trace_id) FROM (SELECT DISTINCT trace_id FROM h WHERE trace_id IS NOT NULL)) = '1,2,3,4,5,6,7';
 -- trace 1 is healthy: nothing but ok
@@ -182,11 +182,11 @@ SELECT 'hl_42_unit_ms', (SELECT value = 'ms' AND json_extract(detail, '$.ns_reso
 SELECT 'hl_43_span', (SELECT abs(value - 7200.000001) < 1e-9 AND verdict = 'warn' FROM h WHERE trace_id = 6 AND "check" = 'time_span');
 SELECT 'hl_44_span_ok', (SELECT value = 0.03 AND verdict = 'ok' FROM h WHERE trace_id = 1 AND "check" = 'time_span');
 -- HL-1: rank = N keeps that rank's traces and no job check
-SELECT 'hl_45_rank', (SELECT count(*) = 19 AND min(trace_id) = 2 AND max(trace_id) = 2 FROM hta_trace_health WHERE job = 'a' AND rank = 1);
+SELECT 'hl_45_rank', (SELECT count(*) = 20 AND min(trace_id) = 2 AND max(trace_id) = 2 FROM hta_trace_health WHERE job = 'a' AND rank = 1);
 SELECT 'hl_46_rank_clock', (SELECT value = 500.0 FROM hta_trace_health WHERE job = 'a' AND rank = 1 AND "check" = 'clock_offset');
 -- every detail is a JSON object, every message a sentence
 SELECT 'hl_47_detail_json', (SELECT count(*) FROM h WHERE json_type(detail) != 'object' OR message IS NULL OR message = '') = 0;
 -- a job alone gives what it gives in the database of four
-SELECT 'hl_48_job', (SELECT count(*) FROM hta_trace_health WHERE job = 'pair') = 1 + 2 * 19;
+SELECT 'hl_48_job', (SELECT count(*) FROM hta_trace_health WHERE job = 'pair') = 1 + 2 * 20;
 -- an empty database: no rows
 .system sqlite3 :memory: -cmd ".load $HTA_EXT" "SELECT count(*) FROM hta_trace_health" 2>&1 | grep -q "hta_trace_health: " && echo 'hl_49_no_schema\|1' || echo 'hl_49_no_schema\|0'

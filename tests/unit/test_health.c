@@ -1,7 +1,7 @@
 /*
 ** test_health.c: the C side of hta_trace_health that other families use (ext/health/health.h):
-** hta_health_run gives a job's checks as rows, and hta_health_caveats the messages a finding
-** should carry (health.c HL-4), on a job written here: two ranks of a world of 4, rank 0's two
+** hta_health_run gives a job's checks as rows, and hta_health_caveats the checks a finding
+** should carry, {check, value, text} (health.c HL-4), on a job written here: two ranks of a world of 4, rank 0's two
 ** kernels without their launch (correlation lost), neither trace with a ProfilerStep or flows.
 */
 #include <string.h>
@@ -48,9 +48,9 @@ int main(void) {
   CHECK_INT(sqlite3_exec(db, data, 0, 0, 0), SQLITE_OK);
   hta_scope sc = {"main", 1};
 
-  /* HL-1: the job's check, then 19 per trace */
+  /* HL-1: the job's check, then 20 per trace */
   CHECK_INT(hta_health_run(db, &sc, 0, 0, &h, &zErr), SQLITE_OK);
-  CHECK_INT(h.n, 1 + 2 * 19);
+  CHECK_INT(h.n, 1 + 2 * 20);
   CHECK_STR(h.a[0].check, "ranks_profiled");
   CHECK_INT(h.a[0].verdict, HTA_HEALTH_WARN);
   long k = find(&h, 1, "kernels_without_launch");
@@ -70,8 +70,12 @@ int main(void) {
     sqlite3_stmt *st = 0;
     CHECK_INT(sqlite3_prepare_v2(db,
                                  "SELECT json_valid(?1), json_array_length(?1),"
-                                 " json_extract(?1, '$[0]'), json_extract(?1, '$[1]'),"
-                                 " json_extract(?1, '$[2]')",
+                                 " json_extract(?1, '$[0].text'), json_extract(?1, '$[1].text'),"
+                                 " json_extract(?1, '$[2].text'),"
+                                 " json_extract(?1, '$[0].check') || ':' || json_extract(?1, "
+                                 "'$[0].value') || ' ' || json_extract(?1, '$[1].check') || ':' ||"
+                                 " json_extract(?1, '$[1].value') || ' ' || json_extract(?1, "
+                                 "'$[2].check') || ':' || json_extract(?1, '$[2].value')",
                                  -1, &st, 0),
               SQLITE_OK);
     sqlite3_bind_text(st, 1, z, -1, SQLITE_STATIC);
@@ -81,6 +85,8 @@ int main(void) {
     CHECK(!strncmp((const char *)sqlite3_column_text(st, 2), "2 of 4 ranks profiled", 21));
     CHECK(!strncmp((const char *)sqlite3_column_text(st, 3), "100.0% of kernels (2 of 2)", 26));
     CHECK(!strncmp((const char *)sqlite3_column_text(st, 4), "no ProfilerStep", 15));
+    CHECK_STR((const char *)sqlite3_column_text(st, 5),
+              "ranks_profiled:2 kernels_without_launch:100.0 steps:0");
     sqlite3_finalize(st);
   }
   sqlite3_free(z);
@@ -90,17 +96,23 @@ int main(void) {
   sqlite3_free(z);
   hta_health_free(&h);
 
-  /* HL-1: one rank: no job check */
+  /* HL-1: one rank: its checks, and the job's (its caveats hold it) */
   CHECK_INT(hta_health_run(db, &sc, 1, 1, &h, &zErr), SQLITE_OK);
-  CHECK_INT(h.n, 19);
-  CHECK_INT(find(&h, 0, "ranks_profiled"), -1);
+  CHECK_INT(h.n, 1 + 20);
+  CHECK_INT(find(&h, 0, "ranks_profiled"), 0);
+  CHECK_INT(find(&h, 1, "steps"), -1);
+  CHECK_INT(hta_health_caveats(&h, 2, &z), SQLITE_OK);
+  CHECK(z && strstr(z, "2 of 4 ranks profiled"));
+  sqlite3_free(z);
   hta_health_free(&h);
   /* a world of 2: every rank profiled, so only the missing steps remain of trace 2's caveats */
   CHECK_INT(sqlite3_exec(db, "UPDATE trace SET world_size = 2", 0, 0, 0), SQLITE_OK);
   CHECK_INT(hta_health_run(db, &sc, 0, 0, &h, &zErr), SQLITE_OK);
   CHECK_INT(h.a[0].verdict, HTA_HEALTH_OK);
   CHECK_INT(hta_health_caveats(&h, 2, &z), SQLITE_OK);
-  CHECK_STR(z, "[\"no ProfilerStep: the per-step analyses see the whole window as one step\"]");
+  CHECK_STR(z,
+            "[{\"check\":\"steps\",\"value\":0,\"text\":\"no ProfilerStep: the per-step "
+            "analyses see the whole window (2.00 \xC2\xB5s) as one step\"}]");
   sqlite3_free(z);
   hta_health_free(&h);
   sqlite3_free(zErr);
