@@ -13,6 +13,7 @@
 #     job_summary view rebuilt)
 #  6. HTA's Python API on the database (TraceAnalysis.from_database) sees the replay only
 set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 2
@@ -106,7 +107,6 @@ check "schema 3: capture and the new job_summary" [ "$(q s3.db "SELECT captures 
 # 6. HTA's Python API on such a database (from_database) sees the replay only
 py=${HTA_PYTHON:-/usr/bin/python3}
 if "$py" -c "import pandas, sqlite3; sqlite3.connect(':memory:').enable_load_extension" 2>/dev/null; then
-  top=$(cd "$(dirname "$0")/../.." && pwd)
   mkdir -p pkg && cp -R "$top/python/hta_sqlite" pkg/ && cp "$HTA_EXT" pkg/hta_sqlite/hta.so
   cp "$HTA_INGEST" pkg/hta_sqlite/hta-ingest && cp "$top/VERSION" pkg/hta_sqlite/VERSION
   got=$(PYTHONPATH=pkg HTA_SQLITE_CACHE="$work/cache" "$py" -c "
