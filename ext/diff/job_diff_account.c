@@ -24,7 +24,9 @@
 **     the longer) makes each side's parts add up to JS-1's step, hence the deltas to the
 **     step difference, exactly. A trace without a compute stream (or outside the run)
 **     has all of its step there. Parts that are 0 on both sides are left out.
-**  4. Split 'finding': per rule (hta_findings.rule), the findings of the side's trace and
+**  4. Split 'finding': per rule (hta_findings.rule; part = the rule, followed by
+**     " (tb_plugin)" for the TensorBoard plugin's rules, some of which share an id with
+**     ours: 'dataloader'), the findings of the side's trace and
 **     those about its rank or the whole job (trace_id NULL), but the summary row 'step'
 **     (it is the step itself, JS-1): control_ns / test_ns = the sum of their time_us per
 **     step in whole ns (rounded to nearest; NULL where the side has no such finding or
@@ -76,7 +78,7 @@ static const char *jsaPartName(int p) {
 
 /* ---------------------------------------------------------------- findings (JSA-4) */
 typedef struct jsa_rule {
-  const char *rule; /* static: the rule table's id */
+  const fd_rule *rule; /* (id, source): the plugin's rules share some ids */
   int64_t ns[2];
   int has_ns[2], count[2], big; /* big: some finding at or above JSA_MIN_PCT */
 } jsa_rule;
@@ -89,7 +91,8 @@ static int jsaRuleCmp(const void *pa, const void *pb) {
     int64_t da = llabs(a->ns[1] - a->ns[0]), db = llabs(b->ns[1] - b->ns[0]);
     if (da != db) return da > db ? -1 : 1;
   }
-  return strcmp(a->rule, b->rule);
+  int c = strcmp(a->rule->id, b->rule->id);
+  return c ? c : strcmp(a->rule->source, b->rule->source);
 }
 
 /* Adds side K's findings of trace TRACE_ID (and its rank's, the job's) to *V. */
@@ -99,12 +102,12 @@ static int jsaCollect(const fd_ctx *x, int k, int64_t trace_id, jsa_rule **v, si
     const fd_finding *f = &x->f[i];
     size_t j;
     if (f->rule->kind == FD_SUMMARY || (f->has_trace && f->trace_id != trace_id)) continue;
-    for (j = 0; j < *n && strcmp((*v)[j].rule, f->rule->id); j++) {
+    for (j = 0; j < *n && (*v)[j].rule != f->rule; j++) {
     }
     if (j == *n) {
       jsa_rule z;
       memset(&z, 0, sizeof z);
-      z.rule = f->rule->id;
+      z.rule = f->rule;
       HTA_PUSH(*v, *n, *cap, 16, z, jsa_oom);
     }
     jsa_rule *r = &(*v)[j];
@@ -134,10 +137,18 @@ static int jsaFindings(const jd_pair *p, const fd_ctx *x, int64_t step_delta, ht
     if (!r->big) continue;
     if (r->count[0] && r->count[1] && r->has_ns[0] == r->has_ns[1] && r->ns[0] == r->ns[1])
       continue;
-    hta_cell *row = jd_summary_row(out, p, "finding", r->rule, r->ns[0], r->ns[1], step_delta);
+    hta_cell *row = jd_summary_row(out, p, "finding", r->rule->id, r->ns[0], r->ns[1], step_delta);
     if (!row) {
       rc = SQLITE_NOMEM;
       break;
+    }
+    if (strcmp(r->rule->source, "hta-sqlite")) { /* "dataloader (tb_plugin)" */
+      char *z = sqlite3_mprintf("%s (%s)", r->rule->id, r->rule->source);
+      if (!z) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      row[JS_PART] = (hta_cell){SQLITE_TEXT, 1, {.s = z}};
     }
     for (int k = 0; k < 2; k++) {
       if (!r->has_ns[k]) row[JS_US + k] = row[JS_NS + k] = null;
