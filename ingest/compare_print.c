@@ -94,7 +94,7 @@ static int cmpSplit(sqlite3 *db, FILE *out, const char *split, const cmp_unit *u
   sqlite3_bind_text(st, 1, split, -1, SQLITE_STATIC);
   fprintf(out, "\nThe step difference by %s, parts adding up to it exactly:\n",
           !strcmp(split, "role")   ? "role (the TensorBoard plugin's roles)"
-          : !strcmp(split, "idle") ? "GPU busy time and idle cause (hta_findings' accounting)"
+          : !strcmp(split, "idle") ? "GPU busy time and idle cause (hta_findings)"
                                    : split);
   fprintf(out, "  %s %13s %13s %13s %7s\n", cmpFit(nb, sizeof nb, "part", namew), "control", "test",
           "delta", "share");
