@@ -166,6 +166,8 @@ typedef struct jd_pair {
   int64_t rank[2]; /* the ranks used */
   char *schema[2]; /* the databases read (sqlite3_malloc'd) */
   hta_trace t[2];  /* the trace of each side (valid when have) */
+  char *split;     /* WHERE split = 'x' (sqlite3_malloc'd; NULL: none): the summary computes
+                      only the splits asked for (and the step) */
   int have;
   uint64_t col_used;
 } jd_pair;
@@ -186,6 +188,8 @@ typedef struct jd_def {
   const char *name;
   const char *schema; /* CREATE TABLE x(visible columns) */
   int nvisible;
+  int split_col; /* the column 'split' whose EQ constraint is passed to run (jd_pair.split),
+                    -1: none */
   /* Computes the result of P into OUT (out->t.ncol is set). On error an SQLite code and
   ** maybe *pzErr (sqlite3_malloc'd). */
   int (*run)(sqlite3 *db, const jd_pair *p, jd_result *out, char **pzErr);
@@ -229,8 +233,10 @@ void jd_apportion(const int64_t *tot, int np, int64_t nsteps, int64_t *out, int6
 ** STEP_DELTA when that is not 0, trace ids); PART and SPLIT static. NULL: out of memory. */
 hta_cell *jd_summary_row(hta_table *out, const jd_pair *p, const char *split, const char *part,
                          int64_t c, int64_t t, int64_t step_delta);
-/* The 'idle' and 'finding' splits (job_diff_account.c JSA-n) of P into OUT; STEP: each
-** side's mean step (JS-1). */
+/* The 'idle' and 'finding' splits (job_diff_account.c JSA-n) of P into OUT, those that
+** P->split asks for; STEP: each side's mean step (JS-1). */
 int jd_summary_accounting(sqlite3 *db, const jd_pair *p, const int64_t step[2], hta_table *out);
+/* 1 when P's split constraint lets split SPLIT through (none, or equal). */
+int jd_wants_split(const jd_pair *p, const char *split);
 
 #endif

@@ -11,7 +11,8 @@
 **
 ** Requirements (tests cite them as JSA-n):
 **  1. Each side is hta_findings' run over its job with WHERE rank = the side's rank and
-**     min_pct 0; its trace is the side's trace (job_diff_vtab.c).
+**     min_pct 0; its trace is the side's trace (job_diff_vtab.c). WHERE split = 'idle'
+**     runs the accounting only, split = 'role' or 'operator' no run (jd_pair.split).
 **  2. Split 'idle': the findings' accounting of the side's trace (fd_account.c FA-1..8):
 **     per typical step, the compute streams' 'busy' time and the idle time of each part
 **     (the causes in FA-5's priority order, then 'warmup' and 'unexplained'), named as
@@ -166,19 +167,20 @@ int jd_summary_accounting(sqlite3 *db, const jd_pair *p, const int64_t step[2], 
   fd_ctx x[2];
   fd_acct *acct[2] = {0, 0};
   int64_t part[2][JSA_NPART], d = step[1] - step[0];
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, idle = jd_wants_split(p, "idle"), findings = jd_wants_split(p, "finding");
+  if (!idle && !findings) return SQLITE_OK; /* WHERE split = 'role': no run needed */
   memset(x, 0, sizeof x);
   for (int k = 0; k < 2 && rc == SQLITE_OK; k++) {
-    rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0, &x[k]); /* JSA-1 */
+    rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0, findings, &x[k]); /* JSA-1 */
     if (rc == SQLITE_OK && x[k].nu) rc = fd_account(&x[k], &acct[k]);
     if (rc == SQLITE_OK) jsaIdle(&x[k], acct[k], p->t[k].trace_id, step[k], part[k]);
   }
-  for (int q = 0; q < JSA_NPART && rc == SQLITE_OK; q++) {
+  for (int q = 0; idle && q < JSA_NPART && rc == SQLITE_OK; q++) {
     if (!part[0][q] && !part[1][q]) continue;
     if (!jd_summary_row(out, p, "idle", jsaPartName(q), part[0][q], part[1][q], d))
       rc = SQLITE_NOMEM;
   }
-  if (rc == SQLITE_OK) rc = jsaFindings(p, x, d, out);
+  if (rc == SQLITE_OK && findings) rc = jsaFindings(p, x, d, out);
   for (int k = 0; k < 2; k++) fd_run_free(&x[k]);
   return rc;
 }

@@ -319,7 +319,7 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
     int64_t step[2] = {r[0].step, r[1].step};
     rc = jd_summary_accounting(db, p, step, out);
   }
-  if (rc == SQLITE_OK) rc = jsOperators(p, s, r, out);
+  if (rc == SQLITE_OK && jd_wants_split(p, "operator")) rc = jsOperators(p, s, r, out);
   for (int k = 0; k < 2; k++) {
     jd_side_free(&s[k]);
     opt_ids_free(&ids[k]);
@@ -328,4 +328,8 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   return rc;
 }
 
-const jd_def jd_summary_def = {"hta_job_diff_summary", jsSchema, JS_NVISIBLE, jsRun};
+int jd_wants_split(const jd_pair *p, const char *split) {
+  return !p->split || !strcmp(p->split, split);
+}
+
+const jd_def jd_summary_def = {"hta_job_diff_summary", jsSchema, JS_NVISIBLE, JS_SPLIT, jsRun};

@@ -214,7 +214,7 @@ static int fdOutput(fd_ctx *x, hta_table *out) {
 }
 
 int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_t rank,
-           double min_pct, fd_ctx *x) {
+           double min_pct, int rules, fd_ctx *x) {
   fd_acct *acct;
   memset(x, 0, sizeof *x);
   x->db = db;
@@ -235,7 +235,7 @@ int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_
   }
   if (rc == SQLITE_OK) rc = fdLoadUnits(x);
   if (rc == SQLITE_OK && x->nu) rc = fd_account(x, &acct); /* the typical steps, first */
-  for (size_t i = 0; rc == SQLITE_OK && x->nu && i < fd_nrules; i++) {
+  for (size_t i = 0; rc == SQLITE_OK && rules && x->nu && i < fd_nrules; i++) {
     rc = fd_rules[i].run(x, &fd_rules[i]);
     if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   }
@@ -248,7 +248,7 @@ static int fdRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzEr
   fd_ctx x;
   (void)pzErr;
   int rc = fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank,
-                  a->p[FD_P_MIN_PCT], &x);
+                  a->p[FD_P_MIN_PCT], 1, &x);
   if (rc == SQLITE_OK) rc = fdOutput(&x, out);
   fd_run_free(&x);
   return rc;

@@ -115,3 +115,17 @@ SELECT 'jsa_08_columns', (SELECT group_concat(name, ',') FROM pragma_table_info(
 -- rows: role, idle, finding, then operator
 SELECT 'jsa_09_order', group_concat(split, ',') = 'role,idle,finding,operator'
   FROM (SELECT split FROM temp.s GROUP BY split ORDER BY min(rowid));
+-- WHERE split = 'x' computes only that split (and the step): the same rows as the whole
+-- answer filtered (+split: a filter SQLite keeps to itself)
+CREATE TEMP TABLE splits(x);
+INSERT INTO temp.splits VALUES ('role'), ('idle'), ('finding'), ('operator'), ('nope');
+SELECT 'jsa_10_split_eq', count(*) = 5 AND sum(pushed IS whole) = 5 FROM (SELECT x,
+    (SELECT group_concat(part || ':' || coalesce(control_ns, '') || ':' || coalesce(test_ns, ''), ' ')
+       FROM hta_job_diff_summary('a', 'b') WHERE split = x) AS pushed,
+    (SELECT group_concat(part || ':' || coalesce(control_ns, '') || ':' || coalesce(test_ns, ''), ' ')
+       FROM hta_job_diff_summary('a', 'b') WHERE +split = x) AS whole FROM temp.splits);
+SELECT 'jsa_11_split_rows', (SELECT count(*) FROM hta_job_diff_summary('a', 'b') WHERE split = 'finding') = 1
+  AND (SELECT count(*) FROM hta_job_diff_summary('a', 'b') WHERE split = 'role') = 4
+  AND (SELECT count(*) FROM hta_job_diff_summary('a', 'b') WHERE split = 'nope') = 0
+  AND (SELECT group_concat(part) FROM hta_job_diff_summary('a', 'b') WHERE split = 'idle')
+    = 'busy,host_sync,gpu_waits_for_host';
