@@ -131,10 +131,8 @@ static int cmpFindings(sqlite3 *db, FILE *out, const cmp_unit *u, int width, cha
               "test", "delta", "change");
     fprintf(out, "  %s ", cmpFit(nb, sizeof nb, (const char *)sqlite3_column_text(st, 0), namew));
     for (int k = 1; k <= 3; k++) {
-      if (sqlite3_column_type(st, k) == SQLITE_NULL)
-        fprintf(out, "%*s", k == 1 ? 13 : 14, "-");
-      else
-        cmpTime(out, u, sqlite3_column_double(st, k), k == 1 ? 13 : 14, k == 3);
+      if (sqlite3_column_type(st, k) == SQLITE_NULL) fprintf(out, "%*s", k == 1 ? 13 : 14, "-");
+      else cmpTime(out, u, sqlite3_column_double(st, k), k == 1 ? 13 : 14, k == 3);
     }
     fprintf(out, "  %s\n", (const char *)sqlite3_column_text(st, 4));
   }

@@ -127,10 +127,11 @@ void hrCompare(hr_ctx *x, const char *a, const char *b) {
               : idle ? "GPU busy time and idle cause (the findings' accounting)"
                      : splits[k]);
     if (idle)
-      sv_puts(o, "<p class=\"what\">hta_findings' accounting of each trace's typical steps: the "
-                 "compute streams' busy time and every idle nanosecond given to one cause. "
-                 "other_steps is the plugin's mean step less the accounting's (its steps leave "
-                 "out the outliers and the cut last step).</p>\n");
+      sv_puts(o,
+              "<p class=\"what\">hta_findings' accounting of each trace's typical steps: the "
+              "compute streams' busy time and every idle nanosecond given to one cause. "
+              "other_steps is the plugin's mean step less the accounting's (its steps leave "
+              "out the outliers and the cut last step).</p>\n");
     hrcWaterfall(x, splits[k],
                  role ? "The mean step from one run to the other, part by part"
                       : "The mean step from one run to the other, by busy time and idle cause");

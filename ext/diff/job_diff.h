@@ -9,6 +9,7 @@
 **   job_diff.c         hta_job_diff and the two-job vtab both functions share
 **   job_diff_summary.c hta_job_diff_summary: the step difference split into parts
 **   job_diff_account.c its splits read from hta_findings' run: 'idle' and 'finding'
+**   job_diff_rows.c    what both share: jd_apportion, jd_summary_row, jd_wants_split
 **
 ** Nothing outside ext/diff/ includes it.
 */

@@ -49,7 +49,7 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define JSA_MIN_PCT 1.0 /* JSA-4: hta_findings' default */
+#define JSA_MIN_PCT 1.0          /* JSA-4: hta_findings' default */
 #define JSA_NPART (FD_NPART + 2) /* busy, FD's parts, other_steps */
 
 /* JSA-2, JSA-3: side's per-step parts into PART (STEP: JS-1's step). */
@@ -155,8 +155,7 @@ static int jsaFindings(const jd_pair *p, const fd_ctx *x, int64_t step_delta, ht
       if (!r->has_ns[k]) row[JS_US + k] = row[JS_NS + k] = null;
       hta_cell_int(&row[JS_COUNT + k], r->count[k]);
     }
-    if (!r->has_ns[0] && !r->has_ns[1])
-      row[JS_US + 2] = row[JS_NS + 2] = row[JS_SHARE] = null;
+    if (!r->has_ns[0] && !r->has_ns[1]) row[JS_US + 2] = row[JS_NS + 2] = row[JS_SHARE] = null;
     hta_cell_static(&row[JS_CHANGE], change);
   }
   sqlite3_free(v);

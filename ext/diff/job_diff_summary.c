@@ -105,25 +105,6 @@ static int jsKernelTypes(const tv_model *m, const hta_gpu_rows *g, hta_iv **iv, 
   return rc;
 }
 
-void jd_apportion(const int64_t *tot, int np, int64_t nsteps, int64_t *out, int64_t *step) {
-  int64_t sum = 0, base = 0, rem[JD_MAXPART];
-  for (int p = 0; p < np; p++) {
-    out[p] = tot[p] / nsteps;
-    rem[p] = tot[p] % nsteps;
-    sum += tot[p];
-    base += out[p];
-  }
-  *step = sum / nsteps;
-  for (int64_t extra = *step - base; extra > 0; extra--) {
-    int best = -1;
-    for (int p = 0; p < np; p++)
-      if (rem[p] > 0 && (best < 0 || rem[p] > rem[best])) best = p;
-    if (best < 0) break;
-    out[best]++;
-    rem[best] = 0;
-  }
-}
-
 /* JS-1, JS-2 for trace T; G holds its GPU rows with their kernel types. */
 static int jsRoles(sqlite3 *db, const hta_trace *t, const hta_gpu_rows *g, js_roles *r) {
   tv_model m;
@@ -175,26 +156,6 @@ static const char *jsPartName(int p) {
   static const char *const kt[JS_NKT] = {"Kernel: COMPUTATION", "Kernel: COMMUNICATION",
                                          "Kernel: MEMORY", "Kernel: OTHER"};
   return p < JS_NKT ? kt[p] : tv_role_names[p - JS_NKT + 1];
-}
-
-static double jsUs(int64_t ns) { return (double)ns / 1000.0; }
-
-hta_cell *jd_summary_row(hta_table *out, const jd_pair *p, const char *split, const char *part,
-                       int64_t c, int64_t t, int64_t step_delta) {
-  hta_cell *row = hta_table_add_row(out);
-  if (!row) return 0;
-  hta_cell_static(&row[JS_PART], part);
-  hta_cell_static(&row[JS_SPLIT], split);
-  hta_cell_double(&row[JS_US], jsUs(c));
-  hta_cell_double(&row[JS_US + 1], jsUs(t));
-  hta_cell_double(&row[JS_US + 2], jsUs(t - c));
-  hta_cell_int(&row[JS_NS], c);
-  hta_cell_int(&row[JS_NS + 1], t);
-  hta_cell_int(&row[JS_NS + 2], t - c);
-  if (step_delta) hta_cell_double(&row[JS_SHARE], (double)(t - c) / (double)step_delta);
-  hta_cell_int(&row[JS_TRACE], p->t[0].trace_id);
-  hta_cell_int(&row[JS_TRACE + 1], p->t[1].trace_id);
-  return row;
 }
 
 /* ---------------------------------------------------------------- operators (JS-3) */
@@ -312,7 +273,8 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
     }
     for (int k = 0; k < JS_NPART && rc == SQLITE_OK; k++) {
       if (!r[0].part[k] && !r[1].part[k]) continue;
-      if (!jd_summary_row(out, p, "role", jsPartName(k), r[0].part[k], r[1].part[k], d)) rc = SQLITE_NOMEM;
+      if (!jd_summary_row(out, p, "role", jsPartName(k), r[0].part[k], r[1].part[k], d))
+        rc = SQLITE_NOMEM;
     }
   }
   if (rc == SQLITE_OK) {
@@ -326,10 +288,6 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   }
   jd_intern_free(&names);
   return rc;
-}
-
-int jd_wants_split(const jd_pair *p, const char *split) {
-  return !p->split || !strcmp(p->split, split);
 }
 
 const jd_def jd_summary_def = {"hta_job_diff_summary", jsSchema, JS_NVISIBLE, JS_SPLIT, jsRun};

@@ -247,8 +247,8 @@ int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_
 static int fdRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   fd_ctx x;
   (void)pzErr;
-  int rc = fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank,
-                  a->p[FD_P_MIN_PCT], 1, &x);
+  int rc =
+      fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank, a->p[FD_P_MIN_PCT], 1, &x);
   if (rc == SQLITE_OK) rc = fdOutput(&x, out);
   fd_run_free(&x);
   return rc;
