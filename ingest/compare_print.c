@@ -77,20 +77,31 @@ static int cmpFail(sqlite3 *db, const char *what, char *err, size_t errlen) {
   return -1;
 }
 
+/* The name column's width: WIDTH less the USED columns, from 16 to MAX (CMP-6). */
+static int cmpNameWidth(int width, int used, int max) {
+  int w = width - used;
+  return w < 16 ? 16 : w > max ? max : w;
+}
+
+/* SQL over the temp tables prepared, or NULL with the error in ERR. */
+static sqlite3_stmt *cmpQuery(sqlite3 *db, const char *sql, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) return st;
+  cmpFail(db, "hta_job_diff_summary", err, errlen);
+  return NULL;
+}
+
 /* CMP-3: one split's table. */
 static int cmpSplit(sqlite3 *db, FILE *out, const char *split, const cmp_unit *u, int width,
                     char *err, size_t errlen) {
-  sqlite3_stmt *st = NULL;
-  int namew = width - 2 - 4 * 13 - 8, rc;
+  int namew = cmpNameWidth(width, 2 + 4 * 13 + 8, 40), rc;
   char nb[512];
-  if (namew < 16) namew = 16;
-  if (namew > 40) namew = 40;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT part, control_us, test_us, delta_us, share FROM"
-                         " temp.cmp_s WHERE split = ?1 OR (split = 'role' AND part = 'step')"
-                         " ORDER BY split = 'role' AND part = 'step', rowid",
-                         -1, &st, NULL) != SQLITE_OK)
-    return cmpFail(db, "hta_job_diff_summary", err, errlen);
+  sqlite3_stmt *st = cmpQuery(db,
+                              "SELECT part, control_us, test_us, delta_us, share FROM"
+                              " temp.cmp_s WHERE split = ?1 OR (split = 'role' AND part = 'step')"
+                              " ORDER BY split = 'role' AND part = 'step', rowid",
+                              err, errlen);
+  if (!st) return -1;
   sqlite3_bind_text(st, 1, split, -1, SQLITE_STATIC);
   fprintf(out, "\nThe step difference by %s, parts adding up to it exactly:\n",
           !strcmp(split, "role")   ? "role (the TensorBoard plugin's roles)"
@@ -114,16 +125,13 @@ static int cmpSplit(sqlite3 *db, FILE *out, const char *split, const cmp_unit *u
 /* CMP-7. */
 static int cmpFindings(sqlite3 *db, FILE *out, const cmp_unit *u, int width, char *err,
                        size_t errlen) {
-  sqlite3_stmt *st = NULL;
-  int namew = width - 2 - 3 * 13 - 14, rc, n = 0;
+  int namew = cmpNameWidth(width, 2 + 3 * 13 + 14, 40), rc, n = 0;
   char nb[512];
-  if (namew < 16) namew = 16;
-  if (namew > 40) namew = 40;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT part, control_us, test_us, delta_us, change FROM temp.cmp_s"
-                         " WHERE split = 'finding' ORDER BY rowid",
-                         -1, &st, NULL) != SQLITE_OK)
-    return cmpFail(db, "hta_job_diff_summary", err, errlen);
+  sqlite3_stmt *st = cmpQuery(db,
+                              "SELECT part, control_us, test_us, delta_us, change FROM temp.cmp_s"
+                              " WHERE split = 'finding' ORDER BY rowid",
+                              err, errlen);
+  if (!st) return -1;
   fprintf(out, "\nFindings that appeared, disappeared or changed cost (hta_findings, per step):\n");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if (!n++)
@@ -144,16 +152,14 @@ static int cmpFindings(sqlite3 *db, FILE *out, const cmp_unit *u, int width, cha
 /* CMP-4. */
 static int cmpOperators(sqlite3 *db, FILE *out, const cmp_unit *u, int width, char *err,
                         size_t errlen) {
-  sqlite3_stmt *st = NULL;
-  int namew = width - 2 - 3 * 13 - 22, rc;
+  int namew = cmpNameWidth(width, 2 + 3 * 13 + 22, 48), rc;
   char nb[512];
-  if (namew < 16) namew = 16;
-  if (namew > 48) namew = 48;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT part, control_us, test_us, delta_us, control_count, test_count"
-                         " FROM temp.cmp_s WHERE split = 'operator' ORDER BY rowid LIMIT 10",
-                         -1, &st, NULL) != SQLITE_OK)
-    return cmpFail(db, "hta_job_diff_summary", err, errlen);
+  sqlite3_stmt *st =
+      cmpQuery(db,
+               "SELECT part, control_us, test_us, delta_us, control_count, test_count"
+               " FROM temp.cmp_s WHERE split = 'operator' ORDER BY rowid LIMIT 10",
+               err, errlen);
+  if (!st) return -1;
   fprintf(out, "\nThe 10 operators whose GPU time per step changed most:\n");
   fprintf(out, "  %s %13s %13s %13s  %s\n", cmpFit(nb, sizeof nb, "operator", namew), "control",
           "test", "delta", "GPU events");

@@ -41,14 +41,6 @@ INSERT INTO temp.ev VALUES
   (2, 6, 'cuda_runtime', 'cudaStreamSynchronize', 20, 175, NULL),
   (2, 7, 'cuda_runtime', 'cudaLaunchKernel', 230, 5, 3),
   (2, 8, 'kernel', 'k3', 235, 100, 3),
-  (3, 1, 'user_annotation', 'ProfilerStep#1', 0, 250, NULL),
-  (3, 2, 'cuda_runtime', 'cudaLaunchKernel', 0, 5, 1),
-  (3, 3, 'kernel', 'k1', 5, 100, 1),
-  (3, 4, 'cuda_runtime', 'cudaLaunchKernel', 10, 5, 2),
-  (3, 5, 'kernel', 'k2', 105, 90, 2),
-  (3, 6, 'cuda_runtime', 'cudaStreamSynchronize', 20, 175, NULL),
-  (3, 7, 'cuda_runtime', 'cudaLaunchKernel', 240, 5, 3),
-  (3, 8, 'kernel', 'k3', 245, 100, 3),
   (4, 1, 'user_annotation', 'ProfilerStep#1', 0, 100, NULL),
   (4, 2, 'cuda_runtime', 'cudaLaunchKernel', 0, 5, 1),
   (4, 3, 'kernel', 'k', 5, 45, 1),
@@ -58,6 +50,8 @@ INSERT INTO temp.ev VALUES
   (4, 7, 'user_annotation', 'ProfilerStep#3', 200, 1000, NULL),
   (4, 8, 'cuda_runtime', 'cudaLaunchKernel', 200, 5, 3),
   (4, 9, 'kernel', 'k', 205, 45, 3);
+INSERT INTO temp.ev SELECT 3, seq, cat, name, ts + CASE WHEN seq >= 7 THEN 10 ELSE 0 END, dur, corr
+  FROM temp.ev WHERE t = 2; -- c: b with L3 and K3 10 us later
 INSERT INTO category(name) SELECT DISTINCT cat FROM temp.ev;
 INSERT INTO string(value) SELECT DISTINCT name FROM temp.ev;
 INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur, stream,
