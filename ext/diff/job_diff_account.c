@@ -27,16 +27,16 @@
 **     has all of its step there. Parts that are 0 on both sides are left out.
 **  4. Split 'finding': per rule (hta_findings.rule; part = the rule, followed by
 **     " (tb_plugin)" for the TensorBoard plugin's rules, some of which share an id with
-**     ours: 'dataloader'), the findings of the side's trace and
-**     those about its rank or the whole job (trace_id NULL), but the summary row 'step'
-**     (it is the step itself, JS-1): control_ns / test_ns = the sum of their time_us per
-**     step in whole ns (rounded to nearest; NULL where the side has no such finding or
-**     none with a time), control_count / test_count = how many, delta_ns = test - control
-**     with an absent side as 0 (NULL when neither has a time), change = 'appeared',
-**     'disappeared' or 'changed' (both sides, different cost). A rule with the same cost
-**     on both sides, or whose every finding is under 1% of its step on both sides
-**     (hta_findings' default min_pct), is left out. Rows by |delta_ns| descending (NULL
-**     last), then rule.
+**     ours: 'dataloader'), the findings of the side's trace and those about its rank as a
+**     whole (trace_id NULL), but the summary row 'step' (it is the step itself, JS-1):
+**     control_ns / test_ns = the sum of their time_us per step in whole ns (rounded to
+**     nearest; NULL where the side has no such finding or none with a time),
+**     control_count / test_count = how many, delta_ns = test - control with an absent
+**     side as 0 (NULL when neither has a time), change = 'appeared', 'disappeared' or
+**     'changed' (both sides, different cost). A rule with the same cost on both sides is
+**     left out, and one whose every finding with a time is under 1% of its step (or has
+**     no pct_of_step) on both sides (hta_findings' default min_pct) and that has none
+**     without a time. Rows by |delta_ns| descending (NULL last), then rule.
 */
 #include <math.h>
 #include <stdlib.h>
