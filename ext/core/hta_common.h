@@ -512,15 +512,15 @@ int hta_register_job_diff(sqlite3 *db);    /* the structural diff of two runs (e
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
-int hta_register_tb_stats(sqlite3 *db);  /* the plugin's kernel and operator views (tb_stats.c) */
+int hta_register_tb_stats(sqlite3 *db);   /* the plugin's kernel and operator views (tb_stats.c) */
 int hta_register_tb_modules(sqlite3 *db); /* the plugin's Module view (tb_modules.c) */
-int hta_register_tb_views(sqlite3 *db);  /* the plugin's Overview, GPU summary, Distributed view */
-int hta_register_op_perf(sqlite3 *db);   /* operator performance model, its summary */
-int hta_register_inference(sqlite3 *db); /* hta_inference_steps (inference/) */
-int hta_register_findings(sqlite3 *db);  /* hta_findings: what to fix (findings.c) */
-int hta_register_health(sqlite3 *db);    /* hta_trace_health: can I trust this trace (health/) */
-int hta_register_graph(sqlite3 *db);     /* graph replays and their captures (graph/) */
-int hta_register_io(sqlite3 *db);        /* io entry point only: DIRECTONLY */
+int hta_register_tb_views(sqlite3 *db);   /* the plugin's Overview, GPU summary, Distributed view */
+int hta_register_op_perf(sqlite3 *db);    /* operator performance model, its summary */
+int hta_register_inference(sqlite3 *db);  /* hta_inference_steps (inference/) */
+int hta_register_findings(sqlite3 *db);   /* hta_findings: what to fix (findings.c) */
+int hta_register_health(sqlite3 *db);     /* hta_trace_health: can I trust this trace (health/) */
+int hta_register_graph(sqlite3 *db);      /* graph replays and their captures (graph/) */
+int hta_register_io(sqlite3 *db);         /* io entry point only: DIRECTONLY */
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io_counters.c, io_overlay.c) take from the

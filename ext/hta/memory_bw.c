@@ -181,7 +181,7 @@ static int mbSortKinds(hta_series *s) {
 
 /* What a run builds and emits with. */
 typedef struct mb_ctx {
-  hta_series_ctx base;        /* how the rows look, collapse_ties */
+  hta_series_ctx base;       /* how the rows look, collapse_ties */
   int from_bytes, hta_order; /* bw_from_bytes, hta_tie_order */
 } mb_ctx;
 

@@ -162,9 +162,9 @@ static int qlCounts(const ql_ids *ids, const hta_gpu *k) {
 /* What a run builds and emits with. */
 typedef struct ql_ctx {
   hta_series_ctx base; /* how the rows look, collapse_ties */
-  ql_ids ids;         /* QL-1 */
-  int hta_order;      /* hta_tie_order */
-  double max_q;       /* hta_queue_full_time's max_queue_length */
+  ql_ids ids;          /* QL-1 */
+  int hta_order;       /* hta_tie_order */
+  double max_q;        /* hta_queue_full_time's max_queue_length */
 } ql_ctx;
 
 /* Builds the series of trace T into *S (QL-2..4; freed by the caller). */

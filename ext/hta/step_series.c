@@ -90,7 +90,7 @@ int hta_series_last_at_ts(const hta_series *s, size_t i) {
 }
 
 int hta_series_each_trace(sqlite3 *db, const hta_tvf_args *a, int include_last_step,
-                         hta_series_build build, hta_series_emit emit, void *ctx, hta_table *out) {
+                          hta_series_build build, hta_series_emit emit, void *ctx, hta_table *out) {
   hta_traces tr;
   hta_classifier *cls = 0;
   int rc = hta_traces_load(db, &a->scope, a->has_rank, a->rank, include_last_step, &tr);
@@ -121,7 +121,7 @@ static int stKeyCell(const hta_series *s, const hta_series_pt *p, hta_cell *c) {
 }
 
 int hta_series_emit_rows(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
-                        int64_t job_min_ts, hta_table *out) {
+                         int64_t job_min_ts, hta_table *out) {
   const hta_series_def *d = ((const hta_series_ctx *)ctx)->def;
   int collapse = ((const hta_series_ctx *)ctx)->collapse, computed = 0;
   (void)db;
@@ -145,7 +145,7 @@ int hta_series_emit_rows(void *ctx, sqlite3 *db, const hta_trace *t, const hta_s
 }
 
 int hta_series_emit_summary(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
-                           int64_t job_min_ts, hta_table *out) {
+                            int64_t job_min_ts, hta_table *out) {
   const hta_series_def *d = ((const hta_series_ctx *)ctx)->def;
   int collapse = ((const hta_series_ctx *)ctx)->collapse;
   (void)db;

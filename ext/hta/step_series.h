@@ -78,20 +78,20 @@ typedef struct hta_series_ctx {
 
 /* Builds trace T's changes into *S (zeroed first; freed by the caller on any rc). */
 typedef int (*hta_series_build)(void *ctx, sqlite3 *db, const hta_trace *t,
-                               const hta_classifier *cls, hta_series *s);
+                                const hta_classifier *cls, hta_series *s);
 /* Emits the rows of trace T's ordered series S. */
 typedef int (*hta_series_emit)(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
-                              int64_t job_min_ts, hta_table *out);
+                               int64_t job_min_ts, hta_table *out);
 /* Builds and emits the series of every trace of the query A, in (rank, trace_id) order. */
 int hta_series_each_trace(sqlite3 *db, const hta_tvf_args *a, int include_last_step,
-                         hta_series_build build, hta_series_emit emit, void *ctx, hta_table *out);
+                          hta_series_build build, hta_series_emit emit, void *ctx, hta_table *out);
 
 /* Emitters for hta_series_each_trace (CTX starts with an hta_series_ctx): the rows of the
 ** series (ST-3, ST-5), their summary (ST-4, ST-5). */
 int hta_series_emit_rows(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
-                        int64_t job_min_ts, hta_table *out);
+                         int64_t job_min_ts, hta_table *out);
 int hta_series_emit_summary(void *ctx, sqlite3 *db, const hta_trace *t, const hta_series *s,
-                           int64_t job_min_ts, hta_table *out);
+                            int64_t job_min_ts, hta_table *out);
 /* S's points, in order, as C points for the counter writer; *pa sqlite3_malloc'd, NULL
 ** when empty. SQLITE_OK or SQLITE_NOMEM. */
 int hta_series_points(const hta_series *s, hta_series_point **pa, size_t *pn);
