@@ -15,9 +15,13 @@
 **     functions' default rank of its job, named in the first line.
 **  2. The mean step of each side and their difference, with the numbers of steps
 **     (hta_job_diff_summary's first row); a side without steps says so.
-**  3. One table per split of hta_job_diff_summary other than 'operator', in its
-**     order, its parts then the step itself: both sides, delta and share of the step
-**     difference (blank when that is 0).
+**  3. One table per split of hta_job_diff_summary other than 'operator' and 'finding',
+**     in its order ('role', then 'idle': busy and the idle causes of the findings'
+**     accounting), its parts then the step itself (the 'role' split's step row): both
+**     sides, delta and share of the step difference (blank when that is 0).
+**  7. The findings that appeared, disappeared or changed cost (the 'finding' split), both
+**     sides' cost per step ("-": no such finding, or one without a time), delta and what
+**     happened; "none" when there is none.
 **  4. The 10 operators whose GPU time per step changed most (the 'operator' split's
 **     first rows), with their GPU events on each side.
 **  5. The matched call trees (hta_job_diff): how many nodes matched, were renamed, are
@@ -73,23 +77,36 @@ static int cmpFail(sqlite3 *db, const char *what, char *err, size_t errlen) {
   return -1;
 }
 
+/* The name column's width: WIDTH less the USED columns, from 16 to MAX (CMP-6). */
+static int cmpNameWidth(int width, int used, int max) {
+  int w = width - used;
+  return w < 16 ? 16 : w > max ? max : w;
+}
+
+/* SQL over the temp tables prepared, or NULL with the error in ERR. */
+static sqlite3_stmt *cmpQuery(sqlite3 *db, const char *sql, char *err, size_t errlen) {
+  sqlite3_stmt *st = NULL;
+  if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) return st;
+  cmpFail(db, "hta_job_diff_summary", err, errlen);
+  return NULL;
+}
+
 /* CMP-3: one split's table. */
 static int cmpSplit(sqlite3 *db, FILE *out, const char *split, const cmp_unit *u, int width,
                     char *err, size_t errlen) {
-  sqlite3_stmt *st = NULL;
-  int namew = width - 2 - 4 * 13 - 8, rc;
+  int namew = cmpNameWidth(width, 2 + 4 * 13 + 8, 40), rc;
   char nb[512];
-  if (namew < 16) namew = 16;
-  if (namew > 40) namew = 40;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT part, control_us, test_us, delta_us, share FROM"
-                         " temp.cmp_s WHERE split = ?1"
-                         " ORDER BY part = 'step', rowid",
-                         -1, &st, NULL) != SQLITE_OK)
-    return cmpFail(db, "hta_job_diff_summary", err, errlen);
+  sqlite3_stmt *st = cmpQuery(db,
+                              "SELECT part, control_us, test_us, delta_us, share FROM"
+                              " temp.cmp_s WHERE split = ?1 OR (split = 'role' AND part = 'step')"
+                              " ORDER BY split = 'role' AND part = 'step', rowid",
+                              err, errlen);
+  if (!st) return -1;
   sqlite3_bind_text(st, 1, split, -1, SQLITE_STATIC);
   fprintf(out, "\nThe step difference by %s, parts adding up to it exactly:\n",
-          !strcmp(split, "role") ? "role (the TensorBoard plugin's roles)" : split);
+          !strcmp(split, "role")   ? "role (the TensorBoard plugin's roles)"
+          : !strcmp(split, "idle") ? "GPU busy time and idle cause (hta_findings)"
+                                   : split);
   fprintf(out, "  %s %13s %13s %13s %7s\n", cmpFit(nb, sizeof nb, "part", namew), "control", "test",
           "delta", "share");
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -105,19 +122,44 @@ static int cmpSplit(sqlite3 *db, FILE *out, const char *split, const cmp_unit *u
   return rc == SQLITE_DONE ? 0 : cmpFail(db, "hta_job_diff_summary", err, errlen);
 }
 
+/* CMP-7. */
+static int cmpFindings(sqlite3 *db, FILE *out, const cmp_unit *u, int width, char *err,
+                       size_t errlen) {
+  int namew = cmpNameWidth(width, 2 + 3 * 13 + 14, 40), rc, n = 0;
+  char nb[512];
+  sqlite3_stmt *st = cmpQuery(db,
+                              "SELECT part, control_us, test_us, delta_us, change FROM temp.cmp_s"
+                              " WHERE split = 'finding' ORDER BY rowid",
+                              err, errlen);
+  if (!st) return -1;
+  fprintf(out, "\nFindings that appeared, disappeared or changed cost (hta_findings, per step):\n");
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!n++)
+      fprintf(out, "  %s %13s %13s %13s  %s\n", cmpFit(nb, sizeof nb, "finding", namew), "control",
+              "test", "delta", "change");
+    fprintf(out, "  %s ", cmpFit(nb, sizeof nb, (const char *)sqlite3_column_text(st, 0), namew));
+    for (int k = 1; k <= 3; k++) {
+      if (sqlite3_column_type(st, k) == SQLITE_NULL) fprintf(out, "%*s", k == 1 ? 13 : 14, "-");
+      else cmpTime(out, u, sqlite3_column_double(st, k), k == 1 ? 13 : 14, k == 3);
+    }
+    fprintf(out, "  %s\n", (const char *)sqlite3_column_text(st, 4));
+  }
+  if (!n) fprintf(out, "  none\n");
+  sqlite3_finalize(st);
+  return rc == SQLITE_DONE ? 0 : cmpFail(db, "hta_job_diff_summary", err, errlen);
+}
+
 /* CMP-4. */
 static int cmpOperators(sqlite3 *db, FILE *out, const cmp_unit *u, int width, char *err,
                         size_t errlen) {
-  sqlite3_stmt *st = NULL;
-  int namew = width - 2 - 3 * 13 - 22, rc;
+  int namew = cmpNameWidth(width, 2 + 3 * 13 + 22, 48), rc;
   char nb[512];
-  if (namew < 16) namew = 16;
-  if (namew > 48) namew = 48;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT part, control_us, test_us, delta_us, control_count, test_count"
-                         " FROM temp.cmp_s WHERE split = 'operator' ORDER BY rowid LIMIT 10",
-                         -1, &st, NULL) != SQLITE_OK)
-    return cmpFail(db, "hta_job_diff_summary", err, errlen);
+  sqlite3_stmt *st =
+      cmpQuery(db,
+               "SELECT part, control_us, test_us, delta_us, control_count, test_count"
+               " FROM temp.cmp_s WHERE split = 'operator' ORDER BY rowid LIMIT 10",
+               err, errlen);
+  if (!st) return -1;
   fprintf(out, "\nThe 10 operators whose GPU time per step changed most:\n");
   fprintf(out, "  %s %13s %13s %13s  %s\n", cmpFit(nb, sizeof nb, "operator", namew), "control",
           "test", "delta", "GPU events");
@@ -259,9 +301,9 @@ static int cmpPrint(sqlite3 *db, FILE *out, const char *a, const char *b, int wi
     if (c > 0) fprintf(out, " (%+.1f%%)", 100.0 * d / c);
     fputc('\n', out);
   }
-  /* CMP-3: every split but the operators, in the function's order */
+  /* CMP-3: every split but the operators and findings, in the function's order */
   if (sqlite3_prepare_v2(db,
-                         "SELECT split FROM temp.cmp_s WHERE split <> 'operator'"
+                         "SELECT split FROM temp.cmp_s WHERE split NOT IN ('operator', 'finding')"
                          " GROUP BY split ORDER BY min(rowid)",
                          -1, &st, NULL) != SQLITE_OK)
     return cmpFail(db, "hta_job_diff_summary", err, errlen);
@@ -276,6 +318,7 @@ static int cmpPrint(sqlite3 *db, FILE *out, const char *a, const char *b, int wi
     for (int k = 0; k < ns; k++)
       if (cmpSplit(db, out, splits[k], &unit, width, err, errlen)) return -1;
   }
+  if (cmpFindings(db, out, &unit, width, err, errlen)) return -1;
   if (cmpOperators(db, out, &unit, width, err, errlen)) return -1;
   return cmpTree(db, out, width, err, errlen);
 }

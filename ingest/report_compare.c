@@ -9,8 +9,10 @@
 **     table shows the SQL over the function that makes it.
 **  2. The mean step of each side and the difference; a waterfall from the control's step
 **     to the test's through the parts of the 'role' split (and of every other split but
-**     'operator'), each part's delta a bar; then the parts' table (both sides, delta,
-**     share, exact ns).
+**     'operator' and 'finding': 'idle', the GPU's busy time and idle causes), each part's
+**     delta a bar; then the parts' table (both sides, delta, share, exact ns).
+**  6. The findings that appeared, disappeared or changed cost (the 'finding' split): a
+**     table of both sides' cost per step, delta and change.
 **  3. The 10 operators whose GPU time per step changed most, both sides side by side.
 **  4. The matched trees: node counts by match, and the 10 comparison points whose GPU time
 **     changed most.
@@ -24,11 +26,12 @@
 
 #include "report_int.h"
 
-/* HRC-2: the waterfall of one split from temp.hr_cmp_s. */
-static void hrcWaterfall(hr_ctx *x, const char *split) {
+/* HRC-2: the waterfall of one split from temp.hr_cmp_s, from the 'role' split's step. */
+static void hrcWaterfall(hr_ctx *x, const char *split, const char *title) {
   sqlite3_stmt *st = hrPrep(x,
                             "SELECT part, control_us, delta_us FROM temp.hr_cmp_s"
-                            " WHERE split = ?1 ORDER BY part = 'step' DESC, rowid",
+                            " WHERE split = ?1 OR (split = 'role' AND part = 'step')"
+                            " ORDER BY split = 'role' AND part = 'step' DESC, rowid",
                             "the step difference's parts");
   hr_strs labels = {0, 0, 0};
   hr_vec delta = {0, 0, 0};
@@ -45,7 +48,7 @@ static void hrcWaterfall(hr_ctx *x, const char *split) {
   }
   sqlite3_finalize(st);
   if (!x->fatal && isfinite(start)) {
-    sv_waterfall w = {.title = "The mean step from one run to the other, part by part",
+    sv_waterfall w = {.title = title,
                       .ylabel = "ms per step",
                       .unit = " ms",
                       .first = "control step",
@@ -108,8 +111,8 @@ void hrCompare(hr_ctx *x, const char *a, const char *b) {
   sqlite3_finalize(st);
   /* HRC-2: per split (role first), its waterfall and its table */
   st = hrPrep(x,
-              "SELECT split FROM temp.hr_cmp_s WHERE split <> 'operator' GROUP BY split"
-              " ORDER BY min(rowid)",
+              "SELECT split FROM temp.hr_cmp_s WHERE split NOT IN ('operator', 'finding')"
+              " GROUP BY split ORDER BY min(rowid)",
               "the splits");
   char splits[8][32];
   int ns = 0;
@@ -118,17 +121,36 @@ void hrCompare(hr_ctx *x, const char *a, const char *b) {
   sqlite3_finalize(st);
   for (int k = 0; k < ns && !x->fatal; k++) {
     char tmpl[512];
+    int role = !strcmp(splits[k], "role"), idle = !strcmp(splits[k], "idle");
     sv_printf(o, "<h3>The step difference by %s</h3>\n",
-              !strcmp(splits[k], "role")
-                  ? "role (the TensorBoard plugin's roles; the Kernel role by "
-                    "kernel type)"
-                  : splits[k]);
-    hrcWaterfall(x, splits[k]);
+              role   ? "role (the TensorBoard plugin's roles; the Kernel role by kernel type)"
+              : idle ? "GPU busy time and idle cause (the findings' accounting)"
+                     : splits[k]);
+    if (idle)
+      sv_puts(o,
+              "<p class=\"what\">hta_findings' accounting of each trace's typical steps: the "
+              "compute streams' busy time and every idle nanosecond given to one cause. "
+              "other_steps is the plugin's mean step less the accounting's (its steps leave "
+              "out the outliers and the cut last step).</p>\n");
+    hrcWaterfall(x, splits[k],
+                 role ? "The mean step from one run to the other, part by part"
+                      : "The mean step from one run to the other, by busy time and idle cause");
     snprintf(tmpl, sizeof tmpl,
              "SELECT part, control_us, test_us, delta_us, share, control_ns, test_ns, delta_ns"
              " FROM {src} WHERE split = '%s'",
              splits[k]);
     hrTableOf(x, tmpl, src_s, "hr_cmp_s", "the step difference's parts");
+  }
+  /* HRC-6 */
+  if (!x->fatal) {
+    sv_puts(o,
+            "<h3>Findings that appeared, disappeared or changed cost</h3>\n<p class=\"what\">"
+            "hta_findings on each run (cost per step; a rule under 1% of the step on both sides "
+            "is left out).</p>\n");
+    hrTableOf(x,
+              "SELECT part AS finding, change, control_us, test_us, delta_us, control_count,"
+              " test_count FROM {src} WHERE split = 'finding'",
+              src_s, "hr_cmp_s", "the findings");
   }
   /* HRC-3 */
   sv_puts(o,

@@ -337,4 +337,4 @@ static int jdRun(sqlite3 *db, const jd_pair *p, jd_result *out, char **pzErr) {
   return SQLITE_OK;
 }
 
-const jd_def jd_diff_def = {"hta_job_diff", jdSchema, JC_NVISIBLE, jdRun};
+const jd_def jd_diff_def = {"hta_job_diff", jdSchema, JC_NVISIBLE, -1, jdRun};

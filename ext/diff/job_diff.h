@@ -8,6 +8,8 @@
 **   job_diff_match.c   the merged tree (roots, the four phases) and its comparison points
 **   job_diff.c         hta_job_diff and the two-job vtab both functions share
 **   job_diff_summary.c hta_job_diff_summary: the step difference split into parts
+**   job_diff_account.c its splits read from hta_findings' run: 'idle' and 'finding'
+**   job_diff_rows.c    what both share: jd_apportion, jd_summary_row, jd_wants_split
 **
 ** Nothing outside ext/diff/ includes it.
 */
@@ -165,6 +167,8 @@ typedef struct jd_pair {
   int64_t rank[2]; /* the ranks used */
   char *schema[2]; /* the databases read (sqlite3_malloc'd) */
   hta_trace t[2];  /* the trace of each side (valid when have) */
+  char *split;     /* WHERE split = 'x' (sqlite3_malloc'd; NULL: none): the summary computes
+                      only the splits asked for (and the step) */
   int have;
   uint64_t col_used;
 } jd_pair;
@@ -185,6 +189,8 @@ typedef struct jd_def {
   const char *name;
   const char *schema; /* CREATE TABLE x(visible columns) */
   int nvisible;
+  int split_col; /* the column 'split' whose EQ constraint is passed to run (jd_pair.split),
+                    -1: none */
   /* Computes the result of P into OUT (out->t.ncol is set). On error an SQLite code and
   ** maybe *pzErr (sqlite3_malloc'd). */
   int (*run)(sqlite3 *db, const jd_pair *p, jd_result *out, char **pzErr);
@@ -203,5 +209,35 @@ typedef struct jd_compare {
 } jd_compare;
 int jd_compare_load(sqlite3 *db, const jd_pair *p, jd_compare *c);
 void jd_compare_free(jd_compare *c);
+
+/* ---------------------------------------------------------------- the summary's rows */
+/* hta_job_diff_summary's columns (job_diff_summary.c). */
+enum {
+  JS_PART,
+  JS_US, /* control_us, test_us, delta_us */
+  JS_SPLIT = 4,
+  JS_NS = 5, /* control_ns, test_ns, delta_ns */
+  JS_COUNT = 8,
+  JS_SHARE = 10,
+  JS_TRACE = 11,
+  JS_CHANGE = 13,
+  JS_NVISIBLE = 14
+};
+#define JD_MAXPART 16 /* the most parts one split apportions */
+
+/* Largest-remainder apportionment (JS-2) of the totals TOT[0..NP) (NP <= JD_MAXPART) over
+** NSTEPS > 0 steps: *STEP = their sum / NSTEPS rounded down, OUT[p] = TOT[p] / NSTEPS
+** rounded so that the OUT add up to *STEP exactly (the largest remainders get 1 ns more;
+** ties: the first part). */
+void jd_apportion(const int64_t *tot, int np, int64_t nsteps, int64_t *out, int64_t *step);
+/* A row of split SPLIT, part PART with both sides' ns C and T (us, ns, delta, share of
+** STEP_DELTA when that is not 0, trace ids); PART and SPLIT static. NULL: out of memory. */
+hta_cell *jd_summary_row(hta_table *out, const jd_pair *p, const char *split, const char *part,
+                         int64_t c, int64_t t, int64_t step_delta);
+/* The 'idle' and 'finding' splits (job_diff_account.c JSA-n) of P into OUT, those that
+** P->split asks for; STEP: each side's mean step (JS-1). */
+int jd_summary_accounting(sqlite3 *db, const jd_pair *p, const int64_t step[2], hta_table *out);
+/* 1 when P's split constraint lets split SPLIT through (none, or equal). */
+int jd_wants_split(const jd_pair *p, const char *split);
 
 #endif

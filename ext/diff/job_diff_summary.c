@@ -7,13 +7,17 @@
 **    WHERE split = 'role';
 **   SELECT part, delta_us FROM hta_job_diff_summary('a', 'b') WHERE split = 'operator'
 **    LIMIT 10;
+**   SELECT part, change, delta_us FROM hta_job_diff_summary('a', 'b') WHERE split = 'finding';
 **
 ** Parameters: job_diff_vtab.c (control_job, test_job, control_rank, test_rank,
 ** control_schema, test_schema): one trace per side.
-** Columns: part, control_us, test_us, delta_us, split ('role', 'operator'),
-** control_ns, test_ns, delta_ns (integers; NULL for operators), control_count,
-** test_count (steps, for 'step'; GPU events, for 'operator'), share (delta_ns / the step
-** difference), control_trace_id, test_trace_id.
+** Columns: part, control_us, test_us, delta_us, split ('role', 'idle', 'finding',
+** 'operator'), control_ns, test_ns, delta_ns (integers; NULL for operators), control_count,
+** test_count (steps, for 'step'; findings, for 'finding'; GPU events, for 'operator'),
+** share (delta_ns / the step difference), control_trace_id, test_trace_id, change
+** ('appeared', 'disappeared', 'changed' for 'finding'; NULL elsewhere).
+** Rows: split 'role' (the step first), 'idle', 'finding' (job_diff_account.c JSA-n),
+** then 'operator'.
 **
 ** Requirements (tests cite them as JS-n):
 **  1. Steps are the TensorBoard plugin's (tb_steps.c TV-3..5) of each side's trace;
@@ -44,20 +48,11 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-enum {
-  JS_PART,
-  JS_US, /* control_us, test_us, delta_us */
-  JS_SPLIT = 4,
-  JS_NS = 5, /* control_ns, test_ns, delta_ns */
-  JS_COUNT = 8,
-  JS_SHARE = 10,
-  JS_TRACE = 11,
-  JS_NVISIBLE = 13
-};
 static const char jsSchema[] =
     "CREATE TABLE x(part TEXT, control_us REAL, test_us REAL, delta_us REAL, split TEXT,"
     " control_ns INTEGER, test_ns INTEGER, delta_ns INTEGER, control_count INTEGER,"
-    " test_count INTEGER, share REAL, control_trace_id INTEGER, test_trace_id INTEGER)";
+    " test_count INTEGER, share REAL, control_trace_id INTEGER, test_trace_id INTEGER,"
+    " change TEXT)";
 
 /* Kernel types in JS-2's priority order, then the seven other roles. */
 #define JS_NKT 4
@@ -110,26 +105,6 @@ static int jsKernelTypes(const tv_model *m, const hta_gpu_rows *g, hta_iv **iv, 
   return rc;
 }
 
-/* Largest-remainder apportionment of TOT[0..np) over N steps (JS-2). */
-static void jsApportion(const int64_t *tot, int np, int64_t nsteps, int64_t *out, int64_t *step) {
-  int64_t sum = 0, base = 0, rem[JS_NPART];
-  for (int p = 0; p < np; p++) {
-    out[p] = tot[p] / nsteps;
-    rem[p] = tot[p] % nsteps;
-    sum += tot[p];
-    base += out[p];
-  }
-  *step = sum / nsteps;
-  for (int64_t extra = *step - base; extra > 0; extra--) {
-    int best = -1;
-    for (int p = 0; p < np; p++)
-      if (rem[p] > 0 && (best < 0 || rem[p] > rem[best])) best = p;
-    if (best < 0) break;
-    out[best]++;
-    rem[best] = 0;
-  }
-}
-
 /* JS-1, JS-2 for trace T; G holds its GPU rows with their kernel types. */
 static int jsRoles(sqlite3 *db, const hta_trace *t, const hta_gpu_rows *g, js_roles *r) {
   tv_model m;
@@ -167,7 +142,7 @@ static int jsRoles(sqlite3 *db, const hta_trace *t, const hta_gpu_rows *g, js_ro
     for (int k = 0; k < JS_NKT; k++) typed += tot[k];
     tot[JS_NKT - 1] += kernel - typed; /* 0: the types partition the Kernel role */
     r->nsteps = (int64_t)m.nsteps;
-    jsApportion(tot, JS_NPART, r->nsteps, r->part, &r->step);
+    jd_apportion(tot, JS_NPART, r->nsteps, r->part, &r->step);
   }
   for (int k = 0; k < JS_NKT; k++) sqlite3_free(iv[k]);
   sqlite3_free(acc);
@@ -181,27 +156,6 @@ static const char *jsPartName(int p) {
   static const char *const kt[JS_NKT] = {"Kernel: COMPUTATION", "Kernel: COMMUNICATION",
                                          "Kernel: MEMORY", "Kernel: OTHER"};
   return p < JS_NKT ? kt[p] : tv_role_names[p - JS_NKT + 1];
-}
-
-static double jsUs(int64_t ns) { return (double)ns / 1000.0; }
-
-/* A row with both sides' ns (JS-1, JS-2); STEP_DELTA for the share. */
-static hta_cell *jsRow(hta_table *out, const jd_pair *p, const char *split, const char *part,
-                       int64_t c, int64_t t, int64_t step_delta) {
-  hta_cell *row = hta_table_add_row(out);
-  if (!row) return 0;
-  hta_cell_static(&row[JS_PART], part);
-  hta_cell_static(&row[JS_SPLIT], split);
-  hta_cell_double(&row[JS_US], jsUs(c));
-  hta_cell_double(&row[JS_US + 1], jsUs(t));
-  hta_cell_double(&row[JS_US + 2], jsUs(t - c));
-  hta_cell_int(&row[JS_NS], c);
-  hta_cell_int(&row[JS_NS + 1], t);
-  hta_cell_int(&row[JS_NS + 2], t - c);
-  if (step_delta) hta_cell_double(&row[JS_SHARE], (double)(t - c) / (double)step_delta);
-  hta_cell_int(&row[JS_TRACE], p->t[0].trace_id);
-  hta_cell_int(&row[JS_TRACE + 1], p->t[1].trace_id);
-  return row;
 }
 
 /* ---------------------------------------------------------------- operators (JS-3) */
@@ -311,7 +265,7 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   }
   if (rc == SQLITE_OK) {
     int64_t d = r[1].step - r[0].step;
-    hta_cell *row = jsRow(out, p, "role", "step", r[0].step, r[1].step, d);
+    hta_cell *row = jd_summary_row(out, p, "role", "step", r[0].step, r[1].step, d);
     if (!row) rc = SQLITE_NOMEM;
     else {
       hta_cell_int(&row[JS_COUNT], r[0].nsteps);
@@ -319,10 +273,15 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
     }
     for (int k = 0; k < JS_NPART && rc == SQLITE_OK; k++) {
       if (!r[0].part[k] && !r[1].part[k]) continue;
-      if (!jsRow(out, p, "role", jsPartName(k), r[0].part[k], r[1].part[k], d)) rc = SQLITE_NOMEM;
+      if (!jd_summary_row(out, p, "role", jsPartName(k), r[0].part[k], r[1].part[k], d))
+        rc = SQLITE_NOMEM;
     }
   }
-  if (rc == SQLITE_OK) rc = jsOperators(p, s, r, out);
+  if (rc == SQLITE_OK) {
+    int64_t step[2] = {r[0].step, r[1].step};
+    rc = jd_summary_accounting(db, p, step, out);
+  }
+  if (rc == SQLITE_OK && jd_wants_split(p, "operator")) rc = jsOperators(p, s, r, out);
   for (int k = 0; k < 2; k++) {
     jd_side_free(&s[k]);
     opt_ids_free(&ids[k]);
@@ -331,4 +290,4 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   return rc;
 }
 
-const jd_def jd_summary_def = {"hta_job_diff_summary", jsSchema, JS_NVISIBLE, jsRun};
+const jd_def jd_summary_def = {"hta_job_diff_summary", jsSchema, JS_NVISIBLE, JS_SPLIT, jsRun};

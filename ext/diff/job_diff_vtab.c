@@ -57,6 +57,7 @@ static void jdPairReset(jd_pair *p) {
     sqlite3_free(p->job[k]);
     sqlite3_free(p->schema[k]);
   }
+  sqlite3_free(p->split);
   memset(p, 0, sizeof *p);
 }
 
@@ -113,14 +114,20 @@ static int jdvClose(sqlite3_vtab_cursor *cur) {
 /*
 ** idxNum: bit k (0..5) = an EQ constraint on parameter k (control_job, test_job,
 ** control_rank, test_rank, control_schema, test_schema) is passed; argv holds the
-** values in that order.
+** values in that order; bit 6 (JDV_SPLIT) = then an EQ constraint on the def's split
+** column (not omitted: SQLite still checks it; the run skips the splits not asked for).
 */
+#define JDV_SPLIT (1 << JD_NPARAM)
 static int jdvBestIndex(sqlite3_vtab *vt, sqlite3_index_info *info) {
-  int first = ((jdv_vtab *)vt)->def->nvisible, aIdx[JD_NPARAM], unusable = 0, idxNum = 0, n = 0;
+  const jd_def *def = ((jdv_vtab *)vt)->def;
+  int first = def->nvisible, aIdx[JD_NPARAM], unusable = 0, idxNum = 0, n = 0, split = -1;
   for (int k = 0; k < JD_NPARAM; k++) aIdx[k] = -1;
   for (int i = 0; i < info->nConstraint; i++) {
     const struct sqlite3_index_constraint *pc = &info->aConstraint[i];
     int k = pc->iColumn - first;
+    if (def->split_col >= 0 && pc->iColumn == def->split_col && pc->usable && split < 0 &&
+        pc->op == SQLITE_INDEX_CONSTRAINT_EQ)
+      split = i;
     if (k < 0 || k >= JD_NPARAM || pc->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
     if (!pc->usable) unusable |= 1 << k;
     else if (aIdx[k] < 0) aIdx[k] = i;
@@ -132,6 +139,10 @@ static int jdvBestIndex(sqlite3_vtab *vt, sqlite3_index_info *info) {
     idxNum |= 1 << k;
     info->aConstraintUsage[aIdx[k]].argvIndex = ++n;
     info->aConstraintUsage[aIdx[k]].omit = 1;
+  }
+  if (split >= 0) {
+    idxNum |= JDV_SPLIT;
+    info->aConstraintUsage[split].argvIndex = ++n;
   }
   info->idxNum = idxNum;
   info->estimatedCost = 1e6;
@@ -221,6 +232,10 @@ static int jdvFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   c->r.t.ncol = vt->def->nvisible;
   for (int k = 0; k < JD_NPARAM; k++)
     if ((idxNum >> k & 1) && n < argc) arg[k] = argv[n++];
+  if ((idxNum & JDV_SPLIT) && n < argc) {
+    const unsigned char *z = sqlite3_value_text(argv[n]);
+    if (z && !(c->p.split = sqlite3_mprintf("%s", z))) return SQLITE_NOMEM;
+  }
   for (int k = 0; k < JD_NPARAM; k++) {
     sqlite3_value *v = arg[k];
     if (!v || sqlite3_value_type(v) == SQLITE_NULL) continue;

@@ -56,6 +56,7 @@
 
 #include "findings/fd.h"
 #include "findings/fd_account.h"
+#include "findings/fd_run.h"
 #include "findings/findings_rules.h"
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
@@ -87,10 +88,11 @@ static const hta_param fdParams[] = {
 };
 
 /* The job's traces and what every rule reads of them (FD-2). */
-static int fdLoadUnits(fd_ctx *x, const hta_tvf_args *a) {
+static int fdLoadUnits(fd_ctx *x) {
   /* every trace of the job: WHERE rank = N still needs the others' steps (a straggler's
   ** waiting ranks); only rank N's are analysed (fd_unit_wanted) */
-  int rc = hta_traces_load(x->db, &a->scope, 0, 0, 0, &x->tr);
+  hta_scope sc = {x->schema, x->job_id};
+  int rc = hta_traces_load(x->db, &sc, 0, 0, 0, &x->tr);
   int isnull;
   if (rc != SQLITE_OK) return rc;
   x->u = sqlite3_malloc64((x->tr.n ? (size_t)x->tr.n : 1) * sizeof *x->u);
@@ -168,7 +170,7 @@ static void fdParents(fd_ctx *x) {
   }
 }
 
-static void fdFree(fd_ctx *x) {
+void fd_run_free(fd_ctx *x) {
   for (size_t i = 0; i < x->nf; i++) {
     sqlite3_free(x->f[i].title);
     sqlite3_free(x->f[i].evidence);
@@ -189,7 +191,6 @@ static void fdFree(fd_ctx *x) {
 
 /* Moves the findings into OUT (FD-7); title, evidence and caveats change owner. */
 static int fdOutput(fd_ctx *x, hta_table *out) {
-  if (x->nf) qsort(x->f, x->nf, sizeof *x->f, fdCmp); /* (NULL when none) */
   for (size_t i = 0; i < x->nf; i++) {
     fd_finding *f = &x->f[i];
     hta_cell *row = hta_table_add_row(out);
@@ -211,36 +212,44 @@ static int fdOutput(fd_ctx *x, hta_table *out) {
   return SQLITE_OK;
 }
 
-static int fdRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
-  fd_ctx x;
+int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_t rank,
+           double min_pct, int rules, fd_ctx *x) {
   fd_acct *acct;
-  (void)pzErr;
-  memset(&x, 0, sizeof x);
-  x.db = db;
-  x.schema = a->scope.schema;
-  x.job_id = a->scope.job_id;
-  x.min_pct = a->p[FD_P_MIN_PCT];
-  x.has_rank = a->has_rank;
-  x.rank = a->rank;
+  memset(x, 0, sizeof *x);
+  x->db = db;
+  x->schema = schema;
+  x->job_id = job_id;
+  x->min_pct = min_pct;
+  x->has_rank = has_rank;
+  x->rank = rank;
   sqlite3_stmt *st = 0;
-  int rc = hta_prepare(db, x.schema, "SELECT name FROM $S.job WHERE job_id = ?1", &st);
+  int rc = hta_prepare(db, schema, "SELECT name FROM $S.job WHERE job_id = ?1", &st);
   if (rc == SQLITE_OK) {
-    sqlite3_bind_int64(st, 1, x.job_id);
+    sqlite3_bind_int64(st, 1, job_id);
     rc = sqlite3_step(st);
     if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL &&
-        !(x.job = sqlite3_mprintf("%s", sqlite3_column_text(st, 0))))
+        !(x->job = sqlite3_mprintf("%s", sqlite3_column_text(st, 0))))
       rc = SQLITE_NOMEM;
     rc = fd_done(st, rc);
   }
-  if (rc == SQLITE_OK) rc = fdLoadUnits(&x, a);
-  if (rc == SQLITE_OK && x.nu) rc = fd_account(&x, &acct); /* the typical steps, first */
-  for (size_t i = 0; rc == SQLITE_OK && x.nu && i < fd_nrules; i++) {
-    rc = fd_rules[i].run(&x, &fd_rules[i]);
+  if (rc == SQLITE_OK) rc = fdLoadUnits(x);
+  if (rc == SQLITE_OK && x->nu) rc = fd_account(x, &acct); /* the typical steps, first */
+  for (size_t i = 0; rc == SQLITE_OK && rules && x->nu && i < fd_nrules; i++) {
+    rc = fd_rules[i].run(x, &fd_rules[i]);
     if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
   }
-  if (rc == SQLITE_OK) fdParents(&x);
+  if (rc == SQLITE_OK) fdParents(x);
+  if (rc == SQLITE_OK && x->nf) qsort(x->f, x->nf, sizeof *x->f, fdCmp); /* FD-7 */
+  return rc;
+}
+
+static int fdRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
+  fd_ctx x;
+  (void)pzErr;
+  int rc =
+      fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank, a->p[FD_P_MIN_PCT], 1, &x);
   if (rc == SQLITE_OK) rc = fdOutput(&x, out);
-  fdFree(&x);
+  fd_run_free(&x);
   return rc;
 }
 

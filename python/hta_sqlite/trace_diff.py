@@ -281,9 +281,10 @@ class TraceDiff:
 
         Returns:
             A JobComparison: .summary (hta_job_diff_summary's rows: split, part, control_ns,
-            test_ns, delta_ns, counts, and the operator rows), .tree (hta_job_diff's rows: the
-            merged call tree, one row per node pair), .step (the mean step of each run as a
-            dict), .parts(split) (the parts that add up to the step difference), .operators(n)
+            test_ns, delta_ns, counts, change; the findings' and the operators' rows), .tree
+            (hta_job_diff's rows: the merged call tree, one row per node pair), .step (the mean
+            step of each run as a dict), .parts(split) (the parts that add up to the step
+            difference: split 'role', or 'idle' for busy time and idle causes), .operators(n)
             and .points(n) (the largest changes).
         Raises ValueError naming the job, rank or database that is not there."""
         import sqlite3

@@ -5,7 +5,9 @@
 # ranks (CMP-1); the mean step line equals hta_job_diff_summary's step row (CMP-2); the role
 # table lists the parts then the step, whose deltas add up to the step's within the print's
 # rounding (the exact ns sums are tests/sql/job_diff_basic.sql's) (CMP-3); the first operators
-# are aten::mm then aten::addmm, slower (CMP-4); the matched trees: every node matched (the
+# are aten::mm then aten::addmm, slower (CMP-4); the idle table (busy and the idle causes of
+# hta_findings' accounting) likewise ends with the step and adds up to it (CMP-3); the findings'
+# table shows low_efficiency appearing in the slow run, as the function's row says (CMP-7); the matched trees: every node matched (the
 # same model), the largest change a GEMM kernel (CMP-5); no line wider than 100 columns when
 # stdout is no terminal. Errors: a job that is not there, a missing job name: exit 2.
 # env: HTA_INGEST, HTA_EXT. Exit 0 pass, 1 fail.
@@ -36,13 +38,26 @@ grep -qxF "$want" out.txt || fail "step line: want '$want', got '$(grep '^Mean s
 sed -n '/^The step difference by role/,/^$/p' out.txt > roles.txt
 grep -q '^  Kernel: COMPUTATION ' roles.txt || fail "no Kernel: COMPUTATION part"
 tail -n 2 roles.txt | head -n 1 | grep -q '^  step ' || fail "the step is not the table's last row"
-python3 - roles.txt <<'PY' || fail "the printed deltas do not add up to the step's"
+adds_up() {
+  python3 - "$1" <<'PY'
 import re, sys
 rows = [l for l in open(sys.argv[1]) if re.match(r"^  \S", l) and not l.startswith("  part")]
-d = [float(re.findall(r"([+-][0-9.]+) ms", l)[0]) for l in rows]
+d = [float(re.findall(r"([+-]?[0-9.]+) ms", l)[2]) for l in rows]  # the delta column
 parts, step = d[:-1], d[-1]
-sys.exit(0 if abs(sum(parts) - step) <= 0.005 * (len(parts) + 1) else 1)
+sys.exit(0 if len(parts) > 1 and abs(sum(parts) - step) <= 0.005 * (len(parts) + 1) else 1)
 PY
+}
+adds_up roles.txt || fail "the printed deltas do not add up to the step's"
+sed -n '/^The step difference by GPU busy time and idle cause/,/^$/p' out.txt > idle.txt
+grep -q '^  busy ' idle.txt || fail "no busy part in the idle table"
+tail -n 2 idle.txt | head -n 1 | grep -q '^  step ' || fail "the step is not the idle table's last row"
+adds_up idle.txt || fail "the printed idle deltas do not add up to the step's"
+# CMP-7: the finding of the slow run only
+want=$(sqlite3 runs.db -cmd ".load $HTA_EXT" "SELECT printf('%.2f ms', test_us / 1000) FROM hta_job_diff_summary('before', 'after')
+  WHERE split = 'finding' AND part = 'low_efficiency' AND control_ns IS NULL AND change = 'appeared'")
+[ -n "$want" ] || fail "no low_efficiency row that appeared"
+sed -n '/^Findings that appeared/,/^$/p' out.txt | grep -qE "^  low_efficiency +- +$want +\+$want  appeared\$" \
+  || fail "findings table: $(sed -n '/^Findings that appeared/,/^$/p' out.txt)"
 # CMP-4: the operators that explain it
 sed -n '/^The 10 operators/,/^$/p' out.txt | sed -n '3p' | grep -qE '^  aten::mm +[0-9.]+ ms +[0-9.]+ ms +\+[0-9.]+ ms  153 -> 153$' || fail "first operator: $(sed -n '/^The 10 operators/,/^$/p' out.txt | sed -n '3p')"
 sed -n '/^The 10 operators/,/^$/p' out.txt | sed -n '4p' | grep -q '^  aten::addmm ' || fail "second operator"
@@ -75,6 +90,10 @@ assert "hta_job_diff_summary(&#39;before&#39;, &#39;after&#39;)" in part or "hta
 for h in ("The operators whose GPU time per step changed most", "The call trees matched node by node"):
     assert h in part, h
 assert re.search(r"<td>aten::mm</td>", part), "aten::mm in the operators' table"
+# HRC-2: the idle split's waterfall; HRC-6: the findings' table
+assert 'aria-label="The mean step from one run to the other, by busy time and idle cause"' in part, "idle waterfall"
+assert "Findings that appeared, disappeared or changed cost" in part, "findings heading"
+assert re.search(r"<td>low_efficiency</td>\s*<td>appeared</td>", part), "low_efficiency appeared"
 PY
 sh "$here/report_cli.sh" check cmp.html > check.txt 2>&1 || fail "report: static checks: $(tail -n 3 check.txt)"
 $ING --report cmp.html runs.db --compare before > /dev/null 2> err.txt; rc=$?

@@ -21,7 +21,8 @@ Compared (keys and tolerances of the expected README 17.5):
  4. tld_ops.csv (per nearest cpu_op name): our hta_job_diff_summary 'operator' rows
     summed over the steps give the same kernel counts and times.
  5. hta_job_diff_summary on every pair of the corpus pairs below: the parts of each
-    split add up exactly (integer ns) to its step difference.
+    split ('role', 'idle': job_diff_account.c JSA-3) add up exactly (integer ns) to the
+    step difference (the 'role' split's step row), each side's to its step.
 Prints the match figures ("summary: ...") and one line per failure; exits 1 on any.
 """
 import csv
@@ -193,16 +194,19 @@ def main():
         by_split = defaultdict(list)
         for r in db.execute("SELECT * FROM hta_job_diff_summary(?, ?)", (a, b)):
             by_split[r["split"]].append(r)
+        step = [r for r in by_split.get("role", []) if r["part"] == "step"]
+        if not step:
+            fail("%s vs %s: no step row" % (a, b))
+            continue
+        if "idle" not in by_split:
+            fail("%s vs %s: no idle split" % (a, b))
         for split, parts in by_split.items():
             if split in ("operator", "finding"):
                 continue
-            total = [r for r in parts if r["part"] == "step"]
+            # every split adds up to the one step difference (the 'role' split's step row)
+            t = step[0]
             rest = [r for r in parts if r["part"] != "step"]
-            if not total:
-                fail("%s vs %s: split %s has no step row" % (a, b, split))
-                continue
             sums += 1
-            t = total[0]
             good = (sum(r["control_ns"] for r in rest) == t["control_ns"] and
                     sum(r["test_ns"] for r in rest) == t["test_ns"] and
                     sum(r["delta_ns"] for r in rest) == t["delta_ns"] == t["test_ns"] - t["control_ns"])

@@ -170,6 +170,10 @@ SELECT 'js_07_uneven_sum', sum(control_ns) = 10001 AND sum(delta_ns) = 1000000 -
   FROM hta_job_diff_summary('c', 'a') WHERE split = 'role' AND part <> 'step';
 SELECT 'js_08_share', abs(sum(share) - 1.0) < 1e-12
   FROM hta_job_diff_summary('c', 'a') WHERE split = 'role' AND part <> 'step';
+-- JSA-3 (job_diff_account.c): the 'idle' split adds up to the same step difference, exactly
+SELECT 'js_09_idle_sum', (SELECT sum(delta_ns) FROM hta_job_diff_summary('c', 'a') WHERE split = 'idle')
+  = 1000000 - 10001 AND (SELECT sum(control_ns) = 10001 FROM hta_job_diff_summary('c', 'a') WHERE split = 'idle')
+  AND (SELECT sum(delta_ns) FROM hta_job_diff_summary('a', 'b') WHERE split = 'idle') = 0;
 
 -- errors name the function and the parameter (on a copy: the message sees the data)
 ATTACH 'job_diff_copy.db' AS cp;
