@@ -56,10 +56,10 @@ SELECT t.* FROM arg CROSS JOIN hta_findings(coalesce(nullif(:min_pct, ''), 1)) t
 WITH arg(rank, job) AS (
   SELECT CASE WHEN nullif(:rank, '') IS NULL THEN NULL
               WHEN :rank NOT GLOB '*[^0-9]*' THEN CAST(:rank AS INTEGER)
-              ELSE json_extract('{}', 'rank must be an integer (or empty for every rank), not ' || :rank) END,
+              ELSE hta_error('rank must be an integer (or empty for every rank), not ' || :rank) END,
          CASE WHEN nullif(:job, '') IS NULL THEN NULL
               WHEN :job IN (SELECT name FROM job) THEN :job
-              ELSE json_extract('{}', 'job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
+              ELSE hta_error('job must be the name of a job of this database (the jobs query lists them; empty for every job), not ' || :job) END)
 SELECT * FROM (
 SELECT t.* FROM arg CROSS JOIN hta_trace_health t WHERE t.rank = arg.rank AND t.job = arg.job
 UNION ALL

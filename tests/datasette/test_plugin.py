@@ -255,8 +255,9 @@ async def check_hta(path, limited, immutable=False):
         check(not found or "<details><summary>evidence</summary>" in r.text, "job %s: evidence not folded" % j)
         check('/findings?job=' in r.text or j == "all", "job %s: no link to the findings query" % j)
         # the report part opens with the Trace health block (report_health.c); the page links the query
-        check(0 <= rep.text.find('<div id="health"><h2>Trace health</h2>') < rep.text.find("Temporal breakdown"),
-              "job %s: no Trace health block at the top of its report part" % j)
+        temporal = re.search(r'<section id="[^"]*temporal"', rep.text)
+        check(temporal is not None and 0 <= rep.text.find('health"><h2>Trace health</h2>') < temporal.start(),
+              "job %s: no Trace health block above its report part's sections" % j)
         check('/trace_health?job=' in r.text or j == "all", "job %s: no link to the trace_health query" % j)
         made = dict(datasette_hta.STATS)
         r, ms2 = await get(ds, "/-/hta/%s/job/%s" % (urllib.parse.quote(name), tilde_encode(j)))
