@@ -302,6 +302,8 @@ static void *rdProducer(void *arg) {
   }
 }
 
+#define RD_THREAD_STACK (512 * 1024)
+
 static int rdAsyncStart(rd_reader *rd) {
   rd_async *a = calloc(1, sizeof *a);
   if (!a) return -1;
@@ -315,7 +317,17 @@ static int rdAsyncStart(rd_reader *rd) {
   pthread_cond_init(&a->filled, NULL);
   pthread_cond_init(&a->drained, NULL);
   rd->async = a;
-  if (pthread_create(&a->thread, NULL, rdProducer, rd) != 0) {
+  /* The producer only reads and inflates: a small stack (the default is RLIMIT_STACK, often
+  ** 8 MiB, which ASan clears on every join: most of the parser tests' time under it). */
+  pthread_attr_t at;
+  int have_at = pthread_attr_init(&at) == 0;
+  if (have_at && pthread_attr_setstacksize(&at, RD_THREAD_STACK) != 0) {
+    pthread_attr_destroy(&at);
+    have_at = 0;
+  }
+  int rc = pthread_create(&a->thread, have_at ? &at : NULL, rdProducer, rd);
+  if (have_at) pthread_attr_destroy(&at);
+  if (rc != 0) {
     rd->async = NULL;
     pthread_mutex_destroy(&a->mu);
     pthread_cond_destroy(&a->filled);

@@ -9,6 +9,7 @@
 # installed). Exit 77 (skip) without python3-venv, ensurepip,
 # setuptools/wheel, or a sqlite3 module that can load extensions.
 # env: HTA_INGEST, HTA_EXT (the binaries under test), HTA_PYTHON (default /usr/bin/python3).
+# not under the sanitizers (tests/run.sh): the wheel is packaging; it ran in make test
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)

@@ -9,6 +9,7 @@
 #       then the render and the screenshot; prints "render_s=SECONDS" (used by
 #       tests/corpus/report_all.sh). Exit 0 pass, 1 fail, 77 no chromium.
 # env: HTA_INGEST (the binary), CHROMIUM (default: chromium, chromium-browser, google-chrome).
+# not under the sanitizers (tests/run.sh): Chromium renders the HTML; it ran in make test
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
