@@ -7,6 +7,11 @@ LIBS    := -lsqlite3 -lz -lpthread -lm
 BUILD   := build
 BIN     := .
 SAN     :=
+# Parallel by default, one job per core: ext/ is compiled twice (linked into hta-ingest and
+# as hta.so), which a serial build takes over a minute for. An explicit -jN wins.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 2)
+endif
 
 VERSION := $(shell cat VERSION)
 COMMIT  := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
