@@ -28,7 +28,7 @@ EXT_CORE   := $(EXT_SRC:%.c=$(BUILD)/core/%.o)
 ALL_CFLAGS = $(WARN) $(DEFS) $(CFLAGS) $(SAN) -I$(BUILD) -Iingest -Iext
 
 .SECONDARY:
-.PHONY: all clean test test-asan test-valgrind bench demo format lint
+.PHONY: all clean test test-build test-asan test-valgrind bench demo format lint
 INGEST := $(BIN)/hta-ingest
 EXT    := $(BIN)/hta.so
 export HTA_INGEST := $(abspath $(INGEST))
@@ -81,6 +81,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(INGEST_OBJ) $(EXT_CORE) $(GEN_HDR)
 
 test: all $(UNIT_BIN)
 	@sh tests/run.sh
+
+# What make test and make test-valgrind run, built without running it (CI's first step).
+test-build: all $(UNIT_BIN)
 
 test-asan:
 	$(MAKE) BUILD=build-asan BIN=build-asan SAN="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" CFLAGS="-O1 -g" test

@@ -19,7 +19,8 @@
 #       datasette installed it says so and exits 0.
 #
 # Needs the sqlite3 shell. env: HTA_EXT (default ./hta.so), DATASETTE (default datasette; else
-# python3 -m datasette where it imports, HTA_DATASETTE_PATH added to PYTHONPATH).
+# python3 -m datasette where it imports, HTA_DATASETTE_PATH added to PYTHONPATH), HTA_PYTHON
+# (the Python tried first for that).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -105,13 +106,14 @@ schema_md() {
     FROM _hta_column ORDER BY rowid"
 }
 
-# The datasette command; else /usr/bin/python3 -m datasette when that Python imports it
+# The datasette command; else HTA_PYTHON's, /usr/bin/python3's or python3's -m datasette
+# when that Python imports it
 # (with HTA_DATASETTE_PATH prepended to PYTHONPATH, as tests/cli/datasette_plugin.sh does).
 run_py=""
 have_datasette() {
   command -v "$DATASETTE" >/dev/null 2>&1 && return 0
   [ -n "${HTA_DATASETTE_PATH:-}" ] && { PYTHONPATH=$HTA_DATASETTE_PATH${PYTHONPATH:+:$PYTHONPATH}; export PYTHONPATH; }
-  for p in /usr/bin/python3 python3; do
+  for p in ${HTA_PYTHON:-} /usr/bin/python3 python3; do
     if "$p" -c "import datasette" >/dev/null 2>&1; then run_py=$p; return 0; fi
   done
   return 1

@@ -1,12 +1,12 @@
 #!/bin/sh
 # examples/datasette/datasette.sh serve DB [DATASETTE OPTIONS...]: a real Datasette on
 # 127.0.0.1 with the extension and the metadata, the options after DB passed through (-p, -h,
-# --setting). Exit 77 without Datasette (importable by /usr/bin/python3, or HTA_DATASETTE_PATH)
-# or curl. env: HTA_INGEST, HTA_EXT, HTA_DATASETTE_PATH.
+# --setting). Exit 77 without Datasette (importable by HTA_PYTHON, default /usr/bin/python3, or
+# HTA_DATASETTE_PATH) or curl. env: HTA_INGEST, HTA_EXT, HTA_DATASETTE_PATH, HTA_PYTHON.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}"
-py=/usr/bin/python3
+py=${HTA_PYTHON:-/usr/bin/python3}
 export PYTHONPATH="${HTA_DATASETTE_PATH:-}${PYTHONPATH:+:$PYTHONPATH}"
 "$py" -c 'import datasette' 2>/dev/null || { echo "skip: datasette is not importable"; exit 77; }
 command -v curl >/dev/null && command -v setsid >/dev/null || { echo "skip: no curl or setsid"; exit 77; }

@@ -26,7 +26,7 @@ for j in one_step four_steps amd; do
 done
 [ "$(sqlite3 all.db 'SELECT group_concat(name, ",") FROM (SELECT name FROM job ORDER BY job_id)')" = \
   "one_step,four_steps,amd" ] || fail "jobs of all.db: $(sqlite3 all.db 'SELECT name FROM job')"
-py=/usr/bin/python3 # a Python whose sqlite3 loads extensions (pyenv builds may not)
+py=${HTA_PYTHON:-/usr/bin/python3} # a Python whose sqlite3 loads extensions (pyenv builds may not)
 if "$py" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null; then
   "$py" "$top/tests/jobs_alone.py" "$HTA_EXT" all.db one_step=one_step.db four_steps=four_steps.db \
     amd=amd.db || fail "a job's analyses differ from the job alone"

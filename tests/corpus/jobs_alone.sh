@@ -7,7 +7,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${HTA_SHARED:=$top/../shared}" "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}"
 corpus=$HTA_SHARED/corpus
-py=/usr/bin/python3
+py=${HTA_PYTHON:-/usr/bin/python3}
 "$py" -c 'import sqlite3; sqlite3.connect(":memory:").enable_load_extension(True)' 2>/dev/null \
   || { echo "skip: no Python whose sqlite3 loads extensions"; exit 77; }
 work=$(mktemp -d) || exit 2

@@ -16,7 +16,7 @@ export HTA_TMP
 [ -z "$tmp_own" ] || trap 'rm -rf "$tmp_own"' EXIT INT TERM
 # Debian's python3 loads extensions; another one goes through the sqlite3 shell (slower).
 loads='import sqlite3, sys; sys.exit(not hasattr(sqlite3.Connection, "enable_load_extension"))'
-for py in /usr/bin/python3 python3 ""; do
+for py in "${HTA_PYTHON:-/usr/bin/python3}" python3 ""; do
   [ -n "$py" ] && command -v "$py" >/dev/null 2>&1 && break
 done
 [ -n "$py" ] || { echo "skip: no python3"; exit 77; }
