@@ -36,7 +36,8 @@
 **     in TraceLens's tree (job_diff.c JD-2; '(no operator)' for one without), per
 **     operator name: GPU events (count) and their summed dur per step (the trace's
 **     total divided by its number of steps, 1 without steps), in us; rows by
-**     |delta_us| descending, then name.
+**     |delta_us| descending, then name. The call trees are loaded only for this split
+**     (WHERE split = 'role', 'idle' or 'finding' reads each side's GPU rows alone).
 **  4. share = delta_ns / the step difference, NULL when that is 0.
 */
 #include <stdlib.h>
@@ -252,16 +253,19 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   jd_intern names;
   opt_ids ids[2];
   jd_side s[2];
+  hta_gpu_rows gpu[2]; /* without the operator split: the GPU rows alone, no call tree */
   js_roles r[2];
-  int rc = SQLITE_OK;
+  int rc = SQLITE_OK, ops = jd_wants_split(p, "operator");
   (void)pzErr;
   memset(&names, 0, sizeof names);
   memset(ids, 0, sizeof ids);
   memset(s, 0, sizeof s);
+  memset(gpu, 0, sizeof gpu);
   for (int k = 0; k < 2 && rc == SQLITE_OK; k++) {
     rc = opt_ids_load(db, p->schema[k], &ids[k]);
-    if (rc == SQLITE_OK) rc = jd_side_load(db, &p->t[k], &ids[k], &names, &s[k]);
-    if (rc == SQLITE_OK) rc = jsRoles(db, &p->t[k], &s[k].ot.gpu, &r[k]);
+    if (rc == SQLITE_OK && ops) rc = jd_side_load(db, &p->t[k], &ids[k], &names, &s[k]);
+    else if (rc == SQLITE_OK) rc = hta_gpu_load(db, &p->t[k], ids[k].cls, &gpu[k]);
+    if (rc == SQLITE_OK) rc = jsRoles(db, &p->t[k], ops ? &s[k].ot.gpu : &gpu[k], &r[k]);
   }
   if (rc == SQLITE_OK) {
     int64_t d = r[1].step - r[0].step;
@@ -281,9 +285,10 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
     int64_t step[2] = {r[0].step, r[1].step};
     rc = jd_summary_accounting(db, p, step, out);
   }
-  if (rc == SQLITE_OK && jd_wants_split(p, "operator")) rc = jsOperators(p, s, r, out);
+  if (rc == SQLITE_OK && ops) rc = jsOperators(p, s, r, out);
   for (int k = 0; k < 2; k++) {
     jd_side_free(&s[k]);
+    hta_gpu_free(&gpu[k]);
     opt_ids_free(&ids[k]);
   }
   jd_intern_free(&names);
