@@ -4,6 +4,8 @@
 # cpu_op on one rank before its first gradient all-reduce of each step. Every other rank
 # waits for it inside that all-reduce; HTA's per-rank path counts that wait as
 # communication, the job's path must go through the delay itself. Skips (77) without python3.
+# not under the sanitizers (tests/run.sh): tests/sql/critical_path_job.sql runs the same code
+# under them on hand-made jobs; these generated ones ran in make test
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 : "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}" "${HTA_TMP:=$(mktemp -d)}"

@@ -6,14 +6,15 @@
 # max_end, and the full output of every hta_* analysis of ./hta.so).
 # Also: each shard holds exactly its ranks and lists the others as skipped; merging
 # the shards again adds nothing.
+# not under the sanitizers (tests/run.sh): the same --ranks and --merge code runs under them on
+# smaller jobs in shards_examples.sh; this one's 64 ranks ingested five times ran in make test
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # a directory of its own: the scratch directory is shared with the other tests
 work=$(mktemp -d "${TMPDIR:-/tmp}/hta-test.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
 cd "$work" || exit 2
-# not under valgrind (tests/run.sh runs a script there only when it uses its wrapper): 64
-# ranks ingested five times take most of that step; ASan covers the same code
+# not under valgrind either (tests/run.sh runs a script there only when it uses its wrapper)
 ING=$HTA_INGEST
 command -v python3 >/dev/null || { echo "skip: no python3"; exit 77; }
 fails=0

@@ -4,8 +4,8 @@
 # them (the first that landed) is corrupted and ingested again, case by case:
 #   truncated at T offsets, plain and gzip; B single-byte flips, plain (XOR 0x80) and gzip
 #   (XOR 1 after the header); the gzip file followed by garbage.
-# T = 16 and B = 8 for jobs up to 4 MB of JSON, 8 and 4 up to 32 MB, 4 and 2 above (the
-# corpus is 680 MB of JSON; this keeps the run near a minute).
+# T = 8 and B = 4 for jobs up to 4 MB of JSON, 4 and 2 up to 32 MB, 2 and 1 above (the
+# corpus is 680 MB of JSON, and each case reads its file up to the damage).
 # Each case: exit 1 and "hta-ingest: FILE: byte N: what"; after the job's cases the database
 # passes integrity_check and every file ingested before holds exactly its rows.
 # env: HTA_INGEST, HTA_SHARED (default ../shared of the repo), HTA_TMP (scratch).
@@ -80,7 +80,7 @@ for dir in "$HTA_SHARED"/corpus/*/; do
     *) cp "$src" p.json && gzip -c "$src" > g.json.gz ;;
   esac
   s=$(wc -c < p.json) g=$(wc -c < g.json.gz) h=$(gzheader g.json.gz)
-  if [ "$s" -le 4000000 ]; then nt=16 nf=8; elif [ "$s" -le 32000000 ]; then nt=8 nf=4; else nt=4 nf=2; fi
+  if [ "$s" -le 4000000 ]; then nt=8 nf=4; elif [ "$s" -le 32000000 ]; then nt=4 nf=2; else nt=2 nf=1; fi
   i=1
   while [ $i -le $nt ]; do
     head -c $((s * i / (nt + 1))) p.json > "t$i.json"
