@@ -18,9 +18,6 @@ set -u
 command -v python3 >/dev/null || { echo "python3 needed to generate traces"; exit 77; }
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ING="${VG:-} $HTA_INGEST"
-# run.sh preloads libasan for an ASan-built extension; dd aborts under it, and nothing
-# here loads the extension.
-unset LD_PRELOAD
 fails=0 cases=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

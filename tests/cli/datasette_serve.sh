@@ -12,9 +12,8 @@ export PYTHONPATH="${HTA_DATASETTE_PATH:-}${PYTHONPATH:+:$PYTHONPATH}"
 command -v curl >/dev/null && command -v setsid >/dev/null || { echo "skip: no curl or setsid"; exit 77; }
 work=$(mktemp -d) || exit 2
 pid=""
-# curl never runs under the sanitizer runtime tests/run.sh preloads for an ASan build (it
-# hangs there); each request has a time limit
-get() { env -u LD_PRELOAD curl -s -m 60 "$@"; }
+# each request has a time limit
+get() { curl -s -m 60 "$@"; }
 # the server runs in a session of its own (setsid), so that the whole group (the script and
 # its python) is stopped at the end
 trap '[ -n "$pid" ] && kill -- -"$pid" 2>/dev/null; rm -rf "$work"' EXIT INT TERM

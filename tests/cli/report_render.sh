@@ -31,7 +31,7 @@ check_png() {
   # pixels: through convert (ImageMagick, or a stand-in that prints PPM) when present,
   # else python3 decodes the PNG itself (zlib; the top 800 rows)
   ppm=""
-  if command -v convert >/dev/null 2>&1 && env -u LD_PRELOAD convert "$png" ppm:- > "$png.ppm" 2>/dev/null &&
+  if command -v convert >/dev/null 2>&1 && convert "$png" ppm:- > "$png.ppm" 2>/dev/null &&
      [ -s "$png.ppm" ]; then
     ppm="$png.ppm"
   fi
@@ -103,8 +103,7 @@ render() {
   rm -f "$png"
   t0=$(date +%s.%N)
   to=""; command -v timeout >/dev/null 2>&1 && to="timeout 120"
-  # (env -u LD_PRELOAD: under make test-asan, tests/run.sh preloads libasan for sqlite3)
-  $to env -u LD_PRELOAD "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  $to "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync --hide-scrollbars \
     --enable-logging=stderr --v=0 --user-data-dir="$profile" --window-size="1400,$height" \
     --screenshot="$png" "file://$html" > "$png.log" 2>&1

@@ -17,7 +17,6 @@ top=$(cd "$here/../.." && pwd)
 : "${HTA_SHARED:=$top/../shared}"
 : "${HTA_INGEST:=$top/hta-ingest}"
 if [ ! -d "$HTA_SHARED/corpus" ]; then echo "skip: no $HTA_SHARED/corpus"; exit 77; fi
-unset LD_PRELOAD # dd aborts under a preloaded libasan; nothing here loads the extension
 ING=$HTA_INGEST # not under valgrind (1500 runs): the CLI tests cover that
 work=$(mktemp -d "${HTA_TMP:-/tmp}/corrupt-corpus.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT INT TERM
