@@ -84,6 +84,8 @@ static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {
   return SQLITE_OK;
 }
 
+int hta_register_all(sqlite3 *db) { return htaInit(db, 0, 0); }
+
 #ifdef _WIN32
 __declspec(dllexport)
 #endif

@@ -18,6 +18,8 @@
 **     ts/dur/name_id/tid (hta_tid_key); INT64_MIN/0/-1/INT64_MIN without a link (D4:
 **     never event 0).
 **  4. Rows come in file order (event_id). Each distinct name is classified once.
+**  5. hta_gpu_load_bare, of a trace without the cut, leaves the launch fields unset
+**     (INT64_MIN/0/-1/INT64_MIN) and link_id as recorded: it may name no row.
 **
 ** HOW IT WORKS: one query over the partial covering index event_gpu, joined to
 ** the linked row by its rowid, then a sort by event_id in C (the index returns
@@ -118,7 +120,10 @@ int hta_is_kernel_category(const char *c) {
   return 0;
 }
 
-int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out) {
+/* GPU-5: without the cut, a caller that needs no launch fields reads the covering
+** index alone (the join costs a b-tree search per row). */
+static int gpuLoad(sqlite3 *db, const hta_trace *t, const hta_classifier *c, int launches,
+                   hta_gpu_rows *out) {
   sqlite3_stmt *st = 0;
   size_t cap = 0, ncat = 0;
   int32_t *cat_ids = 0, *slots = 0;
@@ -126,11 +131,26 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
   int rc, sorted = 1;
   memset(out, 0, sizeof *out);
 
+  { /* room for every row at once (a count from the index): the array is not copied */
+    int64_t n = 0;
+    int isnull = 1;
+    rc = hta_query_int64(db, t->schema,
+                         "SELECT count(*) FROM $S.event WHERE trace_id = ?1 AND stream IS NOT NULL",
+                         1, &t->trace_id, &n, &isnull);
+    if (rc != SQLITE_OK) goto gpu_error;
+    if (n > 1024 && n < ((int64_t)1 << 28) && (out->a = hta_malloc_big((size_t)n * sizeof *out->a)))
+      cap = (size_t)n;
+  }
   rc = hta_prepare(db, t->schema,
-                   "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
-                   " e.link_id, h.ts, h.dur, e.correlation, h.name_id, e.seq, h.tid"
-                   " FROM $S.event e LEFT JOIN $S.event h ON h.event_id = e.link_id"
-                   " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL",
+                   launches || t->has_cut
+                       ? "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
+                         " e.link_id, h.ts, h.dur, e.correlation, h.name_id, e.seq, h.tid"
+                         " FROM $S.event e LEFT JOIN $S.event h ON h.event_id = e.link_id"
+                         " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL"
+                       : "SELECT e.event_id, e.ts, e.dur, e.stream, e.name_id, e.category_id,"
+                         " e.link_id, NULL, NULL, e.correlation, NULL, e.seq, NULL"
+                         " FROM $S.event e"
+                         " WHERE e.trace_id = ?1 AND e.stream IS NOT NULL AND e.dur IS NOT NULL",
                    &st);
   if (rc != SQLITE_OK) goto gpu_error;
   sqlite3_bind_int64(st, 1, t->trace_id);
@@ -147,7 +167,11 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     g.cat_id =
         sqlite3_column_type(st, 5) == SQLITE_NULL ? -1 : (int32_t)sqlite3_column_int64(st, 5);
     g.link_id = sqlite3_column_int64(st, 6); /* 0 when NULL */
-    if (g.link_id && sqlite3_column_type(st, 7) != SQLITE_NULL) {
+    if (!launches && !t->has_cut) {          /* GPU-5: the link as recorded */
+      g.launch_ts = INT64_MIN;
+      g.launch_name_id = -1;
+      g.launch_tid = INT64_MIN;
+    } else if (g.link_id && sqlite3_column_type(st, 7) != SQLITE_NULL) {
       g.launch_ts = sqlite3_column_int64(st, 7);
       g.launch_dur = sqlite3_column_int64(st, 8);
       g.launch_name_id =
@@ -167,7 +191,7 @@ int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_g
     }
     if (out->n == cap) {
       size_t ncap = cap ? 2 * cap : 1024;
-      hta_gpu *a = sqlite3_realloc64(out->a, ncap * sizeof *a);
+      hta_gpu *a = hta_realloc_big(out->a, ncap * sizeof *a);
       if (!a) {
         rc = SQLITE_NOMEM;
         goto gpu_error;
@@ -248,6 +272,14 @@ gpu_error:
   sqlite3_free(slots);
   hta_gpu_free(out);
   return rc;
+}
+
+int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out) {
+  return gpuLoad(db, t, c, 1, out);
+}
+
+int hta_gpu_load_bare(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out) {
+  return gpuLoad(db, t, c, 0, out);
 }
 
 const char *hta_gpu_name(const hta_gpu_rows *g, int32_t name_id) {

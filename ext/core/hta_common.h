@@ -12,6 +12,7 @@
 **   stats.c      pandas-compatible describe(): mean, sample std, linear quantiles;
 **                HTA's "top kernels + others" aggregation (hta_topk_aggregate).
 **   json_args.c  the top-level members of an args JSON text, by one scan.
+**   big_alloc.c  hta_malloc_big(): large arrays, backed by huge pages where Linux can.
 **   vtab_util.c  small helpers for eponymous table-valued functions and SQL
 **                arguments, one-value queries, result tables (hta_table) and the
 **                generic module (hta_tvf_register).
@@ -232,6 +233,10 @@ typedef struct hta_gpu_rows {
 ** Returns SQLITE_OK, SQLITE_NOMEM, SQLITE_INTERRUPT or an SQLite error.
 */
 int hta_gpu_load(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out);
+/* The same rows for a caller that reads no launch_* field: of a trace without the cut,
+** read from the covering index alone, launch_* unset and link_id as recorded (it may
+** name no row: a dangling link). With the cut, hta_gpu_load itself. */
+int hta_gpu_load_bare(sqlite3 *db, const hta_trace *t, const hta_classifier *c, hta_gpu_rows *out);
 /* 1 when category NAME is GPU work proper (hta_gpu.is_kernel_cat): kernels, copies and
 ** memsets in Kineto's and the legacy spellings, and MTIA's mtia_ccp_events. */
 int hta_is_kernel_category(const char *name);
@@ -387,18 +392,25 @@ int hta_value_int64(sqlite3_value *v, int64_t *out);
 int hta_query_int64(sqlite3 *db, const char *schema, const char *sql, int nbind,
                     const int64_t *bind, int64_t *out, int *isnull);
 
+/* sqlite3_malloc64 / sqlite3_realloc64 for an array of HTA_BIG_BYTES or more filled at
+** once: the same block, with the advice that it be backed by huge pages (big_alloc.c).
+** Freed with sqlite3_free. */
+#define HTA_BIG_BYTES ((sqlite3_uint64)4 << 20)
+void *hta_malloc_big(sqlite3_uint64 n);
+void *hta_realloc_big(void *p, sqlite3_uint64 n);
+
 /* Appends V to the growable array P (N used, A allocated, growing from MINA);
 ** jumps to OOM when out of memory (P is then unchanged and still owned). */
-#define HTA_PUSH(p, n, a, minA, v, oom)                      \
-  do {                                                       \
-    if ((n) == (a)) {                                        \
-      size_t na_ = (a) ? 2 * (a) : (minA);                   \
-      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p)); \
-      if (!np_) goto oom;                                    \
-      (p) = np_;                                             \
-      (a) = na_;                                             \
-    }                                                        \
-    (p)[(n)++] = (v);                                        \
+#define HTA_PUSH(p, n, a, minA, v, oom)                    \
+  do {                                                     \
+    if ((n) == (a)) {                                      \
+      size_t na_ = (a) ? 2 * (a) : (minA);                 \
+      void *np_ = hta_realloc_big((p), na_ * sizeof *(p)); \
+      if (!np_) goto oom;                                  \
+      (p) = np_;                                           \
+      (a) = na_;                                           \
+    }                                                      \
+    (p)[(n)++] = (v);                                      \
   } while (0)
 
 /* ---------------------------------------------------------------- result tables */
@@ -523,6 +535,9 @@ int hta_register_findings(sqlite3 *db);   /* hta_findings: what to fix (findings
 int hta_register_health(sqlite3 *db);     /* hta_trace_health: can I trust this trace (health/) */
 int hta_register_graph(sqlite3 *db);      /* graph replays and their captures (graph/) */
 int hta_register_io(sqlite3 *db);         /* io entry point only: DIRECTONLY */
+/* Every family but io, as sqlite3_hta_init registers them (hta.c): for a connection an
+** analysis opens itself (ext/diff/job_diff_par.c). */
+int hta_register_all(sqlite3 *db);
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io_counters.c, io_overlay.c) take from the

@@ -39,8 +39,10 @@ static int ivCmp(const void *a, const void *b) {
 size_t hta_iv_merge(hta_iv *iv, size_t n) {
   size_t m = 0;
   int64_t maxend = 0;
+  size_t sorted = 1;
   if (n == 0) return 0;
-  qsort(iv, n, sizeof *iv, ivCmp);
+  while (sorted < n && ivCmp(&iv[sorted - 1], &iv[sorted]) <= 0) sorted++;
+  if (sorted < n) qsort(iv, n, sizeof *iv, ivCmp); /* often they come in order */
   for (size_t i = 0; i < n; i++) {
     hta_iv x = iv[i];
     if (m == 0 || x.start > maxend) {

@@ -140,14 +140,27 @@ static const char *jdKindName(int k) {
 
 static double jdUs(int64_t ns) { return (double)ns / 1000.0; }
 
+/* One side of a comparison: its ids and its tree, on connection DB (jd_both_sides). */
+typedef struct jd_load_arg {
+  const jd_pair *p;
+  jd_compare *c;
+  int k;
+} jd_load_arg;
+
+static int jdLoadSide(sqlite3 *db, void *arg) {
+  const jd_load_arg *a = arg;
+  int rc = opt_ids_load(db, a->p->schema[a->k], &a->c->ids[a->k]);
+  if (rc == SQLITE_OK) rc = jd_side_load(db, &a->p->t[a->k], &a->c->ids[a->k], &a->c->s[a->k]);
+  if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
+  return rc;
+}
+
 int jd_compare_load(sqlite3 *db, const jd_pair *p, jd_compare *c) {
-  int rc = SQLITE_OK;
+  jd_load_arg a[2] = {{p, c, 0}, {p, c, 1}};
+  int rc;
   memset(c, 0, sizeof *c);
-  for (int k = 0; k < 2 && rc == SQLITE_OK; k++) {
-    rc = opt_ids_load(db, p->schema[k], &c->ids[k]);
-    if (rc == SQLITE_OK) rc = jd_side_load(db, &p->t[k], &c->ids[k], &c->names, &c->s[k]);
-    if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
-  }
+  rc = jd_both_sides(db, p->schema[1], jdLoadSide, &a[0], &a[1]);
+  for (int k = 0; k < 2 && rc == SQLITE_OK; k++) rc = jd_side_names(&c->s[k], &c->names);
   if (rc == SQLITE_OK) rc = jd_merge(db, &c->s[0], &c->s[1], &c->m);
   if (rc != SQLITE_OK) jd_compare_free(c);
   return rc;

@@ -10,6 +10,7 @@
 **   job_diff_summary.c hta_job_diff_summary: the step difference split into parts
 **   job_diff_account.c its splits read from hta_findings' run: 'idle' and 'finding'
 **   job_diff_rows.c    what both share: jd_apportion, jd_summary_row, jd_wants_split
+**   job_diff_par.c     jd_both_sides: the two sides read at once
 **
 ** Nothing outside ext/diff/ includes it.
 */
@@ -73,10 +74,22 @@ typedef struct jd_side {
   int64_t trace_id, rank;
 } jd_side;
 
-/* Loads trace T as a side; names are interned into NAMES (shared by both sides).
+/* Loads trace T as a side, all but its comparison names (jd_side_names): what needs
+** only its own connection, so that the sides can load at once (jd_both_sides).
 ** SQLITE_OK, SQLITE_NOMEM, SQLITE_INTERRUPT or the error of a query. */
-int jd_side_load(sqlite3 *db, const hta_trace *t, opt_ids *ids, jd_intern *names, jd_side *s);
+int jd_side_load(sqlite3 *db, const hta_trace *t, opt_ids *ids, jd_side *s);
+/* Its name and sname ids, interned into NAMES (shared by both sides). SQLITE_NOMEM. */
+int jd_side_names(jd_side *s, jd_intern *names);
 void jd_side_free(jd_side *s);
+
+/* ---------------------------------------------------------------- both sides at once */
+/* What one side does on connection DB with its ARG; an SQLite code. */
+typedef int (*jd_side_fn)(sqlite3 *db, void *arg);
+/* FN(DB, ARG0) and FN(c, ARG1): side 1 on a connection c of its own to the database
+** SCHEMA1 of DB names (under that name), in a second thread, when one can see what DB
+** sees; else both on DB, one after the other (job_diff_par.c). FN may touch nothing
+** but its connection and its ARG. The first error, or SQLITE_INTERRUPT. */
+int jd_both_sides(sqlite3 *db, const char *schema1, jd_side_fn fn, void *arg0, void *arg1);
 
 static inline int64_t jd_ts(const jd_side *s, int32_t u) {
   return (size_t)u < s->nhost ? s->ot.nodes[u].ts : s->ot.gpu.a[(size_t)u - s->nhost].ts;
@@ -234,9 +247,15 @@ void jd_apportion(const int64_t *tot, int np, int64_t nsteps, int64_t *out, int6
 ** STEP_DELTA when that is not 0, trace ids); PART and SPLIT static. NULL: out of memory. */
 hta_cell *jd_summary_row(hta_table *out, const jd_pair *p, const char *split, const char *part,
                          int64_t c, int64_t t, int64_t step_delta);
-/* The 'idle' and 'finding' splits (job_diff_account.c JSA-n) of P into OUT, those that
-** P->split asks for; STEP: each side's mean step (JS-1). */
-int jd_summary_accounting(sqlite3 *db, const jd_pair *p, const int64_t step[2], hta_table *out);
+/* The 'idle' and 'finding' splits (job_diff_account.c JSA-n): side K's findings run on
+** connection DB into *OUT (NULL when P->split asks for neither; free with jd_acct_free);
+** STEP: the side's mean step (JS-1). Then the rows of both into OUT, those that P->split
+** asks for. */
+typedef struct jd_acct jd_acct;
+int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step, jd_acct **out);
+void jd_acct_free(jd_acct *a);
+int jd_summary_accounting(const jd_pair *p, jd_acct *const a[2], const int64_t step[2],
+                          hta_table *out);
 /* 1 when P's split constraint lets split SPLIT through (none, or equal). */
 int jd_wants_split(const jd_pair *p, const char *split);
 

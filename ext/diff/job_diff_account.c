@@ -77,6 +77,12 @@ static const char *jsaPartName(int p) {
   return p == 0 ? "busy" : p == JSA_NPART - 1 ? "other_steps" : fd_part_rule(p - 1);
 }
 
+/* One side's run (JSA-1): its findings and its idle parts per step. */
+struct jd_acct {
+  fd_ctx x;
+  int64_t part[JSA_NPART];
+};
+
 /* ---------------------------------------------------------------- findings (JSA-4) */
 typedef struct jsa_rule {
   const fd_rule *rule; /* (id, source): the plugin's rules share some ids */
@@ -124,13 +130,13 @@ jsa_oom:
   return SQLITE_NOMEM;
 }
 
-static int jsaFindings(const jd_pair *p, const fd_ctx *x, int64_t step_delta, hta_table *out) {
+static int jsaFindings(const jd_pair *p, jd_acct *const a[2], int64_t step_delta, hta_table *out) {
   const hta_cell null = {SQLITE_NULL, 0, {0}};
   jsa_rule *v = 0;
   size_t n = 0, cap = 0;
   int rc = SQLITE_OK;
   for (int k = 0; k < 2 && rc == SQLITE_OK; k++)
-    rc = jsaCollect(&x[k], k, p->t[k].trace_id, &v, &n, &cap);
+    rc = jsaCollect(&a[k]->x, k, p->t[k].trace_id, &v, &n, &cap);
   if (rc == SQLITE_OK && n) qsort(v, n, sizeof *v, jsaRuleCmp);
   for (size_t i = 0; i < n && rc == SQLITE_OK; i++) {
     const jsa_rule *r = &v[i];
@@ -162,24 +168,39 @@ static int jsaFindings(const jd_pair *p, const fd_ctx *x, int64_t step_delta, ht
   return rc;
 }
 
-int jd_summary_accounting(sqlite3 *db, const jd_pair *p, const int64_t step[2], hta_table *out) {
-  fd_ctx x[2];
-  fd_acct *acct[2] = {0, 0};
-  int64_t part[2][JSA_NPART], d = step[1] - step[0];
-  int rc = SQLITE_OK, idle = jd_wants_split(p, "idle"), findings = jd_wants_split(p, "finding");
+int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step, jd_acct **out) {
+  int idle = jd_wants_split(p, "idle"), findings = jd_wants_split(p, "finding");
+  fd_acct *acct = 0;
+  jd_acct *a;
+  int rc;
+  *out = 0;
   if (!idle && !findings) return SQLITE_OK; /* WHERE split = 'role': no run needed */
-  memset(x, 0, sizeof x);
-  for (int k = 0; k < 2 && rc == SQLITE_OK; k++) {
-    rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0, findings, &x[k]); /* JSA-1 */
-    if (rc == SQLITE_OK && x[k].nu) rc = fd_account(&x[k], &acct[k]);
-    if (rc == SQLITE_OK) jsaIdle(&x[k], acct[k], p->t[k].trace_id, step[k], part[k]);
-  }
-  for (int q = 0; idle && q < JSA_NPART && rc == SQLITE_OK; q++) {
-    if (!part[0][q] && !part[1][q]) continue;
-    if (!jd_summary_row(out, p, "idle", jsaPartName(q), part[0][q], part[1][q], d))
+  if (!(a = sqlite3_malloc(sizeof *a))) return SQLITE_NOMEM;
+  memset(a, 0, sizeof *a);
+  *out = a;
+  rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0, findings, &a->x); /* JSA-1 */
+  if (rc == SQLITE_OK && a->x.nu) rc = fd_account(&a->x, &acct);
+  if (rc == SQLITE_OK) jsaIdle(&a->x, acct, p->t[k].trace_id, step, a->part);
+  a->x.db = 0; /* the connection may be gone when the rows are made */
+  return rc;
+}
+
+void jd_acct_free(jd_acct *a) {
+  if (!a) return;
+  fd_run_free(&a->x);
+  sqlite3_free(a);
+}
+
+int jd_summary_accounting(const jd_pair *p, jd_acct *const a[2], const int64_t step[2],
+                          hta_table *out) {
+  int64_t d = step[1] - step[0];
+  int rc = SQLITE_OK;
+  if (!a[0] || !a[1]) return SQLITE_OK; /* no run: no such split asked for */
+  for (int q = 0; jd_wants_split(p, "idle") && q < JSA_NPART && rc == SQLITE_OK; q++) {
+    if (!a[0]->part[q] && !a[1]->part[q]) continue;
+    if (!jd_summary_row(out, p, "idle", jsaPartName(q), a[0]->part[q], a[1]->part[q], d))
       rc = SQLITE_NOMEM;
   }
-  if (rc == SQLITE_OK && findings) rc = jsaFindings(p, x, d, out);
-  for (int k = 0; k < 2; k++) fd_run_free(&x[k]);
+  if (rc == SQLITE_OK && jd_wants_split(p, "finding")) rc = jsaFindings(p, a, d, out);
   return rc;
 }

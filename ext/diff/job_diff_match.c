@@ -68,28 +68,34 @@ static int32_t jdMemoGet(const jd_memo *m, int64_t key) {
   return -1;
 }
 
-static int jdMemoPut(jd_memo *m, int64_t key, int32_t val) {
-  if ((m->n + 1) * 2 > m->nslot) {
-    size_t ns = m->nslot ? 2 * m->nslot : 4096;
-    int64_t *nk = sqlite3_malloc64(ns * sizeof *nk);
-    int32_t *nv = sqlite3_malloc64(ns * sizeof *nv);
-    if (!nk || !nv) {
-      sqlite3_free(nk);
-      sqlite3_free(nv);
-      return SQLITE_NOMEM;
-    }
-    for (size_t i = 0; i < ns; i++) nv[i] = -1;
-    for (size_t i = 0; i < m->nslot; i++) {
-      if (m->val[i] < 0) continue;
-      size_t k = jdMix(m->key[i]) & (ns - 1);
-      while (nv[k] >= 0) k = (k + 1) & (ns - 1);
-      nk[k] = m->key[i];
-      nv[k] = m->val[i];
-    }
-    sqlite3_free(m->key);
-    sqlite3_free(m->val);
-    m->key = nk, m->val = nv, m->nslot = ns;
+/* Room for N entries without a rehash (a power of two, at least twice N). */
+static int jdMemoGrow(jd_memo *m, size_t n) {
+  size_t ns = m->nslot ? m->nslot : 4096;
+  while (ns < 2 * n) ns *= 2;
+  if (ns == m->nslot) return SQLITE_OK;
+  int64_t *nk = hta_malloc_big(ns * sizeof *nk);
+  int32_t *nv = hta_malloc_big(ns * sizeof *nv);
+  if (!nk || !nv) {
+    sqlite3_free(nk);
+    sqlite3_free(nv);
+    return SQLITE_NOMEM;
   }
+  for (size_t i = 0; i < ns; i++) nv[i] = -1;
+  for (size_t i = 0; i < m->nslot; i++) {
+    if (m->val[i] < 0) continue;
+    size_t k = jdMix(m->key[i]) & (ns - 1);
+    while (nv[k] >= 0) k = (k + 1) & (ns - 1);
+    nk[k] = m->key[i];
+    nv[k] = m->val[i];
+  }
+  sqlite3_free(m->key);
+  sqlite3_free(m->val);
+  m->key = nk, m->val = nv, m->nslot = ns;
+  return SQLITE_OK;
+}
+
+static int jdMemoPut(jd_memo *m, int64_t key, int32_t val) {
+  if ((m->n + 1) * 2 > m->nslot && jdMemoGrow(m, m->n + 1) != SQLITE_OK) return SQLITE_NOMEM;
   size_t k = jdMix(key) & (m->nslot - 1);
   while (m->val[k] >= 0) k = (k + 1) & (m->nslot - 1);
   m->key[k] = key;
@@ -765,6 +771,27 @@ static int jdRowCmp(const void *a, const void *b) {
   return x->gpu < y->gpu ? -1 : x->gpu > y->gpu;
 }
 
+/* Room up front for what the merge fills, so that for two runs of one model nothing
+** grows (a grown array is copied): merged nodes and the memo for the larger side's GPU
+** path, comparison rows for every GPU event. Past that they grow as before. */
+static int jdPresize(jd_ctx *x) {
+  jd_merged *m = x->m;
+  size_t path = 0, gpu = x->s[0]->ot.gpu.n + x->s[1]->ot.gpu.n;
+  for (int k = 0; k < 2; k++) {
+    size_t n = 0;
+    for (size_t u = 0; u < x->s[k]->n; u++) n += x->s[k]->ngpu[u] > 0;
+    if (n > path) path = n;
+  }
+  if (path < 1024) return SQLITE_OK;
+  m->nodes = hta_malloc_big(path * sizeof *m->nodes);
+  m->kids = hta_malloc_big(path * sizeof *m->kids);
+  m->rows = hta_malloc_big((gpu ? gpu : 1) * sizeof *m->rows);
+  if (!m->nodes || !m->kids || !m->rows) return SQLITE_NOMEM;
+  m->cap = m->capkids = path;
+  m->caprows = gpu ? gpu : 1;
+  return jdMemoGrow(&x->memo, path);
+}
+
 int jd_merge(sqlite3 *db, const jd_side *s1, const jd_side *s2, jd_merged *m) {
   jd_ctx x;
   jd_ops pairs = {0, 0, 0};
@@ -777,7 +804,8 @@ int jd_merge(sqlite3 *db, const jd_side *s1, const jd_side *s2, jd_merged *m) {
   x.frames = sqlite3_malloc64(JD_MAX_DEPTH * sizeof *x.frames);
   if (!x.frames) return SQLITE_NOMEM;
   memset(x.frames, 0, JD_MAX_DEPTH * sizeof *x.frames);
-  x.rc = jdRootPairs(&x, &pairs);
+  x.rc = jdPresize(&x);
+  if (x.rc == SQLITE_OK) x.rc = jdRootPairs(&x, &pairs);
   for (size_t k = 0; k < pairs.n && x.rc == SQLITE_OK; k++) {
     const jd_op *o = &pairs.a[k];
     int32_t id = jdMerge(&x, o->op != JD_INSERT ? s1->roots[o->i] : -1,

@@ -160,6 +160,17 @@ static const char *jsPartName(int p) {
 }
 
 /* ---------------------------------------------------------------- operators (JS-3) */
+/* What one side computes, on its own connection (jd_both_sides). */
+typedef struct js_side {
+  const jd_pair *p;
+  int k, ops;
+  opt_ids ids;
+  jd_side s;
+  hta_gpu_rows gpu; /* without the operator split: the GPU rows alone, no call tree */
+  js_roles r;
+  jd_acct *acct;
+} js_side;
+
 typedef struct js_op {
   const char *name; /* owned by the side's rawnames, or static */
   int side;
@@ -187,24 +198,25 @@ static int jsOutCmp(const void *a, const void *b) {
   return strcmp(x->name, y->name);
 }
 
-static int jsOperators(const jd_pair *p, const jd_side *s, const js_roles *r, hta_table *out) {
+static int jsOperators(const jd_pair *p, const js_side *side, hta_table *out) {
   js_op *v = 0;
   js_out *o = 0;
   size_t nv = 0, av = 0, no = 0;
   int rc = SQLITE_OK;
   for (int k = 0; k < 2; k++) {
-    int32_t *slot = sqlite3_malloc64((s[k].nraw + 1) * sizeof *slot); /* raw name -> v index */
+    const jd_side *s = &side[k].s;
+    int32_t *slot = sqlite3_malloc64((s->nraw + 1) * sizeof *slot); /* raw name -> v index */
     if (!slot) goto ops_oom;
-    for (size_t i = 0; i <= s[k].nraw; i++) slot[i] = -1;
-    for (size_t g = 0; g < s[k].ot.gpu.n; g++) {
-      int32_t op = jd_cpu_op_of(&s[k], (int32_t)(s[k].nhost + g));
-      size_t key = op >= 0 && s[k].raw[op] >= 0 ? (size_t)s[k].raw[op] : s[k].nraw;
+    for (size_t i = 0; i <= s->nraw; i++) slot[i] = -1;
+    for (size_t g = 0; g < s->ot.gpu.n; g++) {
+      int32_t op = jd_cpu_op_of(s, (int32_t)(s->nhost + g));
+      size_t key = op >= 0 && s->raw[op] >= 0 ? (size_t)s->raw[op] : s->nraw;
       if (slot[key] < 0) {
-        js_op x = {key < s[k].nraw ? s[k].rawnames[key] : "(no operator)", k, 0, 0};
+        js_op x = {key < s->nraw ? s->rawnames[key] : "(no operator)", k, 0, 0};
         HTA_PUSH(v, nv, av, 64, x, ops_slot_oom);
         slot[key] = (int32_t)(nv - 1);
       }
-      v[slot[key]].ns = hta_add_sat(v[slot[key]].ns, s[k].ot.gpu.a[g].dur);
+      v[slot[key]].ns = hta_add_sat(v[slot[key]].ns, s->ot.gpu.a[g].dur);
       v[slot[key]].count++;
     }
     sqlite3_free(slot);
@@ -221,7 +233,7 @@ static int jsOperators(const jd_pair *p, const jd_side *s, const js_roles *r, ht
       memset(&o[no], 0, sizeof o[no]);
       o[no++].name = v[i].name;
     }
-    int64_t steps = r[v[i].side].nsteps ? r[v[i].side].nsteps : 1;
+    int64_t steps = side[v[i].side].r.nsteps ? side[v[i].side].r.nsteps : 1;
     o[no - 1].us[v[i].side] = (double)v[i].ns / (double)steps / 1000.0;
     o[no - 1].count[v[i].side] = v[i].count;
   }
@@ -248,50 +260,52 @@ ops_oom:
   return SQLITE_NOMEM;
 }
 
+static int jsSide(sqlite3 *db, void *arg) {
+  js_side *a = arg;
+  const hta_trace *t = &a->p->t[a->k];
+  int rc = opt_ids_load(db, a->p->schema[a->k], &a->ids);
+  if (rc == SQLITE_OK && a->ops) rc = jd_side_load(db, t, &a->ids, &a->s);
+  else if (rc == SQLITE_OK) rc = hta_gpu_load(db, t, a->ids.cls, &a->gpu);
+  if (rc == SQLITE_OK) rc = jsRoles(db, t, a->ops ? &a->s.ot.gpu : &a->gpu, &a->r);
+  if (rc == SQLITE_OK) rc = jd_acct_side(db, a->p, a->k, a->r.step, &a->acct);
+  return rc;
+}
+
 static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   hta_table *out = &res->t;
-  jd_intern names;
-  opt_ids ids[2];
-  jd_side s[2];
-  hta_gpu_rows gpu[2]; /* without the operator split: the GPU rows alone, no call tree */
-  js_roles r[2];
-  int rc = SQLITE_OK, ops = jd_wants_split(p, "operator");
+  js_side side[2];
+  int rc, ops = jd_wants_split(p, "operator");
   (void)pzErr;
-  memset(&names, 0, sizeof names);
-  memset(ids, 0, sizeof ids);
-  memset(s, 0, sizeof s);
-  memset(gpu, 0, sizeof gpu);
-  for (int k = 0; k < 2 && rc == SQLITE_OK; k++) {
-    rc = opt_ids_load(db, p->schema[k], &ids[k]);
-    if (rc == SQLITE_OK && ops) rc = jd_side_load(db, &p->t[k], &ids[k], &names, &s[k]);
-    else if (rc == SQLITE_OK) rc = hta_gpu_load(db, &p->t[k], ids[k].cls, &gpu[k]);
-    if (rc == SQLITE_OK) rc = jsRoles(db, &p->t[k], ops ? &s[k].ot.gpu : &gpu[k], &r[k]);
-  }
+  memset(side, 0, sizeof side);
+  for (int k = 0; k < 2; k++) side[k].p = p, side[k].k = k, side[k].ops = ops;
+  rc = jd_both_sides(db, p->schema[1], jsSide, &side[0], &side[1]);
   if (rc == SQLITE_OK) {
-    int64_t d = r[1].step - r[0].step;
-    hta_cell *row = jd_summary_row(out, p, "role", "step", r[0].step, r[1].step, d);
+    const js_roles *r0 = &side[0].r, *r1 = &side[1].r;
+    int64_t d = r1->step - r0->step;
+    hta_cell *row = jd_summary_row(out, p, "role", "step", r0->step, r1->step, d);
     if (!row) rc = SQLITE_NOMEM;
     else {
-      hta_cell_int(&row[JS_COUNT], r[0].nsteps);
-      hta_cell_int(&row[JS_COUNT + 1], r[1].nsteps);
+      hta_cell_int(&row[JS_COUNT], r0->nsteps);
+      hta_cell_int(&row[JS_COUNT + 1], r1->nsteps);
     }
     for (int k = 0; k < JS_NPART && rc == SQLITE_OK; k++) {
-      if (!r[0].part[k] && !r[1].part[k]) continue;
-      if (!jd_summary_row(out, p, "role", jsPartName(k), r[0].part[k], r[1].part[k], d))
+      if (!r0->part[k] && !r1->part[k]) continue;
+      if (!jd_summary_row(out, p, "role", jsPartName(k), r0->part[k], r1->part[k], d))
         rc = SQLITE_NOMEM;
     }
   }
   if (rc == SQLITE_OK) {
-    int64_t step[2] = {r[0].step, r[1].step};
-    rc = jd_summary_accounting(db, p, step, out);
+    int64_t step[2] = {side[0].r.step, side[1].r.step};
+    jd_acct *const acct[2] = {side[0].acct, side[1].acct};
+    rc = jd_summary_accounting(p, acct, step, out);
   }
-  if (rc == SQLITE_OK && ops) rc = jsOperators(p, s, r, out);
+  if (rc == SQLITE_OK && ops) rc = jsOperators(p, side, out);
   for (int k = 0; k < 2; k++) {
-    jd_side_free(&s[k]);
-    hta_gpu_free(&gpu[k]);
-    opt_ids_free(&ids[k]);
+    jd_side_free(&side[k].s);
+    hta_gpu_free(&side[k].gpu);
+    opt_ids_free(&side[k].ids);
+    jd_acct_free(side[k].acct);
   }
-  jd_intern_free(&names);
   return rc;
 }
 

@@ -58,20 +58,20 @@ static int jdKindOfCat(const jd_cat *v, size_t n, int64_t id) {
   return lo < n && v[lo].id == id ? v[lo].kind : JD_K_GPU;
 }
 
-/* Names: the raw text of every node, and its two comparison ids (JD-3). */
-static int jdNames(sqlite3 *db, const char *schema, jd_side *s, jd_intern *names) {
-  int32_t *norm = 0, *snorm = 0;
-  int rc;
+/* Names: the raw text of every node (its comparison ids: jd_side_names). */
+static int jdRawNames(sqlite3 *db, const char *schema, jd_side *s) {
   s->raw = sqlite3_malloc64(s->n * sizeof *s->raw);
   if (!s->raw) return SQLITE_NOMEM;
   for (size_t u = 0; u < s->n; u++)
     s->raw[u] = u < s->nhost ? s->ot.nodes[u].name_id : s->ot.gpu.a[u - s->nhost].name_id;
-  rc = hta_name_slots(db, schema, s->raw, s->n, &s->rawnames, &s->nraw);
-  if (rc != SQLITE_OK) return rc;
-  norm = sqlite3_malloc64((s->nraw + 1) * sizeof *norm);
-  snorm = sqlite3_malloc64((s->nraw + 1) * sizeof *snorm);
-  if (!norm || !snorm) rc = SQLITE_NOMEM;
-  for (size_t k = 0; rc == SQLITE_OK && k <= s->nraw; k++) {
+  return hta_name_slots(db, schema, s->raw, s->n, &s->rawnames, &s->nraw);
+}
+
+int jd_side_names(jd_side *s, jd_intern *names) {
+  int32_t *norm = sqlite3_malloc64((s->nraw + 1) * sizeof *norm);
+  int32_t *snorm = sqlite3_malloc64((s->nraw + 1) * sizeof *snorm);
+  int rc = norm && snorm ? SQLITE_OK : SQLITE_NOMEM;
+  for (size_t k = 0; rc == SQLITE_OK && k <= s->nraw; k++) { /* JD-3 */
     const char *raw = k < s->nraw && s->rawnames[k] ? s->rawnames[k] : "";
     for (int strip = 0; strip < 2 && rc == SQLITE_OK; strip++) {
       char *z = 0;
@@ -85,8 +85,8 @@ static int jdNames(sqlite3 *db, const char *schema, jd_side *s, jd_intern *names
     }
   }
   if (rc == SQLITE_OK) {
-    s->name = sqlite3_malloc64(s->n * sizeof *s->name);
-    s->sname = sqlite3_malloc64(s->n * sizeof *s->sname);
+    s->name = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *s->name);
+    s->sname = sqlite3_malloc64((s->n ? s->n : 1) * sizeof *s->sname);
     if (!s->name || !s->sname) rc = SQLITE_NOMEM;
   }
   for (size_t u = 0; rc == SQLITE_OK && u < s->n; u++) {
@@ -226,7 +226,7 @@ static int jdRoots(jd_side *s) {
   return SQLITE_OK;
 }
 
-int jd_side_load(sqlite3 *db, const hta_trace *t, opt_ids *ids, jd_intern *names, jd_side *s) {
+int jd_side_load(sqlite3 *db, const hta_trace *t, opt_ids *ids, jd_side *s) {
   int rc;
   memset(s, 0, sizeof *s);
   s->trace_id = t->trace_id;
@@ -237,7 +237,7 @@ int jd_side_load(sqlite3 *db, const hta_trace *t, opt_ids *ids, jd_intern *names
   s->nhost = s->ot.nnode;
   s->n = s->nhost + s->ot.gpu.n;
   if (s->n >= INT32_MAX / 2) return SQLITE_TOOBIG;
-  rc = jdNames(db, t->schema, s, names);
+  rc = jdRawNames(db, t->schema, s);
   if (rc == SQLITE_OK) rc = jdShape(db, t->schema, s);
   if (rc == SQLITE_OK) rc = jdGpuSlices(s);
   if (rc == SQLITE_OK) rc = jdRoots(s);

@@ -6,10 +6,10 @@
 ** HOW IT WORKS: one scan of the trace's event_id range reads the complete cpu_op,
 ** cuda_runtime and cuda_driver events (the args of modelled operators are parsed,
 ** the "Sequence number" of every operator read when the database has backward
-** nodes at all). They are ordered by (thread, ts, seq) in place: a stable bucket
-** pass by thread, a sort of a thread's keys only when they are out of order (they
-** mostly come sorted), the permutation applied along its cycles; one stack sweep
-** per thread nests them; a node's subtree is then the contiguous range of positions up to
+** nodes at all). They are ordered by (thread, ts, seq): a stable bucket pass of
+** their keys by thread, a merge of a thread's keys only when they are out of order
+** (they mostly come sorted), the nodes gathered in that order; one stack sweep per
+** thread nests them; a node's subtree is then the contiguous range of positions up to
 ** sub_end (the events placed while it was open), so the GPU events under an
 ** operator are the GPU lists of the in-tree nodes of that range. GPU rows come from
 ** gpu.c and reach their runtime call through event.link_id (the correlation id),
@@ -212,7 +212,7 @@ static int presize(sqlite3 *db, const hta_trace *t, opt_trace *ot, size_t *pa) {
   rc = hta_query_int64(db, t->schema, "SELECT event_count FROM $S.trace WHERE trace_id = ?1", 1,
                        &t->trace_id, &n, &isnull);
   if (rc != SQLITE_OK || isnull || n <= 4096 || n > ((int64_t)1 << 27)) return rc;
-  opt_node *v = sqlite3_malloc64((size_t)n * sizeof *v);
+  opt_node *v = hta_malloc_big((size_t)n * sizeof *v);
   if (v) { /* else: grow as usual */
     ot->nodes = v;
     *pa = (size_t)n;
@@ -308,15 +308,49 @@ static int nkeyCmp(const void *a, const void *b) {
   return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Orders the nodes by (thread, ts, seq) in place; *pos_of[load index] = position.
-** A stable bucket pass by thread (file order within a thread), a sort of the keys
-** of a thread's run only when it is out of order, then the permutation applied by
-** following its cycles, so that no second array of nodes is needed. */
+/* Sorts K[0..n) by nkeyCmp, stably, with TMP (n keys) as scratch: the stretches
+** already in order are merged pairwise until one is left. A thread's events come in
+** order but for a few places (a trace's tiles, a late flush), so this takes a pass or
+** a few where a comparison sort takes twenty. */
+static int sortRuns(nkey *k, size_t n, nkey *tmp) {
+  size_t nb = 1, *starts;
+  nkey *src = k, *dst = tmp;
+  for (size_t i = 1; i < n; i++) nb += nkeyCmp(&k[i - 1], &k[i]) > 0;
+  if (!(starts = sqlite3_malloc64((nb + 1) * sizeof *starts))) return SQLITE_NOMEM;
+  nb = 0;
+  starts[nb++] = 0;
+  for (size_t i = 1; i < n; i++)
+    if (nkeyCmp(&k[i - 1], &k[i]) > 0) starts[nb++] = i;
+  starts[nb] = n;
+  while (nb > 1) { /* one pass: runs 2r and 2r + 1 into one (an odd last run copied) */
+    size_t m = 0;
+    for (size_t r = 0; r < nb; r += 2) {
+      size_t lo = starts[r], mid = starts[r + 1], hi = r + 1 < nb ? starts[r + 2] : mid;
+      size_t i = lo, j = mid, o = lo;
+      while (i < mid && j < hi) dst[o++] = nkeyCmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];
+      memcpy(dst + o, src + i, (mid - i) * sizeof *dst);
+      memcpy(dst + o + (mid - i), src + j, (hi - j) * sizeof *dst);
+      starts[m++] = lo;
+    }
+    starts[m] = n;
+    nb = m;
+    nkey *t = src;
+    src = dst, dst = t;
+  }
+  if (src != k) memcpy(k, src, n * sizeof *k);
+  sqlite3_free(starts);
+  return SQLITE_OK;
+}
+
+/* Orders the nodes by (thread, ts, seq); *pos_of[load index] = position. A stable
+** bucket pass of their keys by thread (file order within a thread), a merge of a
+** thread's ordered stretches only when it is out of order, then the nodes gathered in
+** that order into a new array. */
 static int orderNodes(opt_trace *ot, size_t nthreads, int32_t **pos_of) {
   size_t n = ot->nnode;
   int32_t *start = sqlite3_malloc64((nthreads + 1) * sizeof *start);
-  nkey *k = sqlite3_malloc64((n ? n : 1) * sizeof *k);
-  *pos_of = sqlite3_malloc64((n ? n : 1) * sizeof **pos_of);
+  nkey *k = hta_malloc_big((n ? n : 1) * sizeof *k), *scratch = 0;
+  *pos_of = hta_malloc_big((n ? n : 1) * sizeof **pos_of);
   if (!start || !k || !*pos_of) {
     sqlite3_free(start);
     sqlite3_free(k);
@@ -325,40 +359,36 @@ static int orderNodes(opt_trace *ot, size_t nthreads, int32_t **pos_of) {
   memset(start, 0, (nthreads + 1) * sizeof *start);
   for (size_t i = 0; i < n; i++) start[ot->nodes[i].thread + 1]++;
   for (size_t t = 0; t < nthreads; t++) start[t + 1] += start[t];
-  for (size_t i = 0; i < n; i++) {
+  for (size_t i = 0; i < n; i++) { /* start[t] ends at thread t's end: t + 1's start */
     const opt_node *e = &ot->nodes[i];
     nkey x = {e->ts, e->seq, (int32_t)i};
     k[start[e->thread]++] = x;
   }
-  for (size_t lo = 0; lo < n;) { /* each thread's run */
-    size_t hi = lo + 1;
+  for (size_t t = 0; t < nthreads; t++) { /* each thread's run */
+    size_t lo = t ? (size_t)start[t - 1] : 0, hi = (size_t)start[t];
     int ordered = 1;
-    int32_t th = ot->nodes[k[lo].load].thread;
-    while (hi < n && ot->nodes[k[hi].load].thread == th) {
-      if (nkeyCmp(&k[hi - 1], &k[hi]) > 0) ordered = 0;
-      hi++;
+    for (size_t i = lo + 1; i < hi && ordered; i++) ordered = nkeyCmp(&k[i - 1], &k[i]) <= 0;
+    if (!ordered && ((!scratch && !(scratch = hta_malloc_big(n * sizeof *scratch))) ||
+                     sortRuns(k + lo, hi - lo, scratch) != SQLITE_OK)) {
+      sqlite3_free(start);
+      sqlite3_free(k);
+      sqlite3_free(scratch);
+      return SQLITE_NOMEM;
     }
-    if (!ordered) qsort(k + lo, hi - lo, sizeof *k, nkeyCmp);
-    lo = hi;
   }
+  sqlite3_free(scratch);
   for (size_t p = 0; p < n; p++) (*pos_of)[k[p].load] = (int32_t)p;
-  /* node at load index i goes to position pos_of[i]: follow each cycle once */
-  /* the node at load index k[p].load belongs at p: follow each cycle once */
-  for (size_t p0 = 0; p0 < n; p0++) {
-    if (k[p0].load < 0 || k[p0].load == (int32_t)p0) continue;
-    opt_node tmp = ot->nodes[p0];
-    size_t p = p0;
-    for (;;) {
-      int32_t from = k[p].load;
-      k[p].load = -1; /* placed */
-      if ((size_t)from == p0) {
-        ot->nodes[p] = tmp;
-        break;
-      }
-      ot->nodes[p] = ot->nodes[from];
-      p = (size_t)from;
-    }
+  /* the node at load index k[p].load belongs at p: gathered into a new array, read a
+  ** thread's stretch after another (a cycle walk would miss the cache at every step) */
+  opt_node *v = hta_malloc_big((n ? n : 1) * sizeof *v);
+  if (!v) {
+    sqlite3_free(start);
+    sqlite3_free(k);
+    return SQLITE_NOMEM;
   }
+  for (size_t p = 0; p < n; p++) v[p] = ot->nodes[k[p].load];
+  sqlite3_free(ot->nodes);
+  ot->nodes = v;
   sqlite3_free(start);
   sqlite3_free(k);
   return SQLITE_OK;
@@ -719,7 +749,7 @@ int opt_trace_load(sqlite3 *db, const hta_trace *t, const opt_ids *ids, opt_trac
   if (rc == SQLITE_OK) rc = orderNodes(ot, nthreads, &pos_of);
   if (rc == SQLITE_OK) rc = nestNodes(ot);
   if (rc == SQLITE_OK && ot->nnode > nown) rc = hangGrafts(ot, &ga, load_ids, nown, pos_of);
-  if (rc == SQLITE_OK) rc = hta_gpu_load(db, t, ids->cls, &ot->gpu);
+  if (rc == SQLITE_OK) rc = hta_gpu_load_bare(db, t, ids->cls, &ot->gpu);
   if (rc == SQLITE_OK) rc = linkGpu(ot, load_ids, nown, pos_of, &ga);
   if (rc == SQLITE_OK && npairs) rc = linkBackward(ot, pairs, npairs, pos_of);
   if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;

@@ -1,0 +1,137 @@
+/*
+** job_diff_par.c: the two sides of a comparison at once. Two runs are two independent
+** reads, and reading a side (its call tree, its GPU rows, its findings) is most of a
+** comparison's time: side 0 runs on the caller's connection, side 1 in a thread of its
+** own on a read-only connection to the same database file.
+**
+** HOW IT WORKS: side 1's connection is opened, given the extension's functions (the
+** findings read some analyses through SQL) and put in a read transaction before the
+** thread starts. A database keeps its schema name there: "main" is the file opened
+** itself, another schema the file attached under that name to an in-memory connection,
+** so that the sides' code runs unchanged. Where another connection could not see what
+** the caller sees (a temporary or in-memory database, the caller inside a write
+** transaction, a VFS of its own on an attached database) or cannot be had (opening or
+** reading fails, no thread), both sides run on the caller's connection, one after the
+** other. Each side is read in one read transaction, so each is self-consistent. An
+** interrupt of the caller's statement (Ctrl-C, Datasette's time limit) is passed on to
+** side 1's connection, so that both stop.
+*/
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "diff/job_diff.h"
+#ifndef SQLITE_CORE
+SQLITE_EXTENSION_INIT3
+#endif
+
+typedef struct jd_worker {
+  sqlite3 *conn;
+  jd_side_fn fn;
+  void *arg;
+  int rc;
+  int done; /* under mu */
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+} jd_worker;
+
+static void *jdWorkerMain(void *p) {
+  jd_worker *w = p;
+  int rc = w->fn(w->conn, w->arg);
+  pthread_mutex_lock(&w->mu);
+  w->rc = rc;
+  w->done = 1;
+  pthread_cond_signal(&w->cv);
+  pthread_mutex_unlock(&w->mu);
+  return 0;
+}
+
+/* A read-only connection on which SCHEMA names the database SCHEMA of DB names, in a
+** read transaction; NULL when there is none to be had (see HOW IT WORKS). */
+static sqlite3 *jdTwin(sqlite3 *db, const char *schema) {
+  const char *file = sqlite3_db_filename(db, schema);
+  int is_main = !sqlite3_stricmp(schema, "main"), rc;
+  sqlite3_vfs *vfs = 0;
+  sqlite3 *c = 0;
+  sqlite3_stmt *st = 0;
+  if (!file || !*file || !sqlite3_stricmp(schema, "temp")) return 0;
+  if (sqlite3_txn_state(db, schema) == SQLITE_TXN_WRITE) return 0;
+  if (sqlite3_file_control(db, schema, SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || !vfs)
+    return 0;
+  if (!is_main && vfs != sqlite3_vfs_find(0)) return 0;
+  rc = sqlite3_open_v2(is_main ? file : ":memory:", &c, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                       is_main ? vfs->zName : 0);
+  if (rc == SQLITE_OK && !is_main) rc = sqlite3_prepare_v2(c, "ATTACH ?1 AS ?2", -1, &st, 0);
+  if (st) {
+    sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_finalize(st);
+  }
+  if (rc == SQLITE_OK) rc = hta_register_all(c);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(c, "BEGIN", 0, 0, 0);
+  if (rc == SQLITE_OK) { /* the read transaction starts with the first read */
+    int64_t n = 0;
+    int isnull = 0;
+    rc = hta_query_int64(c, schema, "SELECT count(*) FROM $S.sqlite_schema", 0, 0, &n, &isnull);
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_close(c);
+    return 0;
+  }
+  return c;
+}
+
+/* Waits for W, passing an interrupt of DB on to its connection. */
+static void jdWait(sqlite3 *db, jd_worker *w) {
+  int passed = 0;
+  pthread_mutex_lock(&w->mu);
+  while (!w->done) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 50 * 1000 * 1000;
+    if (until.tv_nsec >= 1000000000) until.tv_sec++, until.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&w->cv, &w->mu, &until);
+    if (!w->done && !passed) {
+      pthread_mutex_unlock(&w->mu);
+      if (hta_interrupted(db)) sqlite3_interrupt(w->conn), passed = 1;
+      pthread_mutex_lock(&w->mu);
+    }
+  }
+  pthread_mutex_unlock(&w->mu);
+}
+
+int jd_both_sides(sqlite3 *db, const char *schema1, jd_side_fn fn, void *arg0, void *arg1) {
+  jd_worker w;
+  pthread_t th;
+  int rc, started = 0;
+  memset(&w, 0, sizeof w);
+  w.fn = fn;
+  w.arg = arg1;
+  if ((w.conn = jdTwin(db, schema1)) != 0) {
+    int ok_mu = pthread_mutex_init(&w.mu, 0) == 0,
+        ok_cv = ok_mu && pthread_cond_init(&w.cv, 0) == 0;
+    started = ok_cv && pthread_create(&th, 0, jdWorkerMain, &w) == 0;
+    if (!started) {
+      if (ok_cv) pthread_cond_destroy(&w.cv);
+      if (ok_mu) pthread_mutex_destroy(&w.mu);
+    }
+  }
+  rc = fn(db, arg0);
+  if (started) {
+    if (rc != SQLITE_OK) sqlite3_interrupt(w.conn); /* side 1 is of no use now */
+    jdWait(db, &w);
+    pthread_join(th, 0);
+    pthread_cond_destroy(&w.cv);
+    pthread_mutex_destroy(&w.mu);
+    if (rc == SQLITE_OK) rc = w.rc;
+  } else if (rc == SQLITE_OK) {
+    rc = fn(db, arg1);
+  }
+  if (w.conn) {
+    sqlite3_exec(w.conn, "COMMIT", 0, 0, 0);
+    sqlite3_close(w.conn);
+  }
+  if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
+  return rc;
+}

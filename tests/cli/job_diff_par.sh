@@ -1,0 +1,72 @@
+#!/bin/sh
+# The two sides of a comparison read at once (ext/diff/job_diff_par.c): side 1 on a
+# connection of its own, in a thread, where that connection sees what the caller sees; else
+# both on the caller's connection. Every row of hta_job_diff and hta_job_diff_summary (all
+# splits) must be the same either way:
+#   file    the database file itself, autocommit (two connections)
+#   write   the same inside BEGIN IMMEDIATE (a write transaction: one connection)
+#   attach  each run in a database of its own, attached to an in-memory main under two
+#           names (two connections, the second attaching its file under the same name),
+#           and the same inside BEGIN IMMEDIATE
+#   memory  the database restored into an in-memory main (one connection)
+#   temp    the same into the temp schema (one connection)
+# and a change the caller has not committed is seen: every GPU event of the test run made
+# twice as long in a transaction doubles the test side's kernel time.
+# env: HTA_INGEST, HTA_EXT. Exit 0 pass, 1 fail.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../.." && pwd)
+: "${HTA_INGEST:=$top/hta-ingest}" "${HTA_EXT:=$top/hta.so}"
+work=$(mktemp -d) || exit 2
+trap 'rm -rf "$work"' EXIT INT TERM
+cd "$work" || exit 2
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+python3 "$top/tools/gen_trace.py" -q --healthy --ranks 1 --steps 3 before || fail "gen_trace"
+python3 "$top/tools/gen_trace.py" -q --healthy --ranks 1 --steps 3 --gemm-tflops 20 after || fail "gen_trace"
+"$HTA_INGEST" -q runs.db before after || { echo "FAIL: ingest"; exit 1; }
+"$HTA_INGEST" -q c.db before && "$HTA_INGEST" -q t.db after || { echo "FAIL: ingest"; exit 1; }
+
+# every row of both functions, in a fixed order; trace ids left out (they differ between
+# one database and two); $1 $2: the schemas of the sides
+rows() {
+  echo "SELECT node_id, parent_node_id, depth, name, match, control_seq, test_seq, control_name,
+    test_name, control_kind, test_kind, control_host_us, test_host_us, control_kernels,
+    test_kernels, control_kernel_us, test_kernel_us, delta_us, control_busy_us, test_busy_us,
+    is_comparison_point, point_control_kernels, point_test_kernels, point_control_us,
+    point_test_us, point_delta_us, point_seqs
+    FROM hta_job_diff('before', 'after', 0, 0, '$1', '$2') ORDER BY node_id;
+  SELECT part, control_us, test_us, delta_us, split, control_ns, test_ns, delta_ns,
+    control_count, test_count, share, change
+    FROM hta_job_diff_summary('before', 'after', 0, 0, '$1', '$2');"
+}
+sqlite3 runs.db -cmd ".load $HTA_EXT" "$(rows main main)" > file.txt 2>&1
+[ "$(wc -l < file.txt)" -gt 100 ] || fail "file: $(head -n 3 file.txt)"
+grep -q 'Kernel: COMPUTATION' file.txt || fail "file: no summary rows"
+same() { # NAME FILE: FILE has file.txt's rows
+  if ! cmp -s file.txt "$2"; then fail "$1: other rows than the file's"; diff file.txt "$2" | head -n 6; fi
+}
+sqlite3 runs.db -cmd ".load $HTA_EXT" "BEGIN IMMEDIATE; $(rows main main) ROLLBACK;" > write.txt 2>&1
+same write write.txt
+sqlite3 -cmd ".load $HTA_EXT" -cmd "ATTACH 'c.db' AS c" -cmd "ATTACH 't.db' AS t" \
+  ":memory:" "$(rows c t)" > attach.txt 2>&1
+same attach attach.txt
+sqlite3 -cmd ".load $HTA_EXT" -cmd "ATTACH 'c.db' AS c" -cmd "ATTACH 't.db' AS t" \
+  ":memory:" "BEGIN IMMEDIATE; $(rows c t) ROLLBACK;" > attach_write.txt 2>&1
+same attach_write attach_write.txt
+sqlite3 -cmd ".load $HTA_EXT" -cmd ".restore runs.db" ":memory:" "$(rows main main)" > memory.txt 2>&1
+same memory memory.txt
+sqlite3 -cmd ".load $HTA_EXT" -cmd ".restore temp runs.db" ":memory:" "$(rows temp temp)" > temp.txt 2>&1
+same temp temp.txt
+
+# a change not committed yet is seen (a second connection would not see it)
+kus="SELECT sum(test_kernel_us) FROM hta_job_diff('before', 'after') WHERE depth = 0"
+base=$(sqlite3 runs.db -cmd ".load $HTA_EXT" "$kus")
+twice=$(sqlite3 runs.db -cmd ".load $HTA_EXT" "BEGIN; UPDATE event SET dur = 2 * dur
+  WHERE stream IS NOT NULL AND trace_id = (SELECT t.trace_id FROM trace t JOIN job j USING (job_id)
+  WHERE j.name = 'after'); $kus; ROLLBACK;")
+awk -v a="$base" -v b="$twice" 'BEGIN { exit !(a > 0 && b == 2 * a) }' ||
+  fail "uncommitted: test kernel time $base, after doubling every GPU event $twice"
+
+[ $fails = 0 ] && echo "job_diff_par: ok" || { echo "job_diff_par: $fails failure(s)"; exit 1; }
