@@ -12,9 +12,9 @@
 ** the caller sees (a temporary or in-memory database, the caller inside a write
 ** transaction, a VFS of its own on an attached database) or cannot be had (opening or
 ** reading fails, no thread), both sides run on the caller's connection, one after the
-** other. Each side is read in one read transaction, so each is self-consistent. An
-** interrupt of the caller's statement (Ctrl-C, Datasette's time limit) is passed on to
-** side 1's connection, so that both stop.
+** other. Each side is read in one read transaction, so each is self-consistent. A stop
+** of the caller's statement (sqlite3_interrupt: Ctrl-C; a progress handler: Datasette's
+** time limit) is passed on to side 1's connection, so that both stop.
 */
 #include <pthread.h>
 #include <string.h>
@@ -82,8 +82,22 @@ static sqlite3 *jdTwin(sqlite3 *db, const char *schema) {
   return c;
 }
 
-/* Waits for W, passing an interrupt of DB on to its connection. */
-static void jdWait(sqlite3 *db, jd_worker *w) {
+/* Whether DB's statement is to stop: sqlite3_interrupt was called, or a progress handler
+** (Datasette's time limit) asks for it. A handler runs only every N virtual machine
+** steps of a statement, so this one takes a few thousand. */
+static int jdStopWanted(sqlite3 *db) {
+  sqlite3_stmt *st = 0;
+  int rc = sqlite3_prepare_v2(db,
+                              "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c"
+                              " WHERE i < 500) SELECT count(*) FROM c",
+                              -1, &st, 0);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  return rc == SQLITE_INTERRUPT || hta_interrupted(db);
+}
+
+/* Waits for W, passing a stop of DB's statement on to its connection; 1 when it did. */
+static int jdWait(sqlite3 *db, jd_worker *w) {
   int passed = 0;
   pthread_mutex_lock(&w->mu);
   while (!w->done) {
@@ -94,17 +108,18 @@ static void jdWait(sqlite3 *db, jd_worker *w) {
     pthread_cond_timedwait(&w->cv, &w->mu, &until);
     if (!w->done && !passed) {
       pthread_mutex_unlock(&w->mu);
-      if (hta_interrupted(db)) sqlite3_interrupt(w->conn), passed = 1;
+      if (jdStopWanted(db)) sqlite3_interrupt(w->conn), passed = 1;
       pthread_mutex_lock(&w->mu);
     }
   }
   pthread_mutex_unlock(&w->mu);
+  return passed;
 }
 
 int jd_both_sides(sqlite3 *db, const char *schema1, jd_side_fn fn, void *arg0, void *arg1) {
   jd_worker w;
   pthread_t th;
-  int rc, started = 0;
+  int rc, started = 0, stopped = 0;
   memset(&w, 0, sizeof w);
   w.fn = fn;
   w.arg = arg1;
@@ -120,7 +135,7 @@ int jd_both_sides(sqlite3 *db, const char *schema1, jd_side_fn fn, void *arg0, v
   rc = fn(db, arg0);
   if (started) {
     if (rc != SQLITE_OK) sqlite3_interrupt(w.conn); /* side 1 is of no use now */
-    jdWait(db, &w);
+    stopped = jdWait(db, &w);
     pthread_join(th, 0);
     pthread_cond_destroy(&w.cv);
     pthread_mutex_destroy(&w.mu);
@@ -132,6 +147,6 @@ int jd_both_sides(sqlite3 *db, const char *schema1, jd_side_fn fn, void *arg0, v
     sqlite3_exec(w.conn, "COMMIT", 0, 0, 0);
     sqlite3_close(w.conn);
   }
-  if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
+  if (rc == SQLITE_OK && (stopped || hta_interrupted(db))) rc = SQLITE_INTERRUPT;
   return rc;
 }

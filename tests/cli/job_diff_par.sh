@@ -11,7 +11,11 @@
 #   memory  the database restored into an in-memory main (one connection)
 #   temp    the same into the temp schema (one connection)
 # and a change the caller has not committed is seen: every GPU event of the test run made
-# twice as long in a transaction doubles the test side's kernel time.
+# twice as long in a transaction doubles the test side's kernel time. A stop of the
+# caller's statement reaches the second connection: with a small control run and a large
+# test run, a progress handler that stops the summary at a fifth of its time (Datasette's
+# time limit) while the caller waits for the test side gets "interrupted" well before the
+# summary would have ended.
 # env: HTA_INGEST, HTA_EXT. Exit 0 pass, 1 fail.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -68,5 +72,31 @@ twice=$(sqlite3 runs.db -cmd ".load $HTA_EXT" "BEGIN; UPDATE event SET dur = 2 *
   WHERE j.name = 'after'); $kus; ROLLBACK;")
 awk -v a="$base" -v b="$twice" 'BEGIN { exit !(a > 0 && b == 2 * a) }' ||
   fail "uncommitted: test kernel time $base, after doubling every GPU event $twice"
+
+# the stop: side 0 (small) ends at once, the caller then waits for side 1 (big)
+python3 "$top/tools/gen_trace.py" -q --healthy --ranks 1 --steps 1 --layers 2 small &&
+  python3 "$top/tools/gen_trace.py" -q --healthy --ranks 1 --steps 40 --layers 12 big &&
+  "$HTA_INGEST" -q sb.db small big || fail "small and big runs"
+"${HTA_PYTHON:-/usr/bin/python3}" - "$HTA_EXT" <<'PY' || fail "stop"
+import sqlite3, sys, time
+con = sqlite3.connect("sb.db")
+con.enable_load_extension(True)
+con.load_extension(sys.argv[1])
+q = "SELECT count(*) FROM hta_job_diff_summary('small', 'big')"
+t0 = time.monotonic()
+con.execute(q).fetchall()
+full = time.monotonic() - t0
+start = time.monotonic()
+con.set_progress_handler(lambda: int(time.monotonic() - start > full / 5), 1000)
+try:
+    con.execute(q).fetchall()
+    sys.exit("not stopped (the whole summary took %.2f s)" % full)
+except sqlite3.OperationalError as e:
+    took = time.monotonic() - start
+    if "interrupt" not in str(e):
+        sys.exit("stopped with %r" % str(e))
+    if took > 0.6 * full:
+        sys.exit("stopped after %.2f s of the summary's %.2f s" % (took, full))
+PY
 
 [ $fails = 0 ] && echo "job_diff_par: ok" || { echo "job_diff_par: $fails failure(s)"; exit 1; }
