@@ -29,6 +29,14 @@ int hta_register_breakdown(sqlite3 *db) {
   return hta_tvf_register_all(db, defs, sizeof defs / sizeof defs[0]);
 }
 
+static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io);
+
+/* Every family but io on DB: for a connection an analysis opens itself. */
+static int htaRegisterAll(sqlite3 *db) { return htaInit(db, 0, 0); }
+
+/* The comparison may open a connection of its own, and registers the extension there. */
+static int htaRegisterJobDiff(sqlite3 *db) { return hta_register_job_diff(db, htaRegisterAll); }
+
 static const struct {
   const char *name;
   int (*reg)(sqlite3 *);
@@ -42,7 +50,7 @@ static const struct {
     {"annotations", hta_register_annotations},
     {"cupti", hta_register_cupti},
     {"diff", hta_register_diff},
-    {"job_diff", hta_register_job_diff},
+    {"job_diff", htaRegisterJobDiff},
     {"collectives", hta_register_collectives},
     {"memory", hta_register_memory},
     {"critical_path", hta_register_critical_path},
@@ -83,8 +91,6 @@ static int htaInit(sqlite3 *db, char **pzErrMsg, int with_io) {
   }
   return SQLITE_OK;
 }
-
-int hta_register_all(sqlite3 *db) { return htaInit(db, 0, 0); }
 
 #ifdef _WIN32
 __declspec(dllexport)

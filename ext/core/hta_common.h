@@ -522,7 +522,9 @@ int hta_register_sequences(sqlite3 *db);   /* frequent kernel sequences, aten op
 int hta_register_annotations(sqlite3 *db); /* user annotations, profiler steps, stragglers */
 int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
-int hta_register_job_diff(sqlite3 *db);    /* the structural diff of two runs (ext/diff/) */
+/* the structural diff of two runs (ext/diff/); REGISTER_ALL registers the extension on the
+** connection of its own a comparison may open (hta_register_all) */
+int hta_register_job_diff(sqlite3 *db, int (*register_all)(sqlite3 *));
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
 int hta_register_critical_path(sqlite3 *db); /* critical path, its summary, graph, stats */
@@ -535,9 +537,6 @@ int hta_register_findings(sqlite3 *db);   /* hta_findings: what to fix (findings
 int hta_register_health(sqlite3 *db);     /* hta_trace_health: can I trust this trace (health/) */
 int hta_register_graph(sqlite3 *db);      /* graph replays and their captures (graph/) */
 int hta_register_io(sqlite3 *db);         /* io entry point only: DIRECTONLY */
-/* Every family but io, as sqlite3_hta_init registers them (hta.c): for a connection an
-** analysis opens itself (ext/diff/job_diff_par.c). */
-int hta_register_all(sqlite3 *db);
 
 /* ---------------------------------------------------------------- results as C arrays */
 /* What the trace writers of the io entry point (io_counters.c, io_overlay.c) take from the

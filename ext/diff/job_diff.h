@@ -82,15 +82,6 @@ int jd_side_load(sqlite3 *db, const hta_trace *t, opt_ids *ids, jd_side *s);
 int jd_side_names(jd_side *s, jd_intern *names);
 void jd_side_free(jd_side *s);
 
-/* ---------------------------------------------------------------- both sides at once */
-/* What one side does on connection DB with its ARG; an SQLite code. */
-typedef int (*jd_side_fn)(sqlite3 *db, void *arg);
-/* FN(DB, ARG0) and FN(c, ARG1): side 1 on a connection c of its own to the database
-** SCHEMA1 of DB names (under that name), in a second thread, when one can see what DB
-** sees; else both on DB, one after the other (job_diff_par.c). FN may touch nothing
-** but its connection and its ARG. The first error, or SQLITE_INTERRUPT. */
-int jd_both_sides(sqlite3 *db, const char *schema1, jd_side_fn fn, void *arg0, void *arg1);
-
 static inline int64_t jd_ts(const jd_side *s, int32_t u) {
   return (size_t)u < s->nhost ? s->ot.nodes[u].ts : s->ot.gpu.a[(size_t)u - s->nhost].ts;
 }
@@ -184,7 +175,18 @@ typedef struct jd_pair {
                       only the splits asked for (and the step) */
   int have;
   uint64_t col_used;
+  int (*register_all)(sqlite3 *); /* the extension on a connection of its own (hta.c) */
 } jd_pair;
+
+/* ---------------------------------------------------------------- both sides at once */
+/* What one side does on connection DB with its ARG; an SQLite code. */
+typedef int (*jd_side_fn)(sqlite3 *db, void *arg);
+/* FN(DB, ARG0) and FN(c, ARG1): side 1 on a connection c of its own to the database
+** P->schema[1] names (under that name, P->register_all run on it), in a second thread,
+** when one can see what DB sees; else both on DB, one after the other (job_diff_par.c).
+** FN may touch nothing but its connection and its ARG. The first error, or
+** SQLITE_INTERRUPT. */
+int jd_both_sides(sqlite3 *db, const jd_pair *p, jd_side_fn fn, void *arg0, void *arg1);
 
 /* What a run computes: rows up front (t), or a result read row by row (lazy: a large
 ** one, whose cells are computed only when a statement reads them). */

@@ -48,13 +48,13 @@ static void *jdWorkerMain(void *p) {
 
 /* A read-only connection on which SCHEMA names the database SCHEMA of DB names, in a
 ** read transaction; NULL when there is none to be had (see HOW IT WORKS). */
-static sqlite3 *jdTwin(sqlite3 *db, const char *schema) {
+static sqlite3 *jdTwin(sqlite3 *db, const char *schema, int (*register_all)(sqlite3 *)) {
   const char *file = sqlite3_db_filename(db, schema);
   int is_main = !sqlite3_stricmp(schema, "main"), rc;
   sqlite3_vfs *vfs = 0;
   sqlite3 *c = 0;
   sqlite3_stmt *st = 0;
-  if (!file || !*file || !sqlite3_stricmp(schema, "temp")) return 0;
+  if (!register_all || !file || !*file || !sqlite3_stricmp(schema, "temp")) return 0;
   if (sqlite3_txn_state(db, schema) == SQLITE_TXN_WRITE) return 0;
   if (sqlite3_file_control(db, schema, SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || !vfs)
     return 0;
@@ -68,7 +68,7 @@ static sqlite3 *jdTwin(sqlite3 *db, const char *schema) {
     rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     sqlite3_finalize(st);
   }
-  if (rc == SQLITE_OK) rc = hta_register_all(c);
+  if (rc == SQLITE_OK) rc = register_all(c);
   if (rc == SQLITE_OK) rc = sqlite3_exec(c, "BEGIN", 0, 0, 0);
   if (rc == SQLITE_OK) { /* the read transaction starts with the first read */
     int64_t n = 0;
@@ -116,14 +116,14 @@ static int jdWait(sqlite3 *db, jd_worker *w) {
   return passed;
 }
 
-int jd_both_sides(sqlite3 *db, const char *schema1, jd_side_fn fn, void *arg0, void *arg1) {
+int jd_both_sides(sqlite3 *db, const jd_pair *p, jd_side_fn fn, void *arg0, void *arg1) {
   jd_worker w;
   pthread_t th;
   int rc, started = 0, stopped = 0;
   memset(&w, 0, sizeof w);
   w.fn = fn;
   w.arg = arg1;
-  if ((w.conn = jdTwin(db, schema1)) != 0) {
+  if ((w.conn = jdTwin(db, p->schema[1], p->register_all)) != 0) {
     int ok_mu = pthread_mutex_init(&w.mu, 0) == 0,
         ok_cv = ok_mu && pthread_cond_init(&w.cv, 0) == 0;
     started = ok_cv && pthread_create(&th, 0, jdWorkerMain, &w) == 0;

@@ -278,7 +278,7 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   (void)pzErr;
   memset(side, 0, sizeof side);
   for (int k = 0; k < 2; k++) side[k].p = p, side[k].k = k, side[k].ops = ops;
-  rc = jd_both_sides(db, p->schema[1], jsSide, &side[0], &side[1]);
+  rc = jd_both_sides(db, p, jsSide, &side[0], &side[1]);
   if (rc == SQLITE_OK) {
     const js_roles *r0 = &side[0].r, *r1 = &side[1].r;
     int64_t d = r1->step - r0->step;

@@ -31,10 +31,18 @@ SQLITE_EXTENSION_INIT3
 static const char *const jdParamNames[JD_NPARAM] = {"control_job", "test_job",       "control_rank",
                                                     "test_rank",   "control_schema", "test_schema"};
 
+/* What a module is registered with: its function, and how to register the extension on
+** a connection of its own (jd_both_sides), from the entry point above. */
+typedef struct jdv_aux {
+  const jd_def *def;
+  int (*register_all)(sqlite3 *);
+} jdv_aux;
+
 typedef struct jdv_vtab {
   sqlite3_vtab base;
   sqlite3 *db;
   const jd_def *def;
+  int (*register_all)(sqlite3 *);
 } jdv_vtab;
 
 typedef struct jdv_cursor {
@@ -63,7 +71,8 @@ static void jdPairReset(jd_pair *p) {
 
 static int jdvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                       sqlite3_vtab **ppVtab, char **pzErr) {
-  const jd_def *def = aux;
+  const jdv_aux *a = aux;
+  const jd_def *def = a->def;
   jdv_vtab *v;
   char *sql;
   int rc;
@@ -84,6 +93,7 @@ static int jdvConnect(sqlite3 *db, void *aux, int argc, const char *const *argv,
   memset(v, 0, sizeof *v);
   v->db = db;
   v->def = def;
+  v->register_all = a->register_all;
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
   *ppVtab = &v->base;
   return SQLITE_OK;
@@ -262,6 +272,7 @@ static int jdvFilter(sqlite3_vtab_cursor *cur, int idxNum, const char *idxStr, i
   for (int k = 0; k < 2; k++)
     if (!c->p.schema[k] && !(c->p.schema[k] = sqlite3_mprintf("main"))) return SQLITE_NOMEM;
   c->p.db = vt->db;
+  c->p.register_all = vt->register_all;
   c->p.col_used = 0;
   for (int k = 0; k < 2 && rc == SQLITE_OK; k++) {
     rc = jdResolve(vt->db, fn, &c->p, k, &zErr);
@@ -326,10 +337,15 @@ static const sqlite3_module jdvModule = {
     .xRowid = jdvRowid,
 };
 
-int hta_register_job_diff(sqlite3 *db) {
+int hta_register_job_diff(sqlite3 *db, int (*register_all)(sqlite3 *)) {
   const jd_def *const defs[] = {&jd_diff_def, &jd_summary_def};
   for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++) {
-    int rc = sqlite3_create_module_v2(db, defs[i]->name, &jdvModule, (void *)defs[i], 0);
+    jdv_aux *a = sqlite3_malloc(sizeof *a);
+    if (!a) return SQLITE_NOMEM;
+    a->def = defs[i];
+    a->register_all = register_all;
+    /* the module owns A from here: freed with it, also when this fails */
+    int rc = sqlite3_create_module_v2(db, defs[i]->name, &jdvModule, a, sqlite3_free);
     if (rc != SQLITE_OK) return rc;
   }
   return SQLITE_OK;

@@ -852,6 +852,10 @@ int64_t opt_busy_ns(const opt_trace *ot, const int32_t *v, size_t n) {
   hta_iv *iv;
   int64_t len;
   if (n == 0) return 0;
+  if (n == 1) { /* one event (most nodes): its length, as the merge below would give */
+    const hta_gpu *g = &ot->gpu.a[v[0]];
+    return hta_sub_sat(hta_end(g->ts, g->dur), g->ts);
+  }
   if (!(iv = sqlite3_malloc64(n * sizeof *iv))) return -1;
   for (size_t i = 0; i < n; i++) {
     const hta_gpu *g = &ot->gpu.a[v[i]];
