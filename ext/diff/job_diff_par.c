@@ -10,10 +10,14 @@
 ** itself, another schema the file attached under that name to an in-memory connection,
 ** so that the sides' code runs unchanged. Where another connection could not see what
 ** the caller sees (a temporary or in-memory database, the caller inside a write
-** transaction, a VFS of its own on an attached database) or cannot be had (opening or
-** reading fails, no thread), both sides run on the caller's connection, one after the
-** other. Each side is read in one read transaction, so each is self-consistent. A stop
-** of the caller's statement (sqlite3_interrupt: Ctrl-C; a progress handler: Datasette's
+** transaction, a VFS of its own on an attached database), where SQLite is built without
+** its mutexes, or where a connection cannot be had (opening or reading fails, no thread),
+** both sides run on the caller's connection, one after the other. (An application that
+** turned the mutexes off at start, SQLITE_CONFIG_SINGLETHREAD, cannot be told from one in
+** multi-thread mode, as the sqlite3 shell is; the threads share no connection, and the
+** second connection is opened, locked, unlocked and closed on the caller's thread.) Each
+** side is read in one read transaction, so each is self-consistent. A stop of the
+** caller's statement (sqlite3_interrupt: Ctrl-C; a progress handler: Datasette's
 ** time limit) is passed on to side 1's connection, so that both stop.
 */
 #include <pthread.h>
@@ -55,6 +59,7 @@ static sqlite3 *jdTwin(sqlite3 *db, const char *schema, int (*register_all)(sqli
   sqlite3 *c = 0;
   sqlite3_stmt *st = 0;
   if (!register_all || !file || !*file || !sqlite3_stricmp(schema, "temp")) return 0;
+  if (!sqlite3_threadsafe()) return 0; /* a library built without its mutexes */
   if (sqlite3_txn_state(db, schema) == SQLITE_TXN_WRITE) return 0;
   if (sqlite3_file_control(db, schema, SQLITE_FCNTL_VFS_POINTER, &vfs) != SQLITE_OK || !vfs)
     return 0;
