@@ -31,6 +31,7 @@ SQLITE_EXTENSION_INIT3
 
 typedef struct jd_worker {
   sqlite3 *conn;
+  sqlite3_stmt *hold; /* a statement kept running on conn (see jdTwin) */
   jd_side_fn fn;
   void *arg;
   int rc;
@@ -51,13 +52,17 @@ static void *jdWorkerMain(void *p) {
 }
 
 /* A read-only connection on which SCHEMA names the database SCHEMA of DB names, in a
-** read transaction; NULL when there is none to be had (see HOW IT WORKS). */
-static sqlite3 *jdTwin(sqlite3 *db, const char *schema, int (*register_all)(sqlite3 *)) {
+** read transaction; NULL when there is none to be had (see HOW IT WORKS). *HOLD is a
+** statement left running on it: sqlite3_interrupt acts only while one runs, and the side
+** runs C code between its statements. */
+static sqlite3 *jdTwin(sqlite3 *db, const char *schema, int (*register_all)(sqlite3 *),
+                       sqlite3_stmt **hold) {
   const char *file = sqlite3_db_filename(db, schema);
   int is_main = !sqlite3_stricmp(schema, "main"), rc;
   sqlite3_vfs *vfs = 0;
   sqlite3 *c = 0;
   sqlite3_stmt *st = 0;
+  *hold = 0;
   if (!register_all || !file || !*file || !sqlite3_stricmp(schema, "temp")) return 0;
   if (!sqlite3_threadsafe()) return 0; /* a library built without its mutexes */
   if (sqlite3_txn_state(db, schema) == SQLITE_TXN_WRITE) return 0;
@@ -75,12 +80,12 @@ static sqlite3 *jdTwin(sqlite3 *db, const char *schema, int (*register_all)(sqli
   }
   if (rc == SQLITE_OK) rc = register_all(c);
   if (rc == SQLITE_OK) rc = sqlite3_exec(c, "BEGIN", 0, 0, 0);
-  if (rc == SQLITE_OK) { /* the read transaction starts with the first read */
-    int64_t n = 0;
-    int isnull = 0;
-    rc = hta_query_int64(c, schema, "SELECT count(*) FROM $S.sqlite_schema", 0, 0, &n, &isnull);
-  }
+  /* the read transaction starts with the first read: this one's, left running */
+  if (rc == SQLITE_OK) rc = hta_prepare(c, schema, "SELECT count(*) FROM $S.sqlite_schema", hold);
+  if (rc == SQLITE_OK) rc = sqlite3_step(*hold) == SQLITE_ROW ? SQLITE_OK : SQLITE_ERROR;
   if (rc != SQLITE_OK) {
+    sqlite3_finalize(*hold);
+    *hold = 0;
     sqlite3_close(c);
     return 0;
   }
@@ -128,7 +133,7 @@ int jd_both_sides(sqlite3 *db, const jd_pair *p, jd_side_fn fn, void *arg0, void
   memset(&w, 0, sizeof w);
   w.fn = fn;
   w.arg = arg1;
-  if ((w.conn = jdTwin(db, p->schema[1], p->register_all)) != 0) {
+  if ((w.conn = jdTwin(db, p->schema[1], p->register_all, &w.hold)) != 0) {
     int ok_mu = pthread_mutex_init(&w.mu, 0) == 0,
         ok_cv = ok_mu && pthread_cond_init(&w.cv, 0) == 0;
     started = ok_cv && pthread_create(&th, 0, jdWorkerMain, &w) == 0;
@@ -149,6 +154,7 @@ int jd_both_sides(sqlite3 *db, const jd_pair *p, jd_side_fn fn, void *arg0, void
     rc = fn(db, arg1);
   }
   if (w.conn) {
+    sqlite3_finalize(w.hold);
     sqlite3_exec(w.conn, "COMMIT", 0, 0, 0);
     sqlite3_close(w.conn);
   }
