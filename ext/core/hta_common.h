@@ -405,7 +405,7 @@ void *hta_realloc_big(void *p, sqlite3_uint64 n);
   do {                                                     \
     if ((n) == (a)) {                                      \
       size_t na_ = (a) ? 2 * (a) : (minA);                 \
-      void *np_ = hta_realloc_big((p), na_ * sizeof *(p)); \
+      void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p)); \
       if (!np_) goto oom;                                  \
       (p) = np_;                                           \
       (a) = na_;                                           \
