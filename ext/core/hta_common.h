@@ -401,16 +401,16 @@ void *hta_realloc_big(void *p, sqlite3_uint64 n);
 
 /* Appends V to the growable array P (N used, A allocated, growing from MINA);
 ** jumps to OOM when out of memory (P is then unchanged and still owned). */
-#define HTA_PUSH(p, n, a, minA, v, oom)                    \
-  do {                                                     \
-    if ((n) == (a)) {                                      \
-      size_t na_ = (a) ? 2 * (a) : (minA);                 \
+#define HTA_PUSH(p, n, a, minA, v, oom)                      \
+  do {                                                       \
+    if ((n) == (a)) {                                        \
+      size_t na_ = (a) ? 2 * (a) : (minA);                   \
       void *np_ = sqlite3_realloc64((p), na_ * sizeof *(p)); \
-      if (!np_) goto oom;                                  \
-      (p) = np_;                                           \
-      (a) = na_;                                           \
-    }                                                      \
-    (p)[(n)++] = (v);                                      \
+      if (!np_) goto oom;                                    \
+      (p) = np_;                                             \
+      (a) = na_;                                             \
+    }                                                        \
+    (p)[(n)++] = (v);                                        \
   } while (0)
 
 /* ---------------------------------------------------------------- result tables */
