@@ -251,10 +251,13 @@ hta_cell *jd_summary_row(hta_table *out, const jd_pair *p, const char *split, co
                          int64_t c, int64_t t, int64_t step_delta);
 /* The 'idle' and 'finding' splits (job_diff_account.c JSA-n): side K's findings run on
 ** connection DB into *OUT (NULL when P->split asks for neither; free with jd_acct_free);
-** STEP: the side's mean step (JS-1). Then the rows of both into OUT, those that P->split
-** asks for. */
+** STEP: the side's mean step (JS-1); FIG: the plugin's figures of its trace, which the
+** run reads rather than computes again (NULL: computed). Then the rows of both into OUT,
+** those that P->split asks for. */
 typedef struct jd_acct jd_acct;
-int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step, jd_acct **out);
+struct fd_plugin_fig;
+int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step,
+                 const struct fd_plugin_fig *fig, jd_acct **out);
 void jd_acct_free(jd_acct *a);
 int jd_summary_accounting(const jd_pair *p, jd_acct *const a[2], const int64_t step[2],
                           hta_table *out);

@@ -168,8 +168,10 @@ static int jsaFindings(const jd_pair *p, jd_acct *const a[2], int64_t step_delta
   return rc;
 }
 
-int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step, jd_acct **out) {
+int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step, const fd_plugin_fig *fig,
+                 jd_acct **out) {
   int idle = jd_wants_split(p, "idle"), findings = jd_wants_split(p, "finding");
+  const fd_given given = {p->t[k].trace_id, fig};
   fd_acct *acct = 0;
   jd_acct *a;
   int rc;
@@ -178,10 +180,12 @@ int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step, jd_acct **o
   if (!(a = sqlite3_malloc(sizeof *a))) return SQLITE_NOMEM;
   memset(a, 0, sizeof *a);
   *out = a;
-  rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0, findings, &a->x); /* JSA-1 */
+  rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0, findings, fig ? &given : 0,
+              &a->x); /* JSA-1 */
   if (rc == SQLITE_OK && a->x.nu) rc = fd_account(&a->x, &acct);
   if (rc == SQLITE_OK) jsaIdle(&a->x, acct, p->t[k].trace_id, step, a->part);
-  a->x.db = 0; /* the connection may be gone when the rows are made */
+  a->x.db = 0;    /* the connection may be gone when the rows are made, */
+  a->x.given = 0; /* and the figures */
   return rc;
 }
 

@@ -44,7 +44,8 @@
 #include <string.h>
 
 #include "diff/job_diff.h"
-#include "tb/tb_model.h" /* the plugin's steps and roles */
+#include "findings/fd_run.h" /* the plugin's figures, handed to the findings run */
+#include "tb/tb_model.h"     /* the plugin's steps and roles */
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
@@ -106,16 +107,15 @@ static int jsKernelTypes(const tv_model *m, const hta_gpu_rows *g, hta_iv **iv, 
   return rc;
 }
 
-/* JS-1, JS-2 for trace T; G holds its GPU rows with their kernel types. */
-static int jsRoles(sqlite3 *db, const hta_trace *t, const hta_gpu_rows *g, js_roles *r) {
-  tv_model m;
+/* JS-1, JS-2 from M, the plugin's model of a trace; G holds its GPU rows with their
+** kernel types. */
+static int jsRoles(const tv_model *m, const hta_gpu_rows *g, js_roles *r) {
   hta_iv *iv[JS_NKT] = {0, 0, 0, 0}, *acc = 0, *piece = 0, *tmp = 0;
   size_t n[JS_NKT] = {0, 0, 0, 0}, nacc = 0;
   int64_t tot[JS_NPART];
-  int rc = tv_model_load(db, t, 0, &m);
+  int rc = jsKernelTypes(m, g, iv, n);
   memset(r, 0, sizeof *r);
   memset(tot, 0, sizeof tot);
-  if (rc == SQLITE_OK) rc = jsKernelTypes(&m, g, iv, n);
   if (rc == SQLITE_OK) {
     size_t all = 0;
     for (int k = 0; k < JS_NKT; k++) all += n[k];
@@ -127,29 +127,28 @@ static int jsRoles(sqlite3 *db, const hta_trace *t, const hta_gpu_rows *g, js_ro
   for (int k = 0; rc == SQLITE_OK && k < JS_NKT; k++) {
     /* this type's share: its union minus the earlier types' */
     size_t np = hta_iv_subtract(iv[k], n[k], acc, nacc, piece);
-    for (size_t s = 0; s < m.nsteps; s++)
-      tot[k] += hta_iv_clip_length(piece, np, m.steps[s].start, m.steps[s].end);
+    for (size_t s = 0; s < m->nsteps; s++)
+      tot[k] += hta_iv_clip_length(piece, np, m->steps[s].start, m->steps[s].end);
     memcpy(tmp, acc, nacc * sizeof *acc);
     memcpy(tmp + nacc, iv[k], n[k] * sizeof *tmp);
     nacc = hta_iv_merge(tmp, nacc + n[k]);
     memcpy(acc, tmp, nacc * sizeof *acc);
   }
-  if (rc == SQLITE_OK && m.nsteps) {
+  if (rc == SQLITE_OK && m->nsteps) {
     int64_t kernel = 0, typed = 0;
-    for (size_t s = 0; s < m.nsteps; s++) {
-      kernel += m.steps[s].cost[TV_KERNEL];
-      for (int p = TV_MEMCPY; p < TV_NROLE; p++) tot[JS_NKT + p - 1] += m.steps[s].cost[p];
+    for (size_t s = 0; s < m->nsteps; s++) {
+      kernel += m->steps[s].cost[TV_KERNEL];
+      for (int p = TV_MEMCPY; p < TV_NROLE; p++) tot[JS_NKT + p - 1] += m->steps[s].cost[p];
     }
     for (int k = 0; k < JS_NKT; k++) typed += tot[k];
     tot[JS_NKT - 1] += kernel - typed; /* 0: the types partition the Kernel role */
-    r->nsteps = (int64_t)m.nsteps;
+    r->nsteps = (int64_t)m->nsteps;
     jd_apportion(tot, JS_NPART, r->nsteps, r->part, &r->step);
   }
   for (int k = 0; k < JS_NKT; k++) sqlite3_free(iv[k]);
   sqlite3_free(acc);
   sqlite3_free(tmp);
   sqlite3_free(piece);
-  tv_model_free(&m);
   return rc;
 }
 
@@ -263,11 +262,20 @@ ops_oom:
 static int jsSide(sqlite3 *db, void *arg) {
   js_side *a = arg;
   const hta_trace *t = &a->p->t[a->k];
+  tv_model m;
+  fd_plugin_fig fig;
   int rc = opt_ids_load(db, a->p->schema[a->k], &a->ids);
+  memset(&m, 0, sizeof m);
+  memset(&fig, 0, sizeof fig);
   if (rc == SQLITE_OK && a->ops) rc = jd_side_load(db, t, &a->ids, &a->s);
   else if (rc == SQLITE_OK) rc = hta_gpu_load(db, t, a->ids.cls, &a->gpu);
-  if (rc == SQLITE_OK) rc = jsRoles(db, t, a->ops ? &a->s.ot.gpu : &a->gpu, &a->r);
-  if (rc == SQLITE_OK) rc = jd_acct_side(db, a->p, a->k, a->r.step, &a->acct);
+  if (rc == SQLITE_OK) rc = tv_model_load(db, t, 0, &m);
+  if (rc == SQLITE_OK) rc = jsRoles(&m, a->ops ? &a->s.ot.gpu : &a->gpu, &a->r);
+  /* the findings' plugin rules read the same model: its figures, then it goes */
+  if (rc == SQLITE_OK) rc = fd_plugin_fig_of(&m, &fig);
+  tv_model_free(&m);
+  if (rc == SQLITE_OK) rc = jd_acct_side(db, a->p, a->k, a->r.step, &fig, &a->acct);
+  sqlite3_free(fig.gpu);
   return rc;
 }
 

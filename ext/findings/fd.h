@@ -105,6 +105,25 @@ typedef struct fd_finding {
   const char *advice, *parent;      /* static; parent: a rule id or NULL */
 } fd_finding;
 
+/* One trace's figures from the TensorBoard plugin's model (tb/tb_model.h), as the
+** plugin's recommendations read them (findings_overview.c FO-5). */
+typedef struct fd_plugin_fig {
+  int64_t nsteps;     /* kept steps with a window (a length > 0) */
+  int64_t total;      /* their windows' time, ns */
+  int64_t role[8];    /* each role's time in them, ns (TV_NROLE; hta_step_time_breakdown) */
+  int64_t window;     /* W: first kept step's start to the last's end, ns */
+  struct tv_gpu *gpu; /* each GPU's busy time in W (hta_gpu_metrics); sqlite3_malloc'd */
+  size_t ngpu;
+} fd_plugin_fig;
+
+/* The figures of trace TRACE_ID, computed by the caller from the model it had loaded for
+** itself (hta_job_diff_summary's roles): the run copies them instead of loading the
+** model again. */
+typedef struct fd_given {
+  int64_t trace_id;
+  const fd_plugin_fig *fig;
+} fd_given;
+
 /* One run of hta_findings over one job. */
 typedef struct fd_ctx {
   sqlite3 *db;
@@ -123,6 +142,7 @@ typedef struct fd_ctx {
   void (*slot_free[FD_NSLOT])(void *);
   fd_finding *f; /* what the rules found */
   size_t nf, af;
+  const fd_given *given; /* NULL, or figures not to compute again */
 } fd_ctx;
 
 typedef int (*fd_rule_fn)(fd_ctx *x, const fd_rule *r);

@@ -213,10 +213,11 @@ static int fdOutput(fd_ctx *x, hta_table *out) {
 }
 
 int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_t rank,
-           double min_pct, int rules, fd_ctx *x) {
+           double min_pct, int rules, const fd_given *given, fd_ctx *x) {
   fd_acct *acct;
   memset(x, 0, sizeof *x);
   x->db = db;
+  x->given = given;
   x->schema = schema;
   x->job_id = job_id;
   x->min_pct = min_pct;
@@ -246,8 +247,8 @@ int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_
 static int fdRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   fd_ctx x;
   (void)pzErr;
-  int rc =
-      fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank, a->p[FD_P_MIN_PCT], 1, &x);
+  int rc = fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank, a->p[FD_P_MIN_PCT], 1,
+                  0, &x);
   if (rc == SQLITE_OK) rc = fdOutput(&x, out);
   fd_run_free(&x);
   return rc;

@@ -49,6 +49,7 @@
 
 #include "findings/fd_account.h"
 #include "findings/fd_perf.h"
+#include "findings/fd_run.h"
 #include "findings/findings_rules.h"
 #include "tb/tb_model.h"
 #include "tb/tb_tree.h"
@@ -58,15 +59,7 @@ SQLITE_EXTENSION_INIT3
 
 /* ---------------------------------------------------------------- the plugin's figures: FO-5 */
 
-/* One trace's figures from its plugin model. */
-typedef struct fo_trace {
-  int64_t nsteps;         /* kept steps with a window (a length > 0) */
-  int64_t total;          /* their windows' time, ns */
-  int64_t role[TV_NROLE]; /* each role's time in them, ns (hta_step_time_breakdown) */
-  int64_t window;         /* W: first kept step's start to the last's end, ns */
-  tv_gpu *gpu;            /* each GPU's busy time in W (hta_gpu_metrics) */
-  size_t ngpu;
-} fo_trace;
+typedef fd_plugin_fig fo_trace;
 
 typedef struct fo_cache {
   fo_trace *t; /* one per unit of the run, same order */
@@ -78,6 +71,21 @@ static void foCacheFree(void *p) {
   for (int i = 0; i < c->n; i++) sqlite3_free(c->t[i].gpu);
   sqlite3_free(c->t);
   sqlite3_free(c);
+}
+
+_Static_assert(sizeof((fo_trace *)0)->role / sizeof(int64_t) == TV_NROLE, "a time per role");
+
+int fd_plugin_fig_of(const tv_model *m, fo_trace *f) {
+  memset(f, 0, sizeof *f);
+  for (size_t j = 0; j < m->nsteps; j++) {
+    int64_t len = hta_sub_sat(m->steps[j].end, m->steps[j].start);
+    if (len <= 0) continue; /* a GPU-side copy of a step: no step of its own */
+    f->nsteps++;
+    f->total = hta_add_sat(f->total, len);
+    for (int k = 0; k < TV_NROLE; k++) f->role[k] = hta_add_sat(f->role[k], m->steps[j].cost[k]);
+  }
+  if (m->nsteps) f->window = hta_sub_sat(m->steps[m->nsteps - 1].end, m->steps[0].start);
+  return tv_gpu_busy(m, &f->gpu, &f->ngpu);
 }
 
 /* The figures of every unit of X, built on the first call of a run (FO-5). */
@@ -100,19 +108,17 @@ static int foFigures(fd_ctx *x, fo_cache **pc) {
   for (int i = 0; i < x->nu; i++) {
     fo_trace *f = &c->t[i];
     if (!fd_unit_wanted(x, &x->u[i])) continue;
+    if (x->given && x->given->trace_id == x->u[i].t->trace_id) {
+      const fo_trace *g = x->given->fig; /* the caller's: the model is not loaded twice */
+      *f = *g;
+      f->gpu = 0;
+      if (g->ngpu && !(f->gpu = sqlite3_malloc64(g->ngpu * sizeof *g->gpu))) return SQLITE_NOMEM;
+      if (g->ngpu) memcpy(f->gpu, g->gpu, g->ngpu * sizeof *g->gpu);
+      continue;
+    }
     tv_model m;
     int rc = tv_model_load(x->db, x->u[i].t, 0, &m); /* the device is a column: no args */
-    if (rc == SQLITE_OK) {
-      for (size_t j = 0; j < m.nsteps; j++) {
-        int64_t len = hta_sub_sat(m.steps[j].end, m.steps[j].start);
-        if (len <= 0) continue; /* a GPU-side copy of a step: no step of its own */
-        f->nsteps++;
-        f->total = hta_add_sat(f->total, len);
-        for (int k = 0; k < TV_NROLE; k++) f->role[k] = hta_add_sat(f->role[k], m.steps[j].cost[k]);
-      }
-      if (m.nsteps) f->window = hta_sub_sat(m.steps[m.nsteps - 1].end, m.steps[0].start);
-      rc = tv_gpu_busy(&m, &f->gpu, &f->ngpu);
-    }
+    if (rc == SQLITE_OK) rc = fd_plugin_fig_of(&m, f);
     tv_model_free(&m);
     if (rc != SQLITE_OK) return rc;
   }
