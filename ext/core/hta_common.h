@@ -13,6 +13,7 @@
 **                HTA's "top kernels + others" aggregation (hta_topk_aggregate).
 **   json_args.c  the top-level members of an args JSON text, by one scan.
 **   big_alloc.c  hta_malloc_big(): large arrays, backed by huge pages where Linux can.
+**   par.c        hta_par2(): two reads of one database at once, on two connections.
 **   vtab_util.c  small helpers for eponymous table-valued functions and SQL
 **                arguments, one-value queries, result tables (hta_table) and the
 **                generic module (hta_tvf_register).
@@ -398,6 +399,16 @@ int hta_query_int64(sqlite3 *db, const char *schema, const char *sql, int nbind,
 #define HTA_BIG_BYTES ((sqlite3_uint64)4 << 20)
 void *hta_malloc_big(sqlite3_uint64 n);
 void *hta_realloc_big(void *p, sqlite3_uint64 n);
+
+/* Two reads at once (par.c): FN0(DB, ARG0), and FN1(c, ARG1) on a read-only connection c
+** of its own to the database SCHEMA of DB names (under that name there, REGISTER_ALL run
+** on it when not NULL), in a second thread, when c can see what DB sees; else both on DB,
+** one after the other. FN1 may touch nothing but c and its ARG1 (and what nobody writes
+** meanwhile). The first error, or SQLITE_INTERRUPT when the caller's statement was
+** stopped. */
+typedef int (*hta_par_fn)(sqlite3 *db, void *arg);
+int hta_par2(sqlite3 *db, const char *schema, int (*register_all)(sqlite3 *), hta_par_fn fn0,
+             void *arg0, hta_par_fn fn1, void *arg1);
 
 /* Appends V to the growable array P (N used, A allocated, growing from MINA);
 ** jumps to OOM when out of memory (P is then unchanged and still owned). */

@@ -140,7 +140,7 @@ static const char *jdKindName(int k) {
 
 static double jdUs(int64_t ns) { return (double)ns / 1000.0; }
 
-/* One side of a comparison: its ids and its tree, on connection DB (jd_both_sides). */
+/* One side of a comparison: its ids and its tree, on connection DB (hta_par2). */
 typedef struct jd_load_arg {
   const jd_pair *p;
   jd_compare *c;
@@ -159,7 +159,7 @@ int jd_compare_load(sqlite3 *db, const jd_pair *p, jd_compare *c) {
   jd_load_arg a[2] = {{p, c, 0}, {p, c, 1}};
   int rc;
   memset(c, 0, sizeof *c);
-  rc = jd_both_sides(db, p, jdLoadSide, &a[0], &a[1]);
+  rc = hta_par2(db, p->schema[1], p->register_all, jdLoadSide, &a[0], jdLoadSide, &a[1]);
   for (int k = 0; k < 2 && rc == SQLITE_OK; k++) rc = jd_side_names(&c->s[k], &c->names);
   if (rc == SQLITE_OK) rc = jd_merge(db, &c->s[0], &c->s[1], &c->m);
   if (rc != SQLITE_OK) jd_compare_free(c);

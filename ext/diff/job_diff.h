@@ -10,7 +10,6 @@
 **   job_diff_summary.c hta_job_diff_summary: the step difference split into parts
 **   job_diff_account.c its splits read from hta_findings' run: 'idle' and 'finding'
 **   job_diff_rows.c    what both share: jd_apportion, jd_summary_row, jd_wants_split
-**   job_diff_par.c     jd_both_sides: the two sides read at once
 **
 ** Nothing outside ext/diff/ includes it.
 */
@@ -75,7 +74,7 @@ typedef struct jd_side {
 } jd_side;
 
 /* Loads trace T as a side, all but its comparison names (jd_side_names): what needs
-** only its own connection, so that the sides can load at once (jd_both_sides).
+** only its own connection, so that the sides can load at once (hta_par2).
 ** SQLITE_OK, SQLITE_NOMEM, SQLITE_INTERRUPT or the error of a query. */
 int jd_side_load(sqlite3 *db, const hta_trace *t, opt_ids *ids, jd_side *s);
 /* Its name and sname ids, interned into NAMES (shared by both sides). SQLITE_NOMEM. */
@@ -177,16 +176,6 @@ typedef struct jd_pair {
   uint64_t col_used;
   int (*register_all)(sqlite3 *); /* the extension on a connection of its own (hta.c) */
 } jd_pair;
-
-/* ---------------------------------------------------------------- both sides at once */
-/* What one side does on connection DB with its ARG; an SQLite code. */
-typedef int (*jd_side_fn)(sqlite3 *db, void *arg);
-/* FN(DB, ARG0) and FN(c, ARG1): side 1 on a connection c of its own to the database
-** P->schema[1] names (under that name, P->register_all run on it), in a second thread,
-** when one can see what DB sees; else both on DB, one after the other (job_diff_par.c).
-** FN may touch nothing but its connection and its ARG. The first error, or
-** SQLITE_INTERRUPT. */
-int jd_both_sides(sqlite3 *db, const jd_pair *p, jd_side_fn fn, void *arg0, void *arg1);
 
 /* What a run computes: rows up front (t), or a result read row by row (lazy: a large
 ** one, whose cells are computed only when a statement reads them). */

@@ -159,7 +159,7 @@ static const char *jsPartName(int p) {
 }
 
 /* ---------------------------------------------------------------- operators (JS-3) */
-/* What one side computes, on its own connection (jd_both_sides). */
+/* What one side computes, on its own connection (hta_par2). */
 typedef struct js_side {
   const jd_pair *p;
   int k, ops;
@@ -286,7 +286,7 @@ static int jsRun(sqlite3 *db, const jd_pair *p, jd_result *res, char **pzErr) {
   (void)pzErr;
   memset(side, 0, sizeof side);
   for (int k = 0; k < 2; k++) side[k].p = p, side[k].k = k, side[k].ops = ops;
-  rc = jd_both_sides(db, p, jsSide, &side[0], &side[1]);
+  rc = hta_par2(db, p->schema[1], p->register_all, jsSide, &side[0], jsSide, &side[1]);
   if (rc == SQLITE_OK) {
     const js_roles *r0 = &side[0].r, *r1 = &side[1].r;
     int64_t d = r1->step - r0->step;

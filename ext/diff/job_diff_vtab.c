@@ -32,7 +32,7 @@ static const char *const jdParamNames[JD_NPARAM] = {"control_job", "test_job",  
                                                     "test_rank",   "control_schema", "test_schema"};
 
 /* What a module is registered with: its function, and how to register the extension on
-** a connection of its own (jd_both_sides), from the entry point above. */
+** a connection of its own (hta_par2), from the entry point above. */
 typedef struct jdv_aux {
   const jd_def *def;
   int (*register_all)(sqlite3 *);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The two sides of a comparison read at once (ext/diff/job_diff_par.c): side 1 on a
+# The two sides of a comparison read at once (ext/core/par.c, hta_par2): side 1 on a
 # connection of its own, in a thread, where that connection sees what the caller sees; else
 # both on the caller's connection. Every row of hta_job_diff and hta_job_diff_summary (all
 # splits) must be the same either way:
