@@ -180,7 +180,9 @@ int jd_acct_side(sqlite3 *db, const jd_pair *p, int k, int64_t step, const fd_pl
   if (!(a = sqlite3_malloc(sizeof *a))) return SQLITE_NOMEM;
   memset(a, 0, sizeof *a);
   *out = a;
-  rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0, findings, fig ? &given : 0,
+  /* one connection: the other side is read beside this one already */
+  rc = fd_run(db, p->schema[k], p->job_id[k], 1, p->t[k].rank, 0.0,
+              (findings ? FD_RUN_RULES : 0) | FD_RUN_ONE_CONNECTION, fig ? &given : 0,
               &a->x); /* JSA-1 */
   if (rc == SQLITE_OK && a->x.nu) rc = fd_account(&a->x, &acct);
   if (rc == SQLITE_OK) jsaIdle(&a->x, acct, p->t[k].trace_id, step, a->part);

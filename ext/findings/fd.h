@@ -91,7 +91,7 @@ int fd_health_caveats(struct fd_ctx *x);
 /* ---------------------------------------------------------------- the run */
 /* Cache slots: what several rules read, built once per run by the first that needs it
 ** and freed with the run by its FREE function. */
-enum { FD_SLOT_ACCOUNT, FD_SLOT_PLUGIN, FD_SLOT_COMM, FD_SLOT_PERF, FD_NSLOT };
+enum { FD_SLOT_ACCOUNT, FD_SLOT_PLUGIN, FD_SLOT_PLUGIN_TC, FD_SLOT_COMM, FD_SLOT_PERF, FD_NSLOT };
 
 typedef struct fd_rule fd_rule;
 

@@ -43,12 +43,18 @@
 **     its number; advice says what to try; source is 'tb_plugin' or 'hta-sqlite'.
 **  9. A job without the data a rule reads (no GPU rows, no collectives, no memory
 **     records, no device properties) gets no finding from it, never an error.
+** 10. The rows are the same whether the plugin's operator trees are read beside the
+**     first rules (two connections) or after them (one): the same rules in the same
+**     order, on the same data.
 **
 ** HOW IT WORKS: run() loads the job's traces, their steps (fd_steps.c) and caveats
 ** (fd_health.c), builds the accounting (fd_account.c), then calls every rule of
 ** fd_rules (findings_rules.c) in turn. A rule reads the accounting and the analyses it
 ** needs and hands what it found to fd_emit (fd.c), which applies min_pct. Parents are
-** set and the findings sorted (FD-5, FD-7) into the result table.
+** set and the findings sorted (FD-5, FD-7) into the result table. The plugin's
+** tensor-core rule reads its operator tree of each trace (a third of a large trace's
+** time): that is read ahead on a second connection (core/par.c) while the accounting and
+** the rules before the plugin's run on the caller's.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -212,8 +218,42 @@ static int fdOutput(fd_ctx *x, hta_table *out) {
   return SQLITE_OK;
 }
 
+static int fdRule(fd_ctx *x, size_t i) {
+  int rc = fd_rules[i].run(x, &fd_rules[i]);
+  return rc == SQLITE_OK && hta_interrupted(x->db) ? SQLITE_INTERRUPT : rc;
+}
+
+/* The first rule of the plugin's (source 'tb_plugin'): those before it read no plugin
+** model, and run while the trees are read (FD-10). */
+static size_t fdFirstPlugin(void) {
+  size_t i = 0;
+  while (i < fd_nrules && strcmp(fd_rules[i].source, "tb_plugin")) i++;
+  return i;
+}
+
+/* The accounting (the typical steps, first), then the rules before the plugin's. */
+static int fdOwnRules(sqlite3 *db, void *arg) {
+  fd_ctx *x = arg;
+  fd_acct *acct;
+  int rc = fd_account(x, &acct);
+  (void)db; /* x->db, the caller's */
+  for (size_t i = 0, n = fdFirstPlugin(); rc == SQLITE_OK && i < n; i++) rc = fdRule(x, i);
+  return rc;
+}
+
+typedef struct fd_ahead {
+  const fd_ctx *x;
+  void *prepared;
+} fd_ahead;
+
+/* The plugin's operator trees, on a connection of their own when there is one. */
+static int fdPluginAhead(sqlite3 *db, void *arg) {
+  fd_ahead *a = arg;
+  return fd_plugin_prepare(db, a->x, &a->prepared);
+}
+
 int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_t rank,
-           double min_pct, int rules, const fd_given *given, fd_ctx *x) {
+           double min_pct, int flags, const fd_given *given, fd_ctx *x) {
   fd_acct *acct;
   memset(x, 0, sizeof *x);
   x->db = db;
@@ -234,10 +274,15 @@ int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_
     rc = fd_done(st, rc);
   }
   if (rc == SQLITE_OK) rc = fdLoadUnits(x);
-  if (rc == SQLITE_OK && x->nu) rc = fd_account(x, &acct); /* the typical steps, first */
-  for (size_t i = 0; rc == SQLITE_OK && rules && x->nu && i < fd_nrules; i++) {
-    rc = fd_rules[i].run(x, &fd_rules[i]);
-    if (rc == SQLITE_OK && hta_interrupted(db)) rc = SQLITE_INTERRUPT;
+  if (rc == SQLITE_OK && x->nu && (flags & FD_RUN_RULES)) {
+    fd_ahead a = {x, 0};
+    if (flags & FD_RUN_ONE_CONNECTION)
+      rc = fdOwnRules(db, x); /* the tensor-core rule builds its trees */
+    else rc = hta_par2(db, schema, 0, fdOwnRules, x, fdPluginAhead, &a);
+    fd_plugin_install(x, a.prepared); /* freed with the run, whatever happened */
+    for (size_t i = fdFirstPlugin(); rc == SQLITE_OK && i < fd_nrules; i++) rc = fdRule(x, i);
+  } else if (rc == SQLITE_OK && x->nu) {
+    rc = fd_account(x, &acct); /* the typical steps */
   }
   if (rc == SQLITE_OK) fdParents(x);
   if (rc == SQLITE_OK && x->nf) qsort(x->f, x->nf, sizeof *x->f, fdCmp); /* FD-7 */
@@ -247,8 +292,8 @@ int fd_run(sqlite3 *db, const char *schema, int64_t job_id, int has_rank, int64_
 static int fdRun(sqlite3 *db, const hta_tvf_args *a, hta_table *out, char **pzErr) {
   fd_ctx x;
   (void)pzErr;
-  int rc = fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank, a->p[FD_P_MIN_PCT], 1,
-                  0, &x);
+  int rc = fd_run(db, a->scope.schema, a->scope.job_id, a->has_rank, a->rank, a->p[FD_P_MIN_PCT],
+                  FD_RUN_RULES, 0, &x);
   if (rc == SQLITE_OK) rc = fdOutput(&x, out);
   fd_run_free(&x);
   return rc;

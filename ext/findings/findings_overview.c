@@ -237,10 +237,10 @@ int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r) {
 /* 1 in *USED when some kernel of trace T with a tensor-core name ran for a time: then
 ** the tree's tensor-core time is not 0 and the rule cannot fire (FO-5: the tree is
 ** not built for nothing). */
-static int foTensorCoreTime(fd_ctx *x, const hta_trace *t, int *used) {
+static int foTensorCoreTime(sqlite3 *db, const char *schema, const hta_trace *t, int *used) {
   sqlite3_stmt *st;
   *used = 0;
-  int rc = hta_prepare(x->db, x->schema,
+  int rc = hta_prepare(db, schema,
                        "SELECT s.value FROM (SELECT name_id, sum(dur) AS d FROM $S.event"
                        " WHERE trace_id = ?1 AND stream IS NOT NULL AND category_id IN"
                        " (SELECT category_id FROM $S.category WHERE lower(name) = 'kernel')"
@@ -254,33 +254,90 @@ static int foTensorCoreTime(fd_ctx *x, const hta_trace *t, int *used) {
   return fd_done(st, rc == SQLITE_ROW ? SQLITE_OK : rc);
 }
 
+/* FO-4's gate, read on DB: 1 in *WANT when unit U is wanted, its first device has
+** compute capability 7 or more (*MAJOR, *MINOR; -1 when it has no properties) and no
+** tensor-core kernel ran: then its operator tree's figures decide. */
+static int foTcGate(sqlite3 *db, const fd_ctx *x, const fd_unit *u, int64_t *major, int64_t *minor,
+                    int *want) {
+  sqlite3_stmt *cc;
+  int used,
+      rc = hta_prepare(db, x->schema,
+                       "SELECT compute_major, compute_minor FROM $S.device WHERE trace_id = ?1"
+                       " ORDER BY device_id LIMIT 1",
+                       &cc);
+  *major = -1, *minor = 0, *want = 0;
+  if (rc != SQLITE_OK) return rc;
+  sqlite3_bind_int64(cc, 1, u->trace_id);
+  if ((rc = sqlite3_step(cc)) == SQLITE_ROW && sqlite3_column_type(cc, 0) != SQLITE_NULL) {
+    *major = sqlite3_column_int64(cc, 0);
+    *minor = sqlite3_column_int64(cc, 1);
+  }
+  rc = fd_done(cc, rc == SQLITE_ROW ? SQLITE_OK : rc);
+  if (rc != SQLITE_OK || *major < 7 || !fd_unit_wanted(x, u)) return rc; /* no tensor cores */
+  rc = foTensorCoreTime(db, x->schema, u->t, &used);
+  *want = rc == SQLITE_OK && !used;
+  return rc;
+}
+
+/* FO-4's look at one unit, taken ahead (fd_plugin_prepare). */
+typedef struct fo_tc {
+  int want;             /* the gate passed: F holds the operator tree's figures */
+  int64_t major, minor; /* the first device's compute capability */
+  tb_tc f;
+} fo_tc;
+
+typedef struct fo_ahead {
+  fo_tc *u; /* one per unit of the run, same order */
+  int n;
+} fo_ahead;
+
+static void foAheadFree(void *p) {
+  fo_ahead *a = p;
+  if (!a) return;
+  for (int i = 0; i < a->n; i++) tb_tc_free(&a->u[i].f);
+  sqlite3_free(a->u);
+  sqlite3_free(a);
+}
+
+int fd_plugin_prepare(sqlite3 *db, const fd_ctx *x, void **out) {
+  fo_ahead *a = sqlite3_malloc64(sizeof *a);
+  size_t n = x->nu ? (size_t)x->nu : 1;
+  int rc = SQLITE_OK;
+  *out = 0;
+  if (!a || !(a->u = sqlite3_malloc64(n * sizeof *a->u))) {
+    sqlite3_free(a);
+    return SQLITE_NOMEM;
+  }
+  memset(a->u, 0, n * sizeof *a->u);
+  a->n = x->nu;
+  for (int i = 0; i < x->nu && rc == SQLITE_OK; i++) {
+    fo_tc *g = &a->u[i];
+    rc = foTcGate(db, x, &x->u[i], &g->major, &g->minor, &g->want);
+    if (rc == SQLITE_OK && g->want) rc = tb_tc_figures(db, x->u[i].t, &g->f);
+  }
+  if (rc != SQLITE_OK) foAheadFree(a), a = 0;
+  *out = a;
+  return rc;
+}
+
+void fd_plugin_install(fd_ctx *x, void *prepared) {
+  if (prepared) fd_slot_set(x, FD_SLOT_PLUGIN_TC, prepared, foAheadFree);
+}
+
 int fd_tensor_cores_unused(fd_ctx *x, const fd_rule *r) {
   fo_cache *c;
-  sqlite3_stmt *cc = 0;
   int rc = foFigures(x, &c);
-  if (rc == SQLITE_OK)
-    rc = hta_prepare(x->db, x->schema,
-                     "SELECT compute_major, compute_minor FROM $S.device WHERE trace_id = ?1"
-                     " ORDER BY device_id LIMIT 1",
-                     &cc);
   for (int i = 0; rc == SQLITE_OK && i < c->n; i++) {
     const fd_unit *u = &x->u[i];
     const fo_trace *f = &c->t[i];
-    int64_t major = -1, minor = 0;
-    sqlite3_bind_int64(cc, 1, u->trace_id);
-    if ((rc = sqlite3_step(cc)) == SQLITE_ROW && sqlite3_column_type(cc, 0) != SQLITE_NULL) {
-      major = sqlite3_column_int64(cc, 0);
-      minor = sqlite3_column_int64(cc, 1);
-    }
-    sqlite3_reset(cc);
-    if (rc != SQLITE_ROW && rc != SQLITE_DONE) break;
-    rc = SQLITE_OK;
-    if (major < 7 || !fd_unit_wanted(x, u)) continue; /* no tensor cores, or no properties */
-    int used;
-    if ((rc = foTensorCoreTime(x, u->t, &used)) != SQLITE_OK) break;
-    if (used) continue;
-    tb_tc tc;
-    rc = tb_tc_figures(x->db, u->t, &tc);
+    fo_ahead *ahead = fd_slot(x, FD_SLOT_PLUGIN_TC);
+    fo_tc now = {0, -1, 0, {0}}, *g = ahead ? &ahead->u[i] : &now;
+    if (!ahead && (rc = foTcGate(x->db, x, u, &g->major, &g->minor, &g->want)) != SQLITE_OK) break;
+    if (!g->want) continue;
+    int64_t major = g->major, minor = g->minor;
+    tb_tc tc = g->f; /* built ahead, or now */
+    memset(&g->f, 0, sizeof g->f);
+    if (!ahead) rc = tb_tc_figures(x->db, u->t, &tc);
     if (rc == SQLITE_OK && tc.kernel_view && tc.tc_ns == 0 && tc.op_ns > 0 && tc.eligible_ns > 0) {
       double pct = 100.0 * ((double)tc.eligible_ns / (double)tc.op_ns);
       double step = foStepUs(f);
@@ -302,6 +359,5 @@ int fd_tensor_cores_unused(fd_ctx *x, const fd_rule *r) {
     }
     tb_tc_free(&tc);
   }
-  sqlite3_finalize(cc);
   return rc;
 }

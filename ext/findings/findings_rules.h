@@ -36,7 +36,12 @@ int fd_tensor_cores_idle(fd_ctx *x, const fd_rule *r);
 int fd_dataparallel(fd_ctx *x, const fd_rule *r);
 int fd_ddp_without_nccl(fd_ctx *x, const fd_rule *r);
 int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r);
-/* findings_overview.c: the plugin's recommendations from its Overview and tensor cores. */
+/* findings_overview.c: the plugin's recommendations from its Overview and tensor cores.
+** The operator trees' tensor-core figures (FO-4) can be built ahead, on connection DB,
+** beside the rules before them (fd_run): fd_plugin_prepare into *OUT (NULL on error),
+** then fd_plugin_install in X. */
+int fd_plugin_prepare(sqlite3 *db, const fd_ctx *x, void **out);
+void fd_plugin_install(fd_ctx *x, void *prepared);
 int fd_dataloader(fd_ctx *x, const fd_rule *r);
 int fd_communication(fd_ctx *x, const fd_rule *r);
 int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r);

@@ -1,8 +1,9 @@
 #!/bin/sh
-# The two sides of a comparison read at once (ext/core/par.c, hta_par2): side 1 on a
+# Two reads at once on two connections (ext/core/par.c, hta_par2): the second on a
 # connection of its own, in a thread, where that connection sees what the caller sees; else
-# both on the caller's connection. Every row of hta_job_diff and hta_job_diff_summary (all
-# splits) must be the same either way:
+# both on the caller's connection. The comparison reads its two runs so, hta_findings the
+# plugin's operator trees beside its accounting. Every row of hta_job_diff,
+# hta_job_diff_summary (all splits) and hta_findings must be the same either way:
 #   file    the database file itself, autocommit (two connections)
 #   write   the same inside BEGIN IMMEDIATE (a write transaction: one connection)
 #   attach  each run in a database of its own, attached to an in-memory main under two
@@ -10,7 +11,9 @@
 #           and the same inside BEGIN IMMEDIATE
 #   memory  the database restored into an in-memory main (one connection)
 #   temp    the same into the temp schema (one connection)
-# and a change the caller has not committed is seen: every GPU event of the test run made
+# The test run's GEMM and attention kernels are renamed to float32 names, so the plugin's
+# tensor-core rule builds its operator tree (the read done ahead) and fires.
+# A change the caller has not committed is seen: every GPU event of the test run made
 # twice as long in a transaction doubles the test side's kernel time. A stop of the
 # caller's statement reaches the second connection: with a small control run and a large
 # test run, a progress handler that stops the summary at a fifth of its time (Datasette's
@@ -31,6 +34,9 @@ python3 "$top/tools/gen_trace.py" -q --healthy --ranks 1 --steps 3 before || fai
 python3 "$top/tools/gen_trace.py" -q --healthy --ranks 1 --steps 3 --gemm-tflops 20 after || fail "gen_trace"
 "$HTA_INGEST" -q runs.db before after || { echo "FAIL: ingest"; exit 1; }
 "$HTA_INGEST" -q c.db before && "$HTA_INGEST" -q t.db after || { echo "FAIL: ingest"; exit 1; }
+fp32="UPDATE string SET value = 'volta_sgemm_128x64_nn_' || string_id WHERE value LIKE '%xmma_gemm%';
+  UPDATE string SET value = 'attention_f32_' || string_id WHERE value LIKE 'fmha_%';"
+sqlite3 runs.db "$fp32" && sqlite3 c.db "$fp32" && sqlite3 t.db "$fp32" || fail "fp32 names"
 
 # every row of both functions, in a fixed order; trace ids left out (they differ between
 # one database and two); $1 $2: the schemas of the sides
@@ -43,7 +49,9 @@ rows() {
     FROM hta_job_diff('before', 'after', 0, 0, '$1', '$2') ORDER BY node_id;
   SELECT part, control_us, test_us, delta_us, split, control_ns, test_ns, delta_ns,
     control_count, test_count, share, change
-    FROM hta_job_diff_summary('before', 'after', 0, 0, '$1', '$2');"
+    FROM hta_job_diff_summary('before', 'after', 0, 0, '$1', '$2');
+  SELECT rank, rule, kind, parent, source, time_us, pct_of_step, title, advice, evidence, caveats
+    FROM hta_findings(0) WHERE job = 'after' AND schema = '$2';"
 }
 sqlite3 runs.db -cmd ".load $HTA_EXT" "$(rows main main)" > file.txt 2>&1
 [ "$(wc -l < file.txt)" -gt 100 ] || fail "file: $(head -n 3 file.txt)"
@@ -55,6 +63,8 @@ if [ -n "${VG:-}" ]; then
   [ "$(wc -l < vg.txt)" = "$(wc -l < file.txt)" ] || fail "valgrind: $(wc -l < vg.txt) rows"
 fi
 grep -q 'Kernel: COMPUTATION' file.txt || fail "file: no summary rows"
+grep -q '|tensor_cores_unused|configuration||tb_plugin|' file.txt ||
+  fail "file: no tensor-core finding of the plugin's"
 same() { # NAME FILE: FILE has file.txt's rows
   if ! cmp -s file.txt "$2"; then fail "$1: other rows than the file's"; diff file.txt "$2" | head -n 6; fi
 }
@@ -106,4 +116,4 @@ except sqlite3.OperationalError as e:
         sys.exit("stopped after %.2f s of the summary's %.2f s" % (took, full))
 PY
 
-[ $fails = 0 ] && echo "job_diff_par: ok" || { echo "job_diff_par: $fails failure(s)"; exit 1; }
+[ $fails = 0 ] && echo "two_connections: ok" || { echo "two_connections: $fails failure(s)"; exit 1; }
