@@ -231,14 +231,15 @@ static size_t fdFirstPlugin(void) {
   return i;
 }
 
-/* The accounting (the typical steps, first), then the rules before the plugin's. */
+/* The accounting (the typical steps, first), the rules before the plugin's, then the
+** plugin's model figures (while the other connection may still build its trees). */
 static int fdOwnRules(sqlite3 *db, void *arg) {
   fd_ctx *x = arg;
   fd_acct *acct;
   int rc = fd_account(x, &acct);
   (void)db; /* x->db, the caller's */
   for (size_t i = 0, n = fdFirstPlugin(); rc == SQLITE_OK && i < n; i++) rc = fdRule(x, i);
-  return rc;
+  return rc == SQLITE_OK ? fd_plugin_figures(x) : rc;
 }
 
 typedef struct fd_ahead {

@@ -126,6 +126,11 @@ static int foFigures(fd_ctx *x, fo_cache **pc) {
   return SQLITE_OK;
 }
 
+int fd_plugin_figures(fd_ctx *x) {
+  fo_cache *c;
+  return foFigures(x, &c);
+}
+
 /* The mean step of F in µs (0 without steps). */
 static double foStepUs(const fo_trace *f) {
   return f->nsteps ? (double)f->total / (double)f->nsteps / 1000.0 : 0.0;

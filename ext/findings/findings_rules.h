@@ -42,6 +42,9 @@ int fd_memory_near_capacity(fd_ctx *x, const fd_rule *r);
 ** then fd_plugin_install in X. */
 int fd_plugin_prepare(sqlite3 *db, const fd_ctx *x, void **out);
 void fd_plugin_install(fd_ctx *x, void *prepared);
+/* The plugin's model figures of each trace (FO-5) built now, on X's connection, for the
+** rules that read them later. */
+int fd_plugin_figures(fd_ctx *x);
 int fd_dataloader(fd_ctx *x, const fd_rule *r);
 int fd_communication(fd_ctx *x, const fd_rule *r);
 int fd_gpu_low_utilization(fd_ctx *x, const fd_rule *r);
