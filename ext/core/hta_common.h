@@ -534,7 +534,7 @@ int hta_register_annotations(sqlite3 *db); /* user annotations, profiler steps, 
 int hta_register_cupti(sqlite3 *db);
 int hta_register_diff(sqlite3 *db);
 /* the structural diff of two runs (ext/diff/); REGISTER_ALL registers the extension on the
-** connection of its own a comparison may open (hta_register_all) */
+** connection of its own a comparison may open (hta.c's htaRegisterAll) */
 int hta_register_job_diff(sqlite3 *db, int (*register_all)(sqlite3 *));
 int hta_register_collectives(sqlite3 *db); /* collectives across ranks */
 int hta_register_memory(sqlite3 *db);      /* memory timeline, summary, by operator, allocations */
