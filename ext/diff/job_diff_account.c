@@ -15,10 +15,11 @@
 **     runs the accounting only, split = 'role' or 'operator' no run (jd_pair.split).
 **  2. Split 'idle': the findings' accounting of the side's trace (fd_account.c FA-1..8):
 **     per typical step, the compute streams' 'busy' time and the idle time of each part
-**     (the causes in FA-5's priority order, then 'warmup' and 'unexplained'), named as
-**     hta_findings names them (fd_part_rule). Each part's total over the typical steps
-**     is divided by their number, apportioned in whole ns as JS-2's (jd_apportion), so
-**     that the parts add up to the accounting's mean typical step exactly.
+**     (the causes in FA-5's priority order, then 'warmup', 'before_trace' and
+**     'unexplained'), named as hta_findings names them (fd_part_rule). Each part's
+**     total over the typical steps is divided by their number, apportioned in whole ns
+**     as JS-2's (jd_apportion), so that the parts add up to the accounting's mean
+**     typical step exactly.
 **  3. The accounting's steps are not the plugin's (fd_steps.c FS-1..4 against tb_steps.c
 **     TV-3..5) and leave the outlier steps out (FA-8): a last part 'other_steps' = JS-1's
 **     step - the accounting's mean typical step (negative when the accounting's steps are

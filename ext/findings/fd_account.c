@@ -25,7 +25,14 @@
 **     device malloc/free call of K's launching thread holding the work back is that
 **     cause (the runtime submits the queued work only after the call: ROCm's
 **     hipMemcpyWithStream holds a kernel launched before it until its copy runs). What
-**     remains is unexplained (a wait on another stream's event, the GPU's own latency).
+**     remains is before_trace when K is the trace's first GPU work (no kernel, copy
+**     or memset of any stream starts before it) and starts more than 1 ms after its
+**     launch returned (FA_BEFORE_TRACE_NS): the trace shows nothing K could wait for
+**     that long, so the GPU was still running work launched before the profiler
+**     started (a host that runs ahead of a busy GPU launches that far ahead) or by
+**     another process, or its clock is offset from the host's. Like warmup it is no
+**     cause. Else it is unexplained (a wait on another stream's event, the GPU's own
+**     latency).
 **  5. Not-issued idle, by what K's launching thread T was doing, in this priority:
 **     warmup (a module-loading call: one-time start-up), dataloader (inside the
 **     DataLoader's span: enumerate(DataLoader)#...__next__, enumerate(DataPipe)#...),
@@ -75,21 +82,15 @@
 SQLITE_EXTENSION_INIT3
 #endif
 
-#define FA_HOST_GAP_NS 1000000 /* FA-5 */
-#define FA_OUTLIER 3.0         /* FA-8 */
+#define FA_HOST_GAP_NS 1000000     /* FA-5 */
+#define FA_OUTLIER 3.0             /* FA-8 */
+#define FA_BEFORE_TRACE_NS 1000000 /* FA-4 */
 
 const char *fd_part_rule(int p) {
-  static const char *const names[FD_NPART] = {"dataloader",
-                                              "host_sync",
-                                              "blocking_copy",
-                                              "allocator_churn",
-                                              "waits_for_ranks",
-                                              "pipeline_bubble",
-                                              "exposed_communication",
-                                              "gpu_waits_for_host",
-                                              "host_other",
-                                              "warmup",
-                                              "unexplained"};
+  static const char *const names[FD_NPART] = {
+      "dataloader",      "host_sync",       "blocking_copy",         "allocator_churn",
+      "waits_for_ranks", "pipeline_bubble", "exposed_communication", "gpu_waits_for_host",
+      "host_other",      "warmup",          "before_trace",          "unexplained"};
   return p >= 0 && p < FD_NPART ? names[p] : "?";
 }
 
@@ -309,6 +310,7 @@ typedef struct fa_trace {
   size_t nsp;
   fa_launch *ln; /* by (tid, ts) */
   size_t nln;
+  int64_t first_gpu; /* the start of the trace's first GPU work, any stream (FA-4) */
   fd_acct *a;
   size_t cap_ch;
 } fa_trace;
@@ -600,8 +602,11 @@ static int faIdle(fa_trace *tr, long s, int64_t a, int64_t b) {
       held = t;
     }
     sqlite3_free(held.a);
+    int before = k && k->has_launch && b <= tr->first_gpu &&
+                 hta_sub_sat(b, k->launch_end) > FA_BEFORE_TRACE_NS; /* FA-4 */
+    int part = before ? FD_P_BEFORE_TRACE : FD_P_UNEXPLAINED;
     for (size_t i = 0; rc == SQLITE_OK && i < rest.n; i++)
-      rc = faCharge(tr, s, FD_P_UNEXPLAINED, 0, rest.a[i].end - rest.a[i].start);
+      rc = faCharge(tr, s, part, 0, rest.a[i].end - rest.a[i].start);
   }
   sqlite3_free(rest.a);
   if (rc != SQLITE_OK || q <= a) return rc;
@@ -656,6 +661,9 @@ static int faLoadGpu(fd_ctx *x, const fa_run *r, fa_trace *tr, fa_span **ps, siz
   }
   for (size_t i = 0; rc == SQLITE_OK && i < g.nnames; i++)
     comm[i] = (unsigned char)faIsComm(g.names[i]);
+  tr->first_gpu = INT64_MAX;
+  for (size_t i = 0; i < g.n; i++)
+    if (g.a[i].is_kernel_cat && g.a[i].ts < tr->first_gpu) tr->first_gpu = g.a[i].ts;
   for (size_t i = 0; rc == SQLITE_OK && i < g.n; i++) { /* FA-1 */
     const hta_gpu *e = &g.a[i];
     int is_k = 0;

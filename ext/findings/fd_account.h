@@ -2,7 +2,8 @@
 ** fd_account.h: the accounting of the step (DESIGN 11, version 2), built once per run
 ** by fd_account_build (fd_account.c) and read by the rules: per trace and step, the
 ** compute streams' busy and idle time, and every idle nanosecond given to exactly one
-** part (a cause, warm-up, or unexplained), with the host calls or kernels charged.
+** part (a cause, warm-up, work from before the trace, or unexplained), with the host
+** calls or kernels charged.
 */
 #ifndef HTA_FD_ACCOUNT_H
 #define HTA_FD_ACCOUNT_H
@@ -22,10 +23,12 @@ enum {
   FD_P_HOST_OTHER,         /* the host does something else for long (no launch for 1 ms) */
   FD_NCAUSE,
   FD_P_WARMUP = FD_NCAUSE, /* one-time start-up: module loading, first launches */
+  FD_P_BEFORE_TRACE,       /* work queued before the trace's first GPU work: the GPU ran work
+                           ** the trace does not show (FA-4) */
   FD_P_UNEXPLAINED,        /* work queued, no communication: the GPU waits on a dependency */
   FD_NPART
 };
-/* The rule id of part P ("dataloader", ...; "warmup", "unexplained"). */
+/* The rule id of part P ("dataloader", ...; "warmup", "before_trace", "unexplained"). */
 const char *fd_part_rule(int p);
 
 /* Idle time charged to one host call or kernel in one step. */

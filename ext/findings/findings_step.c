@@ -8,9 +8,14 @@
 **     finding of the trace (shown or under min_pct); pct_of_step = its share of the
 **     typical step.
 **  3. evidence: step_us, busy_us, idle_us (per typical step), attributed_us (the causes'
-**     part of the idle time), warmup_us, unexplained_us (idle = attributed + warmup +
-**     unexplained), recoverable_us, recoverable_pct, busy_pct, the compute streams,
-**     steps (typical), outlier_steps, and parts: each part's µs per step.
+**     part of the idle time), warmup_us, before_trace_us, unexplained_us (idle =
+**     attributed + warmup + before_trace + unexplained), recoverable_us,
+**     recoverable_pct, busy_pct, the compute streams, steps (typical), outlier_steps,
+**     and parts: each part's µs per step.
+**  5. The title gives the step, the busy share, the idle time, its attributed part and
+**     the recoverable share; and, when the GPU waited on work from before the trace
+**     (before_trace, FA-4) for 1% of the idle time or more, that time too: otherwise
+**     that idle time would read as a gap nothing explains.
 **  4. It runs after every other rule (the last line of fd_rules), so FSS-2 sees them.
 */
 #include <math.h>
@@ -31,7 +36,7 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
     fd_row row = fd_row_init(u);
     sqlite3_str *e = row.evidence;
     double attributed = 0;
-    char b1[32], b2[32], b3[32];
+    char b1[32], b2[32], b3[32], b4[32];
     for (int p = 0; p < FD_NCAUSE; p++) attributed += a->part_us[p];
     row.keep = 1;
     row.time_us = u->cost_us; /* FSS-2 */
@@ -46,6 +51,8 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
     fd_json_num(e, attributed);
     sqlite3_str_appendall(e, ",\"warmup_us\":");
     fd_json_num(e, a->part_us[FD_P_WARMUP]);
+    sqlite3_str_appendall(e, ",\"before_trace_us\":");
+    fd_json_num(e, a->part_us[FD_P_BEFORE_TRACE]);
     sqlite3_str_appendall(e, ",\"unexplained_us\":");
     fd_json_num(e, a->part_us[FD_P_UNEXPLAINED]);
     sqlite3_str_appendall(e, ",\"recoverable_us\":");
@@ -65,11 +72,19 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
       fd_json_num(e, a->part_us[p]);
     }
     sqlite3_str_appendall(e, "}}");
-    row.title = sqlite3_mprintf(
-        "Step %s: the GPU computes %.1f%% of it; of %s idle, %s has a cause; the findings "
-        "below recover up to %.1f%% of the step",
-        hta_fmt_us(u->step_us, b1), 100.0 * a->busy_us / u->step_us, hta_fmt_us(a->idle_us, b2),
-        hta_fmt_us(attributed, b3), share);
+    double before = a->part_us[FD_P_BEFORE_TRACE];
+    char *pre = before > 0 && before >= 0.01 * a->idle_us /* FSS-5 */
+                    ? sqlite3_mprintf(" and %s waits on GPU work from before the trace",
+                                      hta_fmt_us(before, b4))
+                    : sqlite3_mprintf("%s", "");
+    row.title = pre ? sqlite3_mprintf(
+                          "Step %s: the GPU computes %.1f%% of it; of %s idle, %s has "
+                          "a cause%s; the findings below recover up to %.1f%% of "
+                          "the step",
+                          hta_fmt_us(u->step_us, b1), 100.0 * a->busy_us / u->step_us,
+                          hta_fmt_us(a->idle_us, b2), hta_fmt_us(attributed, b3), pre, share)
+                    : 0;
+    sqlite3_free(pre);
     row.advice =
         "Fix the causes first, costliest first: each cause's time is GPU idle time that it "
         "alone explains, so fixing it recovers at most that; busy findings are estimates.";

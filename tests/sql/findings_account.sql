@@ -48,11 +48,22 @@
 --   gpu_waits_for_host 15, unexplained 5, blocking_copy 492980 (the copy holds the issued B).
 --   Idle [494015,494110): blocking_copy 5 (the call) + 85 (it drained the lead: B was issued when
 --   it began), unexplained 5. busy 1795, idle 493205; blocking_copy 493070 (a 493 ms finding).
-INSERT INTO job(job_id, name) VALUES (1, 'acct'), (2, 'win'), (3, 'amd');
+--
+-- Job 'late', trace 4 (rank 0): no ProfilerStep, window [0,10000). The GPU was busy with work
+--   the trace does not show: the first kernel starts 5 ms after its launch returned (a host that
+--   runs ahead of a busy GPU: the profiler opened with its launch queue full).
+--   L(K1) [100,105), K1 [5105,5200): the trace's first GPU work. Idle [0,5105): host_other 100 (no
+--   launch before), the launch call 5, issued [105,5105): before_trace 5000 (FA-4: over 1 ms).
+--   L(K2) [5300,5305), K2 [7305,7400): waits 2 ms too, but K1 ran before it: idle [5200,7305):
+--   host_other 100 (the last launch ended at 105), the launch call 5, unexplained 2000.
+--   Idle [7400,10000) after the last work: host_other 2600. busy 190, idle 9810 = host_other
+--   2800 + gpu_waits_for_host 10 + before_trace 5000 + unexplained 2000; attributed 2810.
+INSERT INTO job(job_id, name) VALUES (1, 'acct'), (2, 'win'), (3, 'amd'), (4, 'late');
 INSERT INTO trace(trace_id, job_id, rank, rank_source, file_name, file_size, content_hash, event_count, device_type)
 VALUES (1, 1, 0, 'distributedInfo', 'a0.json', 0, 'h1', 0, 'NVIDIA GPU'),
        (2, 2, 0, 'distributedInfo', 'w0.json', 0, 'h2', 0, 'NVIDIA GPU'),
-       (3, 3, 0, 'distributedInfo', 'm0.json', 0, 'h3', 0, 'AMD GPU');
+       (3, 3, 0, 'distributedInfo', 'm0.json', 0, 'h3', 0, 'AMD GPU'),
+       (4, 4, 0, 'distributedInfo', 'l0.json', 0, 'h4', 0, 'NVIDIA GPU');
 CREATE TEMP TABLE ev(t, seq, cat, name, ts, dur, stream, corr, link, parent, tid, args);
 INSERT INTO temp.ev VALUES
   (1, 1, 'user_annotation', 'ProfilerStep#1', 0, 1000, NULL, NULL, NULL, NULL, 1, NULL),
@@ -93,7 +104,12 @@ INSERT INTO temp.ev VALUES
   (3, 7, 'cuda_runtime', 'hipMemcpyWithStream', 1020, 493000, NULL, 3, 8, 6, 1, NULL),
   (3, 8, 'gpu_memcpy', 'Memcpy HtoD (Host -> Device)', 494010, 5, 0, 3, 7, NULL, 0, '{"bytes":60}'),
   (3, 9, 'cuda_runtime', 'hipLaunchKernel', 494100, 5, NULL, 4, 10, NULL, 1, NULL),
-  (3, 10, 'kernel', 'c', 494110, 890, 0, 4, 9, NULL, 0, NULL);
+  (3, 10, 'kernel', 'c', 494110, 890, 0, 4, 9, NULL, 0, NULL),
+  (4, 1, 'user_annotation', 'window', 0, 10000, NULL, NULL, NULL, NULL, 2, NULL),
+  (4, 2, 'cuda_runtime', 'cudaLaunchKernel', 100, 5, NULL, 1, 3, NULL, 1, NULL),
+  (4, 3, 'kernel', 'k1', 5105, 95, 7, 1, 2, NULL, 7, NULL),
+  (4, 4, 'cuda_runtime', 'cudaLaunchKernel', 5300, 5, NULL, 2, 5, NULL, 1, NULL),
+  (4, 5, 'kernel', 'k2', 7305, 95, 7, 2, 4, NULL, 7, NULL);
 INSERT INTO category(name) SELECT DISTINCT cat FROM temp.ev;
 INSERT INTO string(value) SELECT DISTINCT name FROM temp.ev;
 INSERT INTO event(event_id, trace_id, rank, seq, ph, category_id, name_id, pid, tid, ts, dur, stream,
@@ -122,7 +138,7 @@ SELECT 'fa_step', (SELECT json_extract(evidence, '$.step_us') = 1025 AND json_ex
   AND json_extract(evidence, '$.compute_streams') = '[7]' AND kind = 'summary' AND parent IS NULL
   FROM f WHERE job = 'acct' AND rule = 'step');
 SELECT 'fa_parts', (SELECT json_extract(evidence, '$.parts') FROM f WHERE job = 'acct' AND rule = 'step') =
-  '{"dataloader":100,"host_sync":27.5,"blocking_copy":247.5,"allocator_churn":50,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":0,"gpu_waits_for_host":215,"host_other":0,"warmup":0,"unexplained":32.5}';
+  '{"dataloader":100,"host_sync":27.5,"blocking_copy":247.5,"allocator_churn":50,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":0,"gpu_waits_for_host":215,"host_other":0,"warmup":0,"before_trace":0,"unexplained":32.5}';
 -- FSS-2: the recoverable time is the causes' (no busy finding here: no device_peak row matches)
 SELECT 'fa_recoverable', (SELECT time_us = 640 AND abs(pct_of_step - 6400.0 / 102.5) < 1e-9 FROM f WHERE job = 'acct' AND rule = 'step');
 -- FH-1, FG-1: each cause's time per step; FD-4: kind; FD-5: parent 'step' (the plugin's
@@ -161,10 +177,23 @@ SELECT 'fa_amd', (SELECT time_us = 493070 AND kind = 'cause'
   AND title = 'A blocking copy of 60 B (hipMemcpyWithStream in aten::to) leaves the GPU idle 493.1 ms per step'
   AND advice LIKE '%hipMemcpyWithStream%' FROM f WHERE job = 'amd' AND rule = 'blocking_copy');
 SELECT 'fa_amd_parts', (SELECT json_extract(evidence, '$.parts') FROM f WHERE job = 'amd' AND rule = 'step') =
-  '{"dataloader":0,"host_sync":0,"blocking_copy":493070,"allocator_churn":0,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":0,"gpu_waits_for_host":20,"host_other":100,"warmup":0,"unexplained":15}';
+  '{"dataloader":0,"host_sync":0,"blocking_copy":493070,"allocator_churn":0,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":0,"gpu_waits_for_host":20,"host_other":100,"warmup":0,"before_trace":0,"unexplained":15}';
 -- its gpu_waits_for_host is no CUDA-graph story: the kernels are longer than their launches
 SELECT 'fa_amd_gwfh', (SELECT json_extract(evidence, '$.launch_bound') = 0 AND advice NOT LIKE '%graphs (%'
   FROM f WHERE job = 'amd' AND rule = 'gpu_waits_for_host');
+
+-- FA-4, FSS-3, FSS-5: the first kernel's 5 ms wait after its launch is before_trace (no cause,
+-- not recoverable), the second's 2 ms wait unexplained; the title names the wait
+SELECT 'fa_late', (SELECT json_extract(evidence, '$.parts') =
+  '{"dataloader":0,"host_sync":0,"blocking_copy":0,"allocator_churn":0,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":0,"gpu_waits_for_host":10,"host_other":2800,"warmup":0,"before_trace":5000,"unexplained":2000}'
+  AND json_extract(evidence, '$.idle_us') = 9810 AND json_extract(evidence, '$.attributed_us') = 2810
+  AND json_extract(evidence, '$.before_trace_us') = 5000 AND json_extract(evidence, '$.unexplained_us') = 2000
+  AND time_us = 2810
+  AND title = 'Step 10.0 ms: the GPU computes 1.9% of it; of 9810 µs idle, 2810 µs has a cause and 5000 µs waits on GPU work from before the trace; the findings below recover up to 28.1% of the step'
+  FROM f WHERE job = 'late' AND rule = 'step');
+-- the other jobs' first kernels start microseconds after their launch: no before_trace, no title part
+SELECT 'fa_late_only', (SELECT count(*) FROM f WHERE rule = 'step' AND job <> 'late'
+  AND (json_extract(evidence, '$.before_trace_us') <> 0 OR title LIKE '%before the trace%')) = 0;
 
 -- FD-1: WHERE rank = 0 gives the same rows
 SELECT 'fa_rank', (SELECT count(*) FROM hta_findings(0) WHERE rank = 0) = (SELECT count(*) FROM f);

@@ -57,9 +57,9 @@ CREATE TEMP TABLE f AS SELECT * FROM hta_findings(0);
 
 -- FA-4, FCO-1: the wait of a collective every rank joins is waits_for_ranks, of a send/recv a bubble
 SELECT 'fc_ar0', (SELECT json_extract(evidence, '$.parts') FROM f WHERE job = 'ar' AND rank = 0 AND rule = 'step') =
-  '{"dataloader":0,"host_sync":0,"blocking_copy":0,"allocator_churn":0,"waits_for_ranks":200,"pipeline_bubble":0,"exposed_communication":200,"gpu_waits_for_host":0,"host_other":100,"warmup":0,"unexplained":0}';
+  '{"dataloader":0,"host_sync":0,"blocking_copy":0,"allocator_churn":0,"waits_for_ranks":200,"pipeline_bubble":0,"exposed_communication":200,"gpu_waits_for_host":0,"host_other":100,"warmup":0,"before_trace":0,"unexplained":0}';
 SELECT 'fc_ar1', (SELECT json_extract(evidence, '$.parts') FROM f WHERE job = 'ar' AND rank = 1 AND rule = 'step') =
-  '{"dataloader":0,"host_sync":0,"blocking_copy":0,"allocator_churn":0,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":200,"gpu_waits_for_host":0,"host_other":100,"warmup":0,"unexplained":200}';
+  '{"dataloader":0,"host_sync":0,"blocking_copy":0,"allocator_churn":0,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":200,"gpu_waits_for_host":0,"host_other":100,"warmup":0,"before_trace":0,"unexplained":200}';
 SELECT 'fc_pp0', (SELECT json_extract(evidence, '$.parts.pipeline_bubble') = 200 AND json_extract(evidence, '$.parts.waits_for_ranks') = 0
   FROM f WHERE job = 'pp' AND rank = 0 AND rule = 'step');
 SELECT 'fc_waits', (SELECT time_us = 200 AND kind = 'cause' AND json_extract(evidence, '$.waits_for[0].name') = '1'
