@@ -16,8 +16,10 @@
 **     database is an error.
 **  2. The rows of hta_findings with its defaults (min_pct 1). Per trace (the job's own
 **     findings first): its summary (rule 'step') first, as one line: the recoverable
-**     share of the step, then the step, the GPU's share and the idle time with a cause;
-**     the trace's caveats under it, once.
+**     share of the step, then the step, the GPU's share and the idle time with a cause
+**     (and, from 1% of the idle time, the wait on GPU work from before the trace:
+**     before_trace_us, as the summary's title says it); the trace's caveats under it,
+**     once.
 **  3. Then each symptom, with the causes whose parent it is indented under it; then the
 **     causes under no symptom, the busy findings, the configurations; each group in
 **     hta_findings' order (time_us descending). A trace with nothing but its summary
@@ -141,11 +143,12 @@ static void fpFinding(sqlite3 *db, FILE *out, const fr_row *r, int indent, int w
 /* FP-2: the summary line of a trace. */
 static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int several) {
   sqlite3_stmt *st = NULL;
-  char line[512], who[64], b1[32], b2[32], b3[32];
-  double step = 0, busy = 0, idle = 0, attributed = 0;
+  char line[640], who[64], b1[32], b2[32], b3[32], b4[32], before_part[96] = "";
+  double step = 0, busy = 0, idle = 0, attributed = 0, before = 0;
   if (sqlite3_prepare_v2(db,
                          "SELECT json_extract(?1, '$.step_us'), json_extract(?1, '$.busy_pct'),"
-                         " json_extract(?1, '$.idle_us'), json_extract(?1, '$.attributed_us')",
+                         " json_extract(?1, '$.idle_us'), json_extract(?1, '$.attributed_us'),"
+                         " json_extract(?1, '$.before_trace_us')",
                          -1, &st, NULL) == SQLITE_OK) {
     sqlite3_bind_text(st, 1, r->evidence ? r->evidence : "{}", -1, SQLITE_STATIC);
     if (sqlite3_step(st) == SQLITE_ROW) {
@@ -153,6 +156,7 @@ static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int se
       busy = sqlite3_column_double(st, 1);
       idle = sqlite3_column_double(st, 2);
       attributed = sqlite3_column_double(st, 3);
+      before = sqlite3_column_double(st, 4);
     }
     sqlite3_finalize(st);
   }
@@ -161,10 +165,14 @@ static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int se
   fpTime(b1, sizeof b1, step);
   fpTime(b2, sizeof b2, idle);
   fpTime(b3, sizeof b3, attributed);
+  if (before > 0 && before >= 0.01 * idle) {
+    fpTime(b4, sizeof b4, before);
+    snprintf(before_part, sizeof before_part, ", %s waiting on GPU work from before the trace", b4);
+  }
   snprintf(line, sizeof line,
            "%s: %.1f%% of the %s step is recoverable (the GPU computes %.1f%% of it; %s idle, %s "
-           "of it with a cause)",
-           who, r->has_pct ? r->pct : 0.0, b1, busy, b2, b3);
+           "of it with a cause%s)",
+           who, r->has_pct ? r->pct : 0.0, b1, busy, b2, b3, before_part);
   fputc('\n', out);
   fpWrap(out, 0, "", line, width);
 }
