@@ -142,37 +142,22 @@ static void fpFinding(sqlite3 *db, FILE *out, const fr_row *r, int indent, int w
 
 /* FP-2: the summary line of a trace. */
 static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int several) {
-  sqlite3_stmt *st = NULL;
-  char line[640], who[64], b1[32], b2[32], b3[32], b4[32], before_part[96] = "";
-  double step = 0, busy = 0, idle = 0, attributed = 0, before = 0;
-  if (sqlite3_prepare_v2(db,
-                         "SELECT json_extract(?1, '$.step_us'), json_extract(?1, '$.busy_pct'),"
-                         " json_extract(?1, '$.idle_us'), json_extract(?1, '$.attributed_us'),"
-                         " json_extract(?1, '$.before_trace_us')",
-                         -1, &st, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(st, 1, r->evidence ? r->evidence : "{}", -1, SQLITE_STATIC);
-    if (sqlite3_step(st) == SQLITE_ROW) {
-      step = sqlite3_column_double(st, 0);
-      busy = sqlite3_column_double(st, 1);
-      idle = sqlite3_column_double(st, 2);
-      attributed = sqlite3_column_double(st, 3);
-      before = sqlite3_column_double(st, 4);
-    }
-    sqlite3_finalize(st);
-  }
+  char line[640], who[64], b1[32], b2[32], b3[32], b4[32], before[96] = "";
+  fr_summary f;
+  fr_summary_read(db, r, &f); /* all 0 when it cannot be read */
   if (several) snprintf(who, sizeof who, "rank %lld / trace %lld", r->rank, r->trace_id);
   else snprintf(who, sizeof who, "rank %lld", r->rank);
-  fpTime(b1, sizeof b1, step);
-  fpTime(b2, sizeof b2, idle);
-  fpTime(b3, sizeof b3, attributed);
-  if (before > 0 && before >= 0.01 * idle) {
-    fpTime(b4, sizeof b4, before);
-    snprintf(before_part, sizeof before_part, ", %s waiting on GPU work from before the trace", b4);
+  fpTime(b1, sizeof b1, f.step_us);
+  fpTime(b2, sizeof b2, f.idle_us);
+  fpTime(b3, sizeof b3, f.attributed_us);
+  if (f.show_before) {
+    fpTime(b4, sizeof b4, f.before_us);
+    snprintf(before, sizeof before, ", %s waiting on GPU work from before the trace", b4);
   }
   snprintf(line, sizeof line,
            "%s: %.1f%% of the %s step is recoverable (the GPU computes %.1f%% of it; %s idle, %s "
            "of it with a cause%s)",
-           who, r->has_pct ? r->pct : 0.0, b1, busy, b2, b3, before_part);
+           who, r->has_pct ? r->pct : 0.0, b1, f.busy_pct, b2, b3, before);
   fputc('\n', out);
   fpWrap(out, 0, "", line, width);
 }

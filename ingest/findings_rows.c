@@ -6,6 +6,9 @@
 **     traces); within a trace, the summary, then each symptom with the causes whose parent
 **     it is right under it, then the other causes, busy findings and configurations, each
 **     group in hta_findings' order (time_us descending).
+**  2. fr_summary_read: the wait on GPU work from before the trace (before_trace_us) is
+**     worth a mention from 1% of the idle time, as the summary's own title says it
+**     (findings_step.c FSS-5).
 */
 #include "findings_rows.h"
 
@@ -73,6 +76,32 @@ void fr_free(fr_row *r, long n) {
 int fr_same_trace(const fr_row *a, const fr_row *b) {
   return a->has_rank == b->has_rank && a->rank == b->rank && a->has_trace == b->has_trace &&
          a->trace_id == b->trace_id;
+}
+
+int fr_summary_read(sqlite3 *db, const fr_row *r, fr_summary *s) {
+  sqlite3_stmt *q = NULL;
+  int ok = 0;
+  memset(s, 0, sizeof *s);
+  if (sqlite3_prepare_v2(db,
+                         "SELECT json_extract(?1, '$.step_us'), json_extract(?1, '$.busy_pct'),"
+                         " json_extract(?1, '$.idle_us'), json_extract(?1, '$.attributed_us'),"
+                         " json_extract(?1, '$.before_trace_us')",
+                         -1, &q, NULL) != SQLITE_OK) {
+    sqlite3_finalize(q);
+    return 0;
+  }
+  sqlite3_bind_text(q, 1, r->evidence ? r->evidence : "{}", -1, SQLITE_STATIC);
+  if (sqlite3_step(q) == SQLITE_ROW) {
+    s->step_us = sqlite3_column_double(q, 0);
+    s->busy_pct = sqlite3_column_double(q, 1);
+    s->idle_us = sqlite3_column_double(q, 2);
+    s->attributed_us = sqlite3_column_double(q, 3);
+    s->before_us = sqlite3_column_double(q, 4);
+    s->show_before = s->before_us > 0 && s->before_us >= 0.01 * s->idle_us; /* FR-2 */
+    ok = 1;
+  }
+  sqlite3_finalize(q);
+  return ok;
 }
 
 static int frIs(const fr_row *r, const char *kind) { return r->kind && !strcmp(r->kind, kind); }

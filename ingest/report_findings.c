@@ -10,7 +10,8 @@
 **     its ranks' summaries) and its costliest cause (rule, rank, time per step). hta_findings
 **     runs once for the whole database (temp.hr_fd_all); each job's section reads it.
 **  2. Section 1: per trace, its summary (rule 'step') as a row of its own: the recoverable
-**     share of the step, the GPU's share, the idle time with a cause, the trace's caveats.
+**     share of the step, the GPU's share, the idle time with a cause (and the wait on GPU
+**     work from before the trace: findings_rows.c FR-2), the trace's caveats.
 **     Then each symptom, its causes indented under it, the other causes, busy findings and
 **     configurations (hta_findings' order within each). A row: who (the rank's label, or
 **     "job"), the title, the rule and its kind, the finding's own caveats (those its trace's
@@ -197,27 +198,27 @@ static void hrfRow(hr_ctx *x, const fr_row *r, int sub, const char *shown) {
 /* HRF-2: a trace's summary row. */
 static void hrfSummary(hr_ctx *x, const fr_row *r) {
   sv_buf *o = x->o;
-  sqlite3_stmt *q = NULL;
+  fr_summary f;
   sv_puts(o, "<tr class=\"sum\"><td>");
   hrfWho(x, r);
   sv_puts(o, "</td><td colspan=\"5\"><b>");
-  if (sqlite3_prepare_v2(x->db,
-                         "SELECT json_extract(?1, '$.step_us'), json_extract(?1, '$.busy_pct'),"
-                         " json_extract(?1, '$.idle_us'), json_extract(?1, '$.attributed_us')",
-                         -1, &q, NULL) == SQLITE_OK) {
-    sqlite3_bind_text(q, 1, r->evidence ? r->evidence : "{}", -1, SQLITE_STATIC);
-    if (sqlite3_step(q) == SQLITE_ROW) {
-      sv_printf(o, "%.1f%% of the ", r->has_pct ? r->pct : 0.0);
-      hrfTime(o, sqlite3_column_double(q, 0));
-      sv_printf(o, " step is recoverable</b> (the GPU computes %.1f%% of it; ",
-                sqlite3_column_double(q, 1));
-      hrfTime(o, sqlite3_column_double(q, 2));
-      sv_puts(o, " idle, ");
-      hrfTime(o, sqlite3_column_double(q, 3));
-      sv_puts(o, " of it with a cause)");
+  if (fr_summary_read(x->db, r, &f)) {
+    sv_printf(o, "%.1f%% of the ", r->has_pct ? r->pct : 0.0);
+    hrfTime(o, f.step_us);
+    sv_printf(o, " step is recoverable</b> (the GPU computes %.1f%% of it; ", f.busy_pct);
+    hrfTime(o, f.idle_us);
+    sv_puts(o, " idle, ");
+    hrfTime(o, f.attributed_us);
+    sv_puts(o, " of it with a cause");
+    if (f.show_before) {
+      sv_puts(o, ", ");
+      hrfTime(o, f.before_us);
+      sv_puts(o, " waiting on GPU work from before the trace");
     }
+    sv_puts(o, ")");
+  } else {
+    sv_puts(o, "</b>");
   }
-  sqlite3_finalize(q);
   hrfNotes(x, r->caveats, NULL);
   sv_puts(o, "</td></tr>");
 }

@@ -59,7 +59,7 @@ tr -d '\r' < tty2.txt > healthy.txt
 $ING --findings demo.db > all.txt 2>&1 || fail "all jobs: exit $?"
 [ "$(grep -c '^Job ' all.txt)" = 3 ] || fail "all jobs: $(grep '^Job ' all.txt)"
 
-# FP-2: a trace whose first kernel starts 5 ms after its launch returned (the GPU ran work the
+# FP-2, FR-2: a trace whose first kernel starts 5 ms after its launch returned (the GPU ran work the
 # trace does not show): idle [0,5105) is host_other 100, the launch 5 and 5000 waiting; the second
 # kernel's 2 ms wait stays unexplained; after the last kernel host_other 2600. Its summary line
 # says the 5000 µs apart from the 2810 µs with a cause (fd_account.c FA-4).
@@ -78,6 +78,10 @@ $ING --findings late.db > late.txt 2>&1 || fail "late: exit $?"
 tr -s '\n ' ' ' < late.txt |
   grep -qF '9810 µs idle, 2810 µs of it with a cause, 5000 µs waiting on GPU work from before the trace)' ||
   fail "late: $(head -4 late.txt)"
+# the report's summary row says the same (report_findings.c HRF-2, findings_rows.c FR-2)
+"$HTA_INGEST" -q --report late.html late.db || fail "late: --report"
+grep -qF '9810 µs idle, 2810 µs of it with a cause, 5000 µs waiting on GPU work from before the trace)' late.html ||
+  fail "late: the report's summary: $(grep -o 'of it with a cause[^<]*' late.html)"
 # the demo's summaries have no such wait
 grep -q 'before the trace' out.txt && fail "the demo waits on work from before its trace: $(grep 'before the trace' out.txt)"
 
