@@ -17,8 +17,8 @@
 **  2. The rows of hta_findings with its defaults (min_pct 1). Per trace (the job's own
 **     findings first): its summary (rule 'step') first, as one line: the recoverable
 **     share of the step, then the step, the GPU's share and the idle time with a cause
-**     (and, from 1% of the idle time, the wait on GPU work from before the trace:
-**     before_trace_us, as the summary's title says it); the trace's caveats under it,
+**     (and the wait on GPU work from before the trace: findings_rows.c FR-2); under it
+**     the idle time without a cause and its longest wait (FR-2), then the trace's caveats,
 **     once.
 **  3. Then each symptom, with the causes whose parent it is indented under it; then the
 **     causes under no symptom, the busy findings, the configurations; each group in
@@ -31,7 +31,7 @@
 **     trace's summary did not print) as "note:" lines. A rank of several traces names
 **     the trace; a finding about the whole job says "job".
 **  5. Titles, advice and notes are wrapped at the width given, counting UTF-8 characters.
-**  6. Times read as people read them: µs under 10 ms, ms under 10 s, else s.
+**  6. Times read as people read them (findings_rows.c FR-3).
 */
 #include "findings_print.h"
 
@@ -74,13 +74,6 @@ static void fpWrap(FILE *out, int indent, const char *prefix, const char *text, 
   fputc('\n', out);
 }
 
-/* FP-6: a time in µs as people read it. */
-static void fpTime(char *buf, size_t n, double us) {
-  if (us >= 1e7) snprintf(buf, n, "%.2f s", us / 1e6);
-  else if (us >= 1e4) snprintf(buf, n, "%.1f ms", us / 1000.0);
-  else snprintf(buf, n, "%.0f \xC2\xB5s", us);
-}
-
 /* The caveat texts of a JSON array (caveats column) through SQLite's json_each. */
 static int fpNotes(sqlite3 *db, const char *caveats, char ***pv, int *pn) {
   sqlite3_stmt *st = NULL;
@@ -115,7 +108,7 @@ static void fpFinding(sqlite3 *db, FILE *out, const fr_row *r, int indent, int w
                       char **shown, int nshown, int several) {
   char share[16] = "-", t[32] = "-", key[80], who[64] = "";
   if (r->has_pct) snprintf(share, sizeof share, "%.1f%%", r->pct);
-  if (r->has_time) fpTime(t, sizeof t, r->time_us);
+  if (r->has_time) fr_time(t, sizeof t, r->time_us);
   if (!r->has_rank) snprintf(who, sizeof who, "job  ");
   else if (several && r->has_trace) snprintf(who, sizeof who, "trace %lld  ", r->trace_id);
   int tpad = 9 + (int)strlen(t) - fpCols(t, strlen(t)); /* printf pads bytes, not columns */
@@ -147,11 +140,11 @@ static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int se
   fr_summary_read(db, r, &f); /* all 0 when it cannot be read */
   if (several) snprintf(who, sizeof who, "rank %lld / trace %lld", r->rank, r->trace_id);
   else snprintf(who, sizeof who, "rank %lld", r->rank);
-  fpTime(b1, sizeof b1, f.step_us);
-  fpTime(b2, sizeof b2, f.idle_us);
-  fpTime(b3, sizeof b3, f.attributed_us);
+  fr_time(b1, sizeof b1, f.step_us);
+  fr_time(b2, sizeof b2, f.idle_us);
+  fr_time(b3, sizeof b3, f.attributed_us);
   if (f.show_before) {
-    fpTime(b4, sizeof b4, f.before_us);
+    fr_time(b4, sizeof b4, f.before_us);
     snprintf(before, sizeof before, ", %s waiting on GPU work from before the trace", b4);
   }
   snprintf(line, sizeof line,
@@ -160,6 +153,7 @@ static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int se
            who, r->has_pct ? r->pct : 0.0, b1, f.busy_pct, b2, b3, before);
   fputc('\n', out);
   fpWrap(out, 0, "", line, width);
+  if (f.unexplained_note[0]) fpWrap(out, 2, "note: ", f.unexplained_note, width);
 }
 
 /* Prints one job's findings (FP-2..4). JOB NULL: the job without a name. */

@@ -10,6 +10,7 @@
 #define HTA_FINDINGS_ROWS_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 
 /* One row of hta_findings. */
 typedef struct fr_row {
@@ -33,12 +34,17 @@ int fr_same_trace(const fr_row *a, const fr_row *b);
 ** fewer for rows without kind). */
 long fr_order(const fr_row *r, long n, long *order, unsigned char *sub);
 
+/* US as people read it (FR-3): "850 µs", "12.5 ms", "10.24 s". BUF: 32 bytes will do. */
+void fr_time(char *buf, size_t n, double us);
+
 /* A trace's summary row (rule 'step') in figures: its evidence's step, busy share, idle
 ** time, the idle time with a cause and the wait on GPU work from before the trace (µs);
-** show_before when that wait is worth a mention (FR-2). */
+** show_before when that wait is worth a mention (FR-2); unexplained_note, when idle time
+** without a cause is worth one, a sentence that says where it waited longest ("" else). */
 typedef struct fr_summary {
   double step_us, busy_pct, idle_us, attributed_us, before_us;
   int show_before;
+  char unexplained_note[512];
 } fr_summary;
 /* Reads R's evidence into *S (on DB: its JSON functions); 0 when it could not. */
 int fr_summary_read(sqlite3 *db, const fr_row *r, fr_summary *s);

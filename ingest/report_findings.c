@@ -11,14 +11,15 @@
 **     runs once for the whole database (temp.hr_fd_all); each job's section reads it.
 **  2. Section 1: per trace, its summary (rule 'step') as a row of its own: the recoverable
 **     share of the step, the GPU's share, the idle time with a cause (and the wait on GPU
-**     work from before the trace: findings_rows.c FR-2), the trace's caveats.
+**     work from before the trace: findings_rows.c FR-2), the idle time without a cause
+**     and its longest wait (FR-2), the trace's caveats.
 **     Then each symptom, its causes indented under it, the other causes, busy findings and
 **     configurations (hta_findings' order within each). A row: who (the rank's label, or
 **     "job"), the title, the rule and its kind, the finding's own caveats (those its trace's
 **     summary above does not show), the time per step
 **     and its share of the step ("-" for none), what to try, and the evidence: a link to
 **     the section that shows it and the evidence JSON folded under it.
-**  3. Times as people read them: µs under 10 ms, ms under 10 s, else s (HRF-1, HRF-2).
+**  3. Times as people read them (findings_rows.c FR-3) (HRF-1, HRF-2).
 **  4. No finding: one line saying so; the SQL of the table is under it as everywhere.
 **  5. Every rule links to a section: fdSections below, "overview" for a rule it does not
 **     list.
@@ -64,9 +65,9 @@ static const char *hrfSection(const char *rule) {
 
 /* HRF-3 */
 static void hrfTime(sv_buf *o, double us) {
-  if (us >= 1e7) sv_printf(o, "%.2f s", us / 1e6);
-  else if (us >= 1e4) sv_printf(o, "%.1f ms", us / 1e3);
-  else sv_printf(o, "%.0f \xC2\xB5s", us);
+  char b[32];
+  fr_time(b, sizeof b, us);
+  sv_puts(o, b);
 }
 
 static const char hrf_sql[] =
@@ -216,6 +217,11 @@ static void hrfSummary(hr_ctx *x, const fr_row *r) {
       sv_puts(o, " waiting on GPU work from before the trace");
     }
     sv_puts(o, ")");
+    if (f.unexplained_note[0]) {
+      sv_puts(o, "<br/><small>note: ");
+      sv_esc(o, f.unexplained_note);
+      sv_puts(o, "</small>");
+    }
   } else {
     sv_puts(o, "</b>");
   }

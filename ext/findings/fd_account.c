@@ -58,7 +58,8 @@
 **     nothing: busy time is never idle.
 **  7. Charges: each piece of idle time is charged to the host call (sync, copy,
 **     allocation, DataLoader span, the launch of K) or the communication kernel that
-**     explains it, per step, for the rules' evidence.
+**     explains it, per step, for the rules' evidence; before_trace and unexplained time
+**     to the launch of K, the work that waited (0 when it has none).
 **  8. Per step: of N >= 3 analysed steps, a step is an outlier when its length is more
 **     than 3x the median step, or one part's time more than 3x that part's median and
 **     above 1% of the median step; when more than half the steps are outliers, none is.
@@ -605,8 +606,8 @@ static int faIdle(fa_trace *tr, long s, int64_t a, int64_t b) {
     int before = k && k->has_launch && b <= tr->first_gpu &&
                  hta_sub_sat(b, k->launch_end) > FA_BEFORE_TRACE_NS; /* FA-4 */
     int part = before ? FD_P_BEFORE_TRACE : FD_P_UNEXPLAINED;
-    for (size_t i = 0; rc == SQLITE_OK && i < rest.n; i++)
-      rc = faCharge(tr, s, part, 0, rest.a[i].end - rest.a[i].start);
+    for (size_t i = 0; rc == SQLITE_OK && i < rest.n; i++) /* FA-7: to the waiting work's launch */
+      rc = faCharge(tr, s, part, launch, rest.a[i].end - rest.a[i].start);
   }
   sqlite3_free(rest.a);
   if (rc != SQLITE_OK || q <= a) return rc;

@@ -11,7 +11,9 @@
 **     part of the idle time), warmup_us, before_trace_us, unexplained_us (idle =
 **     attributed + warmup + before_trace + unexplained), recoverable_us,
 **     recoverable_pct, busy_pct, the compute streams, steps (typical), outlier_steps,
-**     and parts: each part's µs per step.
+**     parts: each part's µs per step, and, when some idle time has no cause the trace
+**     shows, unexplained: {idle_us, then fd_calls_json's members of its charges: the
+**     launches of the work that waited (fd_calls.c FCL-n)}, to find where it waited.
 **  5. The title gives the step, the busy share, the idle time, its attributed part and
 **     the recoverable share; and, when the GPU waited on work from before the trace
 **     (before_trace, FA-4) for 1% of the idle time or more, that time too: otherwise
@@ -71,7 +73,20 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
       sqlite3_str_appendf(e, "%s\"%s\":", p ? "," : "", fd_part_rule(p));
       fd_json_num(e, a->part_us[p]);
     }
-    sqlite3_str_appendall(e, "}}");
+    sqlite3_str_appendchar(e, 1, '}');
+    if (a->part_us[FD_P_UNEXPLAINED] > 0) { /* FSS-3 */
+      fd_calls c;
+      sqlite3_str_appendall(e, ",\"unexplained\":{\"idle_us\":");
+      fd_json_num(e, a->part_us[FD_P_UNEXPLAINED]);
+      rc = fd_calls_json(x, u, a, FD_P_UNEXPLAINED, e, &c);
+      fd_calls_free(&c);
+      sqlite3_str_appendchar(e, 1, '}');
+      if (rc != SQLITE_OK) {
+        fd_row_discard(&row);
+        break;
+      }
+    }
+    sqlite3_str_appendchar(e, 1, '}');
     double before = a->part_us[FD_P_BEFORE_TRACE];
     char *pre = before > 0 && before >= 0.01 * a->idle_us /* FSS-5 */
                     ? sqlite3_mprintf(" and %s waits on GPU work from before the trace",

@@ -78,10 +78,17 @@ $ING --findings late.db > late.txt 2>&1 || fail "late: exit $?"
 tr -s '\n ' ' ' < late.txt |
   grep -qF '9810 µs idle, 2810 µs of it with a cause, 5000 µs waiting on GPU work from before the trace)' ||
   fail "late: $(head -4 late.txt)"
+# FR-2: K2's 2 ms wait after its launch (seq 3) is the idle time without a cause: a note under the
+# summary names that launch; the GPU's microseconds of latency between kernels would not be
+tr -s '\n ' ' ' < late.txt |
+  grep -qF 'note: 2000 µs of the idle time has no cause in the trace: the GPU waited with work queued (on another stream'"'"'s work, or on what the trace does not record); the longest wait, 2000 µs per step, held the work of cudaLaunchKernel (seq 3)' ||
+  fail "late: the unexplained note: $(head -8 late.txt)"
 # the report's summary row says the same (report_findings.c HRF-2, findings_rows.c FR-2)
 "$HTA_INGEST" -q --report late.html late.db || fail "late: --report"
 grep -qF '9810 µs idle, 2810 µs of it with a cause, 5000 µs waiting on GPU work from before the trace)' late.html ||
   fail "late: the report's summary: $(grep -o 'of it with a cause[^<]*' late.html)"
+grep -qF 'note: 2000 µs of the idle time has no cause in the trace: the GPU waited with work queued' late.html ||
+  fail "late: the report's unexplained note"
 # the demo's summaries have no such wait
 grep -q 'before the trace' out.txt && fail "the demo waits on work from before its trace: $(grep 'before the trace' out.txt)"
 

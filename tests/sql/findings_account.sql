@@ -139,6 +139,15 @@ SELECT 'fa_step', (SELECT json_extract(evidence, '$.step_us') = 1025 AND json_ex
   FROM f WHERE job = 'acct' AND rule = 'step');
 SELECT 'fa_parts', (SELECT json_extract(evidence, '$.parts') FROM f WHERE job = 'acct' AND rule = 'step') =
   '{"dataloader":100,"host_sync":27.5,"blocking_copy":247.5,"allocator_churn":50,"waits_for_ranks":0,"pipeline_bubble":0,"exposed_communication":0,"gpu_waits_for_host":215,"host_other":0,"warmup":0,"before_trace":0,"unexplained":32.5}';
+-- FA-7, FSS-3: the unexplained time with the launches of the work that waited: K1, K3, K5 5 each
+-- in step 1; K6 10, K7 5, K8 35 in step 2 (per step: K8 17.5, K6 5, the others 2.5; ties by seq)
+SELECT 'fa_unexplained_ev', (SELECT json_extract(evidence, '$.unexplained.idle_us') = 32.5
+  AND json_extract(evidence, '$.unexplained.calls') = 6
+  AND json_extract(evidence, '$.unexplained.by_call') = '[{"name":"cudaLaunchKernel","calls":6}]'
+  AND json_extract(evidence, '$.unexplained.top[0].seq') = 38 AND json_extract(evidence, '$.unexplained.top[0].idle_us_per_step') = 17.5
+  AND json_extract(evidence, '$.unexplained.top[1].seq') = 30 AND json_extract(evidence, '$.unexplained.top[1].idle_us_per_step') = 5
+  AND json_extract(evidence, '$.unexplained.top[2].seq') = 12 AND json_array_length(evidence, '$.unexplained.top') = 3
+  FROM f WHERE job = 'acct' AND rule = 'step');
 -- FSS-2: the recoverable time is the causes' (no busy finding here: no device_peak row matches)
 SELECT 'fa_recoverable', (SELECT time_us = 640 AND abs(pct_of_step - 6400.0 / 102.5) < 1e-9 FROM f WHERE job = 'acct' AND rule = 'step');
 -- FH-1, FG-1: each cause's time per step; FD-4: kind; FD-5: parent 'step' (the plugin's
@@ -190,6 +199,10 @@ SELECT 'fa_late', (SELECT json_extract(evidence, '$.parts') =
   AND json_extract(evidence, '$.before_trace_us') = 5000 AND json_extract(evidence, '$.unexplained_us') = 2000
   AND time_us = 2810
   AND title = 'Step 10.0 ms: the GPU computes 1.9% of it; of 9810 µs idle, 2810 µs has a cause and 5000 µs waits on GPU work from before the trace; the findings below recover up to 28.1% of the step'
+  FROM f WHERE job = 'late' AND rule = 'step');
+-- its unexplained 2000 µs waited before K2 (L(K2), seq 4); the 5000 µs before K1 are not in it
+SELECT 'fa_late_unexplained', (SELECT json_extract(evidence, '$.unexplained.calls') = 1
+  AND json_extract(evidence, '$.unexplained.top[0].seq') = 4 AND json_extract(evidence, '$.unexplained.top[0].idle_us_per_step') = 2000
   FROM f WHERE job = 'late' AND rule = 'step');
 -- the other jobs' first kernels start microseconds after their launch: no before_trace, no title part
 SELECT 'fa_late_only', (SELECT count(*) FROM f WHERE rule = 'step' AND job <> 'late'
