@@ -14,11 +14,11 @@
 **     parts: each part's µs per step, and, when some idle time has no cause the trace
 **     shows, unexplained: {idle_us, then fd_calls_json's members of its charges: the
 **     launches of the work that waited (fd_calls.c FCL-n)}, to find where it waited.
+**  4. It runs after every other rule (the last line of fd_rules), so FSS-2 sees them.
 **  5. The title gives the step, the busy share, the idle time, its attributed part and
 **     the recoverable share; and, when the GPU waited on work from before the trace
 **     (before_trace, FA-4) for 1% of the idle time or more, that time too: otherwise
 **     that idle time would read as a gap nothing explains.
-**  4. It runs after every other rule (the last line of fd_rules), so FSS-2 sees them.
 */
 #include <math.h>
 
@@ -88,18 +88,15 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
     }
     sqlite3_str_appendchar(e, 1, '}');
     double before = a->part_us[FD_P_BEFORE_TRACE];
-    char *pre = before > 0 && before >= 0.01 * a->idle_us /* FSS-5 */
-                    ? sqlite3_mprintf(" and %s waits on GPU work from before the trace",
-                                      hta_fmt_us(before, b4))
-                    : sqlite3_mprintf("%s", "");
-    row.title = pre ? sqlite3_mprintf(
-                          "Step %s: the GPU computes %.1f%% of it; of %s idle, %s has "
-                          "a cause%s; the findings below recover up to %.1f%% of "
-                          "the step",
-                          hta_fmt_us(u->step_us, b1), 100.0 * a->busy_us / u->step_us,
-                          hta_fmt_us(a->idle_us, b2), hta_fmt_us(attributed, b3), pre, share)
-                    : 0;
-    sqlite3_free(pre);
+    char pre[96] = "";
+    if (before > 0 && before >= 0.01 * a->idle_us) /* FSS-5 */
+      sqlite3_snprintf(sizeof pre, pre, " and %s waits on GPU work from before the trace",
+                       hta_fmt_us(before, b4));
+    row.title = sqlite3_mprintf(
+        "Step %s: the GPU computes %.1f%% of it; of %s idle, %s has a cause%s; the findings "
+        "below recover up to %.1f%% of the step",
+        hta_fmt_us(u->step_us, b1), 100.0 * a->busy_us / u->step_us, hta_fmt_us(a->idle_us, b2),
+        hta_fmt_us(attributed, b3), pre, share);
     row.advice =
         "Fix the causes first, costliest first: each cause's time is GPU idle time that it "
         "alone explains, so fixing it recovers at most that; busy findings are estimates.";
