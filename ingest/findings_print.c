@@ -17,9 +17,9 @@
 **  2. The rows of hta_findings with its defaults (min_pct 1). Per trace (the job's own
 **     findings first): its summary (rule 'step') first, as one line: the recoverable
 **     share of the step, then the step, the GPU's share and the idle time with a cause
-**     (and the wait on GPU work from before the trace: findings_rows.c FR-2); under it
-**     the idle time without a cause and its longest wait (FR-2), then the trace's caveats,
-**     once.
+**     (and the wait on GPU work from before the trace: findings_rows.c FR-2); the
+**     summary's caveats under it, once (its own, such as where the idle time without a
+**     cause waited longest, then its trace's).
 **  3. Then each symptom, with the causes whose parent it is indented under it; then the
 **     causes under no symptom, the busy findings, the configurations; each group in
 **     hta_findings' order (time_us descending). A trace with nothing but its summary
@@ -153,7 +153,6 @@ static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int se
            who, r->has_pct ? r->pct : 0.0, b1, f.busy_pct, b2, b3, before);
   fputc('\n', out);
   fpWrap(out, 0, "", line, width);
-  if (f.unexplained_note[0]) fpWrap(out, 2, "note: ", f.unexplained_note, width);
 }
 
 /* Prints one job's findings (FP-2..4). JOB NULL: the job without a name. */

@@ -8,11 +8,7 @@
 **     group in hta_findings' order (time_us descending).
 **  2. fr_summary_read: the wait on GPU work from before the trace (before_trace_us) is
 **     worth a mention from 1% of the idle time, as the summary's own title says it
-**     (findings_step.c FSS-5); the idle time without a cause (unexplained) from 1% of
-**     the step, as a finding would be, when its longest wait is over 100 us (the GPU's
-**     own latency between two queued kernels is microseconds: thousands of those say
-**     nothing about where to look), with that wait: the launch of the work that waited
-**     (evidence unexplained.top[0]), its call, operator and seq.
+**     (findings_step.c FSS-5).
 **  3. Times as people read them: µs under 10 ms, ms under 10 s, else s.
 */
 #include "findings_rows.h"
@@ -84,26 +80,10 @@ int fr_same_trace(const fr_row *a, const fr_row *b) {
          a->trace_id == b->trace_id;
 }
 
-#define FR_LONG_WAIT_US 100.0 /* FR-2 */
-
 void fr_time(char *buf, size_t n, double us) {
   if (us >= 1e7) snprintf(buf, n, "%.2f s", us / 1e6);
   else if (us >= 1e4) snprintf(buf, n, "%.1f ms", us / 1000.0);
   else snprintf(buf, n, "%.0f \xC2\xB5s", us);
-}
-
-/* FR-2: "X of the idle time has no cause in the trace: ..." into S->unexplained_note. */
-static void frUnexplained(fr_summary *s, double us, double top_us, const char *name, const char *op,
-                          long long seq) {
-  char t[32], w[32];
-  if (!(us > 0) || us < 0.01 * s->step_us || !(top_us > FR_LONG_WAIT_US) || !name) return;
-  fr_time(t, sizeof t, us);
-  fr_time(w, sizeof w, top_us);
-  snprintf(s->unexplained_note, sizeof s->unexplained_note,
-           "%s of the idle time has no cause in the trace: the GPU waited with work queued (on "
-           "another stream's work, or on what the trace does not record); the longest wait, %s "
-           "per step, held the work of %s%s%s (seq %lld)",
-           t, w, name, op ? " in " : "", op ? op : "", seq);
 }
 
 int fr_summary_read(sqlite3 *db, const fr_row *r, fr_summary *s) {
@@ -113,12 +93,7 @@ int fr_summary_read(sqlite3 *db, const fr_row *r, fr_summary *s) {
   if (sqlite3_prepare_v2(db,
                          "SELECT json_extract(?1, '$.step_us'), json_extract(?1, '$.busy_pct'),"
                          " json_extract(?1, '$.idle_us'), json_extract(?1, '$.attributed_us'),"
-                         " json_extract(?1, '$.before_trace_us'),"
-                         " json_extract(?1, '$.unexplained.idle_us'),"
-                         " json_extract(?1, '$.unexplained.top[0].idle_us_per_step'),"
-                         " json_extract(?1, '$.unexplained.top[0].name'),"
-                         " json_extract(?1, '$.unexplained.top[0].operator'),"
-                         " json_extract(?1, '$.unexplained.top[0].seq')",
+                         " json_extract(?1, '$.before_trace_us')",
                          -1, &q, NULL) != SQLITE_OK) {
     sqlite3_finalize(q);
     return 0;
@@ -131,9 +106,6 @@ int fr_summary_read(sqlite3 *db, const fr_row *r, fr_summary *s) {
     s->attributed_us = sqlite3_column_double(q, 3);
     s->before_us = sqlite3_column_double(q, 4);
     s->show_before = s->before_us > 0 && s->before_us >= 0.01 * s->idle_us; /* FR-2 */
-    frUnexplained(s, sqlite3_column_double(q, 5), sqlite3_column_double(q, 6),
-                  (const char *)sqlite3_column_text(q, 7), (const char *)sqlite3_column_text(q, 8),
-                  sqlite3_column_int64(q, 9));
     ok = 1;
   }
   sqlite3_finalize(q);

@@ -11,8 +11,8 @@
 **     runs once for the whole database (temp.hr_fd_all); each job's section reads it.
 **  2. Section 1: per trace, its summary (rule 'step') as a row of its own: the recoverable
 **     share of the step, the GPU's share, the idle time with a cause (and the wait on GPU
-**     work from before the trace: findings_rows.c FR-2), the idle time without a cause
-**     and its longest wait (FR-2), the trace's caveats.
+**     work from before the trace: findings_rows.c FR-2), its caveats (where the idle time
+**     without a cause waited longest, the trace's).
 **     Then each symptom, its causes indented under it, the other causes, busy findings and
 **     configurations (hta_findings' order within each). A row: who (the rank's label, or
 **     "job"), the title, the rule and its kind, the finding's own caveats (those its trace's
@@ -217,11 +217,6 @@ static void hrfSummary(hr_ctx *x, const fr_row *r) {
       sv_puts(o, " waiting on GPU work from before the trace");
     }
     sv_puts(o, ")");
-    if (f.unexplained_note[0]) {
-      sv_puts(o, "<br/><small>note: ");
-      sv_esc(o, f.unexplained_note);
-      sv_puts(o, "</small>");
-    }
   } else {
     sv_puts(o, "</b>");
   }

@@ -77,6 +77,12 @@ typedef struct fd_calls {
   int64_t top_bytes; /* the costliest call's copy bytes (has_top_bytes) */
   int has_top_bytes;
   char *top_op, *top_name, *top_region; /* the costliest operator, call name, region */
+  /* the costliest event (top[0]): its seq, idle µs per typical step, call name and
+  ** operator (NULL when unknown); has_first 0 when no charged event is a host row */
+  int has_first;
+  int64_t first_seq;
+  double first_us;
+  char *first_name, *first_op;
 } fd_calls;
 /* Appends to the open evidence object E the members ,"calls", "bytes", "by_call",
 ** "operators", "frames", "regions", "top" of part P's charges in U's typical steps

@@ -159,6 +159,8 @@ void fd_calls_free(fd_calls *c) {
   sqlite3_free(c->top_op);
   sqlite3_free(c->top_name);
   sqlite3_free(c->top_region);
+  sqlite3_free(c->first_name);
+  sqlite3_free(c->first_op);
   memset(c, 0, sizeof *c);
 }
 
@@ -229,6 +231,12 @@ int fd_calls_json(fd_ctx *x, const fd_unit *u, const fd_acct *a, int part, sqlit
       if (ntop++ == 0) {
         out->top_bytes = bytes;
         out->has_top_bytes = sqlite3_column_type(w.ev, 4) != SQLITE_NULL;
+        out->has_first = 1;
+        out->first_seq = sqlite3_column_int64(w.ev, 0);
+        out->first_us = per_step / 1000.0;
+        if ((callname && !(out->first_name = sqlite3_mprintf("%s", callname))) ||
+            (nm[FCL_OP] && !(out->first_op = sqlite3_mprintf("%s", nm[FCL_OP]))))
+          rc = SQLITE_NOMEM;
       }
     }
     sqlite3_reset(w.ev);

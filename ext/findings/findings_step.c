@@ -18,7 +18,11 @@
 **  5. The title gives the step, the busy share, the idle time, its attributed part and
 **     the recoverable share; and, when the GPU waited on work from before the trace
 **     (before_trace, FA-4) for 1% of the idle time or more, that time too: otherwise
-**     that idle time would read as a gap nothing explains.
+**     that idle time would read as a gap nothing explains.**  6. caveats: the unexplained time, when it is 1% of the step or more and its longest
+**     wait (unexplained.top[0]) is over 100 us, as a caveat "unexplained" that names
+**     that wait: its time per step, the launch call and operator of the work that
+**     waited, its seq. (The GPU's own microseconds between queued kernels, thousands
+**     of them, say nothing about where to look.) The trace's caveats follow.
 */
 #include <math.h>
 
@@ -27,6 +31,26 @@
 #ifndef SQLITE_CORE
 SQLITE_EXTENSION_INIT3
 #endif
+
+#define FSS_LONG_WAIT_US 100.0 /* FSS-6 */
+
+/* FSS-6: the caveat that says where the idle time without a cause waited longest. */
+static int fssUnexplained(const fd_unit *u, const fd_acct *a, const fd_calls *c, fd_row *row) {
+  double us = a->part_us[FD_P_UNEXPLAINED];
+  char t[32], w[32];
+  if (us < 0.01 * u->step_us || !c->has_first || !(c->first_us > FSS_LONG_WAIT_US))
+    return SQLITE_OK;
+  char *z = sqlite3_mprintf(
+      "%s of the idle time has no cause in the trace: the GPU waited with work queued (on "
+      "another stream's work, or on what the trace does not record); the longest wait, %s per "
+      "step, held the work of %s%s%s (seq %lld)",
+      hta_fmt_us(us, t), hta_fmt_us(c->first_us, w), c->first_name ? c->first_name : "a launch",
+      c->first_op ? " in " : "", c->first_op ? c->first_op : "", (long long)c->first_seq);
+  if (!z) return SQLITE_NOMEM;
+  fd_caveat(row, "unexplained", z);
+  sqlite3_free(z);
+  return SQLITE_OK;
+}
 
 int fd_step_summary(fd_ctx *x, const fd_rule *r) {
   fd_acct *acct;
@@ -79,8 +103,9 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
       sqlite3_str_appendall(e, ",\"unexplained\":{\"idle_us\":");
       fd_json_num(e, a->part_us[FD_P_UNEXPLAINED]);
       rc = fd_calls_json(x, u, a, FD_P_UNEXPLAINED, e, &c);
-      fd_calls_free(&c);
       sqlite3_str_appendchar(e, 1, '}');
+      if (rc == SQLITE_OK) rc = fssUnexplained(u, a, &c, &row);
+      fd_calls_free(&c);
       if (rc != SQLITE_OK) {
         fd_row_discard(&row);
         break;

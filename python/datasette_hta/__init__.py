@@ -402,19 +402,28 @@ def _folded_json(text, summary):
                              % (markupsafe.escape(summary), markupsafe.escape(pretty)))
 
 
-def _caveats_html(text):
-    """A JSON list of caveats as visible lines (None when not a list)."""
+def _caveat_texts(text):
+    """The sentences of a caveats cell: a JSON list of {"check", "value", "text"} objects (hta_findings)
+    or of strings; None when it is no JSON list."""
     import json
 
-    import markupsafe
-
     try:
-        items = json.loads(text)
-    except ValueError:
+        items = json.loads(text) if text else []
+    except (TypeError, ValueError):
         return None
     if not isinstance(items, list):
         return None
-    return markupsafe.Markup("<br>".join("&#9888; %s" % markupsafe.escape(str(x)) for x in items))
+    return [str(x.get("text") or x.get("check") or "") if isinstance(x, dict) else str(x) for x in items]
+
+
+def _caveats_html(text):
+    """A JSON list of caveats as visible lines (None when not a list)."""
+    import markupsafe
+
+    items = _caveat_texts(text)
+    if items is None:
+        return None
+    return markupsafe.Markup("<br>".join("&#9888; %s" % markupsafe.escape(x) for x in items))
 
 
 def _trace_link(datasette, database, tid, info):
@@ -628,7 +637,11 @@ def findings_html(columns, rows, datasette=None, database=None, info=None):
     if not rows:
         return "<p>No findings: nothing costs enough to report.</p>"
 
-    def one(r, cls="hta-finding"):
+    def caveats_of(r):
+        texts = _caveat_texts(r.get("caveats"))
+        return [r["caveats"]] if texts is None else texts
+
+    def one(r, cls="hta-finding", shown=()):
         cost = ""
         if r.get("time_us") is not None:
             cost = "%s µs per step" % _num(r["time_us"], "%.1f")
@@ -638,17 +651,13 @@ def findings_html(columns, rows, datasette=None, database=None, info=None):
             html.escape(r.get("title") or r.get("rule") or ""), (" &mdash; " + cost) if cost else "",
             html.escape(str(r.get("rule"))), (", " + html.escape(str(r["source"]))) if r.get("source") else "")
         parts = ['<div class="%s"><p>%s</p>' % (cls, head)]
-        caveats = []
-        try:
-            caveats = json.loads(r["caveats"]) if r.get("caveats") else []
-        except ValueError:
-            caveats = [r["caveats"]]
-        for c in caveats if isinstance(caveats, list) else [caveats]:
-            parts.append('<p class="hta-caveat">&#9888; %s</p>' % html.escape(str(c)))
+        for c in caveats_of(r):  # those its trace's summary shows are not repeated
+            if c not in shown:
+                parts.append('<p class="hta-caveat">&#9888; %s</p>' % html.escape(c))
         if r.get("advice"):
             parts.append('<p class="hta-advice">What to try: %s</p>' % html.escape(r["advice"]))
         for c in r.get("_causes", []):
-            parts.append(one(c, "hta-finding hta-cause"))
+            parts.append(one(c, "hta-finding hta-cause", shown))
         if r.get("evidence"):
             try:
                 ev = json.dumps(json.loads(r["evidence"]), indent=1)
@@ -669,10 +678,15 @@ def findings_html(columns, rows, datasette=None, database=None, info=None):
             label += ' <span title="%s">(%s)</span>' % (html.escape(full), html.escape(short))
         out.append("<h3>%s</h3>" % (label if rank is None else "R" + label[1:]))
         summary = [r for r in rs if r.get("rule") == "step" or r.get("kind") == "summary"]
-        for r in summary:  # the recoverable share first
+        shown = set()
+        for r in summary:  # the recoverable share first, then its caveats (the trace's, once)
             pct = r.get("pct_of_step")
             out.append('<p class="hta-summary"><b>%s</b>%s</p>' % (
                 html.escape(r.get("title") or ""), (" &mdash; recoverable: %s of the step" % _num(pct, "%.1f%%")) if pct is not None else ""))
+            for c in caveats_of(r):
+                if c not in shown:
+                    out.append('<p class="hta-caveat">&#9888; %s</p>' % html.escape(c))
+                    shown.add(c)
         rest = [r for r in rs if r not in summary]
         rules = {r.get("rule") for r in rest if r.get("kind") == "symptom"}
         top = []
@@ -685,7 +699,7 @@ def findings_html(columns, rows, datasette=None, database=None, info=None):
                 host["_causes"].append(r)
             else:
                 top.append(r)
-        out.extend(one(r) for r in top)
+        out.extend(one(r, shown=shown) for r in top)
     return "".join(out)
 
 

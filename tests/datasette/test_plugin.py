@@ -39,6 +39,7 @@ import asyncio
 import csv
 import html
 import io
+import json
 import os
 import re
 import sqlite3
@@ -393,6 +394,25 @@ def check_findings_v2():
     check(symptom.count('class="hta-finding hta-cause"') == 2 and symptom.rfind("<details><summary>evidence") >
           symptom.find("DataLoader waits"), "findings v2: the causes are not inside their symptom, evidence last")
     check(pos["2 of 8 ranks profiled"] < pos["Syncs drain"] and "&#9888;" in page, "findings v2: caveat not shown")
+    # hta_findings' caveats are {"check", "value", "text"} objects: their text is shown, the trace's
+    # (on every row of the trace) once, under the summary; a finding's own under the finding
+    trace_cav = {"check": "steps", "value": 0, "text": "no ProfilerStep: the window is one step"}
+    own = {"check": "unexplained", "text": "2000 us of the idle time has no cause in the trace"}
+    objs = [
+        (0, "step", "summary", None, "hta-sqlite", 10.0, 1.0, "Step 10 ms", None, "{}", json.dumps([own, trace_cav]), 1, "j"),
+        (0, "host_sync", "cause", "step", "hta-sqlite", 5.0, 0.5, "Syncs", "drop .item()", "{}",
+         json.dumps([{"check": "outlier_steps", "text": "step 5 is an outlier"}, trace_cav]), 1, "j"),
+        (0, "dataloader", "cause", "step", "hta-sqlite", 4.0, 0.4, "Loader", "workers", "{}", json.dumps([trace_cav]), 1, "j"),
+    ]
+    page = datasette_hta.findings_html(cols, objs)
+    check(page.count("no ProfilerStep: the window is one step") == 1 and "&#x27;check&#x27;" not in page
+          and "'check'" not in page, "findings v2: the trace's caveat once, as its text: %s" % page[:600])
+    check(page.find("no ProfilerStep") < page.find("Syncs") and page.find("2000 us of the idle time") < page.find("Syncs")
+          and page.find("Syncs") < page.find("step 5 is an outlier") < page.find("Loader"),
+          "findings v2: the summary's caveats under it, a finding's own under the finding: %s" % page[:800])
+    cell = datasette_hta._caveats_html(json.dumps([trace_cav, "a plain string"]))
+    check(str(cell) == "&#9888; no ProfilerStep: the window is one step<br>&#9888; a plain string",
+          "the caveats cell: %s" % cell)
     v1 = [c for c in cols if c not in ("kind", "parent", "caveats")]
     page = datasette_hta.findings_html(v1, [tuple(r[cols.index(c)] for c in v1) for r in rows[1:]])
     check("hta-cause" not in page and page.count("<details><summary>evidence") == 4 and "Slow GEMMs" in page,

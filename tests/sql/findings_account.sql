@@ -204,6 +204,14 @@ SELECT 'fa_late', (SELECT json_extract(evidence, '$.parts') =
 SELECT 'fa_late_unexplained', (SELECT json_extract(evidence, '$.unexplained.calls') = 1
   AND json_extract(evidence, '$.unexplained.top[0].seq') = 4 AND json_extract(evidence, '$.unexplained.top[0].idle_us_per_step') = 2000
   FROM f WHERE job = 'late' AND rule = 'step');
+-- FSS-6: 2000 µs without a cause (20% of the step), its one wait over 100 µs: the step row's own
+-- caveat names it, first, before the trace's; job 'acct' has 32.5 µs (3.2%) but its longest wait is
+-- 17.5 µs per step: no such caveat
+SELECT 'fa_late_caveat', (SELECT json_extract(caveats, '$[0].check') = 'unexplained'
+  AND json_extract(caveats, '$[0].text') = '2000 µs of the idle time has no cause in the trace: the GPU waited with work queued (on another stream''s work, or on what the trace does not record); the longest wait, 2000 µs per step, held the work of cudaLaunchKernel (seq 4)'
+  AND json_extract(caveats, '$[1].check') = 'steps' FROM f WHERE job = 'late' AND rule = 'step');
+SELECT 'fa_unexplained_caveat_only', (SELECT group_concat(job || ':' || rule) FROM f, json_each(f.caveats)
+  WHERE json_extract(json_each.value, '$.check') = 'unexplained') = 'late:step';
 -- the other jobs' first kernels start microseconds after their launch: no before_trace, no title part
 SELECT 'fa_late_only', (SELECT count(*) FROM f WHERE rule = 'step' AND job <> 'late'
   AND (json_extract(evidence, '$.before_trace_us') <> 0 OR title LIKE '%before the trace%')) = 0;
