@@ -626,6 +626,16 @@ def _num(v, fmt):
     return "" if v is None else fmt % v
 
 
+def _time_us(us):
+    """A time in µs as people read it, as hta-ingest --findings writes it: µs under 10 ms, ms
+    under 10 s, else s."""
+    if us >= 1e7:
+        return "%.2f s" % (us / 1e6)
+    if us >= 1e4:
+        return "%.1f ms" % (us / 1e3)
+    return "%.0f µs" % us
+
+
 def findings_html(columns, rows, datasette=None, database=None, info=None):
     """The findings as HTML, per rank: the step's summary (its recoverable share) first, then
     each finding by cost with its causes under it (a symptom's causes: kind 'cause', parent =
@@ -644,7 +654,7 @@ def findings_html(columns, rows, datasette=None, database=None, info=None):
     def one(r, cls="hta-finding", shown=()):
         cost = ""
         if r.get("time_us") is not None:
-            cost = "%s µs per step" % _num(r["time_us"], "%.1f")
+            cost = "%s per step" % _time_us(r["time_us"])
             if r.get("pct_of_step") is not None:
                 cost += ", %s of the step" % _num(r["pct_of_step"], "%.1f%%")
         head = '<b>%s</b>%s <span class="hta-rule">(%s%s)</span>' % (
@@ -681,8 +691,10 @@ def findings_html(columns, rows, datasette=None, database=None, info=None):
         shown = set()
         for r in summary:  # the recoverable share first, then its caveats (the trace's, once)
             pct = r.get("pct_of_step")
-            out.append('<p class="hta-summary"><b>%s</b>%s</p>' % (
-                html.escape(r.get("title") or ""), (" &mdash; recoverable: %s of the step" % _num(pct, "%.1f%%")) if pct is not None else ""))
+            title = r.get("title") or ""
+            out.append('<p class="hta-summary"><b>%s</b>%s</p>' % (  # the share, unless the title says it
+                html.escape(title), (" &mdash; recoverable: %s of the step" % _num(pct, "%.1f%%"))
+                if pct is not None and "recover" not in title else ""))
             for c in caveats_of(r):
                 if c not in shown:
                     out.append('<p class="hta-caveat">&#9888; %s</p>' % html.escape(c))

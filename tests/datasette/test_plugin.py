@@ -410,6 +410,12 @@ def check_findings_v2():
     check(page.find("no ProfilerStep") < page.find("Syncs") and page.find("2000 us of the idle time") < page.find("Syncs")
           and page.find("Syncs") < page.find("step 5 is an outlier") < page.find("Loader"),
           "findings v2: the summary's caveats under it, a finding's own under the finding: %s" % page[:800])
+    # times as hta-ingest --findings writes them; the recoverable share after a title that lacks it
+    check("5 µs per step" in page and "4 µs per step" in page and "recoverable: 1.0% of the step" in page,
+          "findings v2: times or share: %s" % page[:800])
+    page = datasette_hta.findings_html(cols, [rows[0], rows[1][:5] + (166582.4,) + rows[1][6:]])
+    check("166.6 ms per step" in page and "recoverable: 42.0%" not in page,
+          "findings v2: a time in ms, no share after a title that says it: %s" % page[:600])
     cell = datasette_hta._caveats_html(json.dumps([trace_cav, "a plain string"]))
     check(str(cell) == "&#9888; no ProfilerStep: the window is one step<br>&#9888; a plain string",
           "the caveats cell: %s" % cell)
