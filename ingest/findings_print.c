@@ -143,7 +143,7 @@ static void fpSummary(sqlite3 *db, FILE *out, const fr_row *r, int width, int se
   fr_time(b1, sizeof b1, f.step_us);
   fr_time(b2, sizeof b2, f.idle_us);
   fr_time(b3, sizeof b3, f.attributed_us);
-  if (f.show_before) {
+  if (f.before_us > 0) {
     fr_time(b4, sizeof b4, f.before_us);
     snprintf(before, sizeof before, ", %s waiting on GPU work from before the trace", b4);
   }

@@ -6,9 +6,9 @@
 **     traces); within a trace, the summary, then each symptom with the causes whose parent
 **     it is right under it, then the other causes, busy findings and configurations, each
 **     group in hta_findings' order (time_us descending).
-**  2. fr_summary_read: the wait on GPU work from before the trace (before_trace_us) is
-**     worth a mention from 1% of the idle time, as the summary's own title says it
-**     (findings_step.c FSS-5).
+**  2. fr_summary_read: the summary's figures from its evidence, the wait on GPU work
+**     from before the trace (before_trace_us) among them: the printers say it when it is
+**     not 0, as the summary's own title does (findings_step.c FSS-5).
 **  3. Times as people read them: µs under 10 ms, ms under 10 s, else s.
 */
 #include "findings_rows.h"
@@ -105,7 +105,6 @@ int fr_summary_read(sqlite3 *db, const fr_row *r, fr_summary *s) {
     s->idle_us = sqlite3_column_double(q, 2);
     s->attributed_us = sqlite3_column_double(q, 3);
     s->before_us = sqlite3_column_double(q, 4);
-    s->show_before = s->before_us > 0 && s->before_us >= 0.01 * s->idle_us; /* FR-2 */
     ok = 1;
   }
   sqlite3_finalize(q);

@@ -38,11 +38,10 @@ long fr_order(const fr_row *r, long n, long *order, unsigned char *sub);
 void fr_time(char *buf, size_t n, double us);
 
 /* A trace's summary row (rule 'step') in figures: its evidence's step, busy share, idle
-** time, the idle time with a cause and the wait on GPU work from before the trace (µs);
-** show_before when that wait is worth a mention (FR-2). */
+** time, the idle time with a cause and the wait on GPU work from before the trace (µs;
+** 0 when there is none). */
 typedef struct fr_summary {
   double step_us, busy_pct, idle_us, attributed_us, before_us;
-  int show_before;
 } fr_summary;
 /* Reads R's evidence into *S (on DB: its JSON functions); 0 when it could not. */
 int fr_summary_read(sqlite3 *db, const fr_row *r, fr_summary *s);

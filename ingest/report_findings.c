@@ -211,7 +211,7 @@ static void hrfSummary(hr_ctx *x, const fr_row *r) {
     sv_puts(o, " idle, ");
     hrfTime(o, f.attributed_us);
     sv_puts(o, " of it with a cause");
-    if (f.show_before) {
+    if (f.before_us > 0) {
       sv_puts(o, ", ");
       hrfTime(o, f.before_us);
       sv_puts(o, " waiting on GPU work from before the trace");

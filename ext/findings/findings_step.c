@@ -17,8 +17,9 @@
 **  4. It runs after every other rule (the last line of fd_rules), so FSS-2 sees them.
 **  5. The title gives the step, the busy share, the idle time, its attributed part and
 **     the recoverable share; and, when the GPU waited on work from before the trace
-**     (before_trace, FA-4) for 1% of the idle time or more, that time too: otherwise
-**     that idle time would read as a gap nothing explains.**  6. caveats: the unexplained time, when it is 1% of the step or more and its longest
+**     (before_trace, FA-4: only past 1 ms), that time too: otherwise that idle time
+**     would read as a gap nothing explains.
+**  6. caveats: the unexplained time, when it is 1% of the step or more and its longest
 **     wait (unexplained.top[0]) is over 100 us, as a caveat "unexplained" that names
 **     that wait: its time per step, the launch call and operator of the work that
 **     waited, its seq. (The GPU's own microseconds between queued kernels, thousands
@@ -114,7 +115,7 @@ int fd_step_summary(fd_ctx *x, const fd_rule *r) {
     sqlite3_str_appendchar(e, 1, '}');
     double before = a->part_us[FD_P_BEFORE_TRACE];
     char pre[96] = "";
-    if (before > 0 && before >= 0.01 * a->idle_us) /* FSS-5 */
+    if (before > 0) /* FSS-5 */
       sqlite3_snprintf(sizeof pre, pre, " and %s waits on GPU work from before the trace",
                        hta_fmt_us(before, b4));
     row.title = sqlite3_mprintf(
